@@ -1,0 +1,6 @@
+"""GPU catalog and sizing engine: plain Python, no MkDocs or Markdown.
+
+Data flows one way: ``load_catalog`` validates ``data/`` into a ``Catalog``; the calculation modules
+(``memory``, ``fit``, ``throughput``, ``collectives``) take catalog records and return plain results;
+``matrix`` runs them once for every model, precision, context preset and node.
+"""

@@ -1,0 +1,220 @@
+"""Load data/ into a validated, cross-referenced Catalog, or fail naming file, line, record and field."""
+from __future__ import annotations
+
+import datetime
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from .errors import CatalogError, Problem
+from .schema import (
+    Assumptions, AssumptionsFile, DecodeMeasurement, DiffusionModel, Gpu, GpusFile, Interconnect,
+    InterconnectsFile, Llm, MeasurementsFile, ModelsFile, Node, NodesFile, Precision, PrecisionsFile,
+)
+from .yaml_lines import line_of, load_yaml
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+FILES = {
+    "gpus": ("gpus.yml", GpusFile),
+    "interconnects": ("interconnects.yml", InterconnectsFile),
+    "nodes": ("nodes.yml", NodesFile),
+    "precisions": ("precisions.yml", PrecisionsFile),
+    "models": ("models.yml", ModelsFile),
+    "assumptions": ("assumptions.yml", AssumptionsFile),
+    "measurements": ("measurements.yml", MeasurementsFile),
+}
+Model = Llm | DiffusionModel
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every record of data/, validated and indexed by id (in file order)."""
+
+    gpus: Mapping[str, Gpu]
+    interconnects: Mapping[str, Interconnect]
+    nodes: Mapping[str, Node]
+    prices_as_of: datetime.date
+    precisions: Mapping[str, Precision]
+    models: Mapping[str, Model]
+    assumptions: Assumptions
+    measurements: tuple[DecodeMeasurement, ...]
+
+    def gpu_of(self, node: Node) -> Gpu:
+        return self.gpus[node.gpu]
+
+    def interconnect_of(self, node: Node) -> Interconnect:
+        return self.interconnects[node.link.interconnect]
+
+    def host_pcie_of(self, gpu: Gpu) -> Interconnect:
+        """The PCIe link a card sits on (what bridged pairs and single cards talk over)."""
+        for link in self.interconnects.values():
+            if link.family == "pcie" and link.generation == gpu.pcie_generation:
+                return link
+        raise KeyError(f"no PCIe Gen{gpu.pcie_generation} interconnect in interconnects.yml")
+
+    def precisions_for(self, model: Model) -> list[Precision]:
+        return [p for p in self.precisions.values() if model.kind in p.applies_to]
+
+
+def closest(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
+    """The valid ids nearest to a mistyped one."""
+    return difflib.get_close_matches(word, list(choices), n=n, cutoff=0.5)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    choices = list(choices)
+    near = closest(word, choices)
+    if near:
+        return "did you mean " + " or ".join(f"'{c}'" for c in near) + "?"
+    return "valid ids: " + ", ".join(f"'{c}'" for c in choices)
+
+
+# --- reading and schema validation -----------------------------------------------------------------
+def _walk(raw: Any, loc: tuple[Any, ...]) -> tuple[int | None, str | None]:
+    """Follow a pydantic error location through the raw YAML: the deepest line and the record id."""
+    line, record, node = line_of(raw), None, raw
+    for key in loc:
+        if isinstance(node, Mapping):
+            if isinstance(node.get("id"), str):
+                record = node["id"]
+            line = line_of(node, key if isinstance(key, str) else None) or line
+            node = node.get(key) if isinstance(key, str) else None
+        elif isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+            node = node[key]
+            line = line_of(node) or line
+        else:
+            break
+    if isinstance(node, Mapping) and isinstance(node.get("id"), str):
+        record = node["id"]
+    return line, record
+
+
+def _schema_problem(path: Path, raw: Any, error: Mapping[str, Any], model: type[BaseModel]) -> Problem:
+    loc = tuple(k for k in error["loc"] if not (isinstance(k, str) and k in {"Llm", "MlaAttention"}))
+    line, record = _walk(raw, loc)
+    field = ".".join(str(k) for k in loc if isinstance(k, str)) or None
+    kind, found = error["type"], error.get("input")
+    if kind == "missing":
+        message = "this required field is missing; add it"
+    elif kind == "extra_forbidden":
+        message = f"unknown field (found {found!r}); remove it or fix its name"
+    else:
+        message = f"expected: {error['msg'].removeprefix('Value error, ')}; found: {found!r}"
+    return Problem(path, line, record, field, message)
+
+
+def _read(data_dir: Path, name: str, model: type[R]) -> tuple[R | None, Any, list[Problem]]:
+    path = data_dir / name
+    if not path.exists():
+        return None, None, [Problem(path, None, None, None, "file is missing; every catalog file is required")]
+    try:
+        raw = load_yaml(path)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else None
+        reason = getattr(exc, "problem", None) or str(exc)
+        return None, None, [Problem(path, line, None, None, f"invalid YAML: {reason}; fix the syntax")]
+    if not isinstance(raw, Mapping):
+        return None, raw, [Problem(path, 1, None, None, "expected a YAML mapping at the top of the file")]
+    try:
+        return model.model_validate(raw), raw, []  # type: ignore[attr-defined]
+    except ValidationError as exc:
+        return None, raw, [_schema_problem(path, raw, e, model) for e in exc.errors()]
+
+
+# --- cross-file checks -----------------------------------------------------------------------------
+def _index(records: Iterable[R], path: Path, raw_list: list[Any], problems: list[Problem]) -> dict[str, R]:
+    index: dict[str, R] = {}
+    for record, raw in zip(records, raw_list):
+        rid = record.id  # type: ignore[attr-defined]
+        if rid in index:
+            problems.append(Problem(path, line_of(raw), rid, "id", "duplicate id; every id must be unique"))
+        index[rid] = record
+    return index
+
+
+def _check_nodes(nodes: Iterable[Node], raw_nodes: list[Any], path: Path, gpus: Mapping[str, Gpu],
+                 links: Mapping[str, Interconnect], problems: list[Problem]) -> None:
+    for node, raw in zip(nodes, raw_nodes):
+        def bad(field: str, message: str) -> None:
+            sub = raw.get("link") if field.startswith("link.") else raw
+            problems.append(Problem(path, line_of(sub, field.split(".")[-1]), node.id, field, message))
+
+        gpu, link = gpus.get(node.gpu), links.get(node.link.interconnect)
+        if gpu is None:
+            bad("gpu", f"unknown gpu '{node.gpu}' (not in gpus.yml); {did_you_mean(node.gpu, gpus)}")
+        if link is None:
+            bad("link.interconnect", f"unknown interconnect '{node.link.interconnect}' (not in interconnects.yml); "
+                f"{did_you_mean(node.link.interconnect, links)}")
+        if gpu is None or link is None:
+            continue
+        topology = node.link.topology
+        if node.cards == 1 and topology != "host":
+            bad("link.topology", f"a single card has no peer: expected 'host', found '{topology}'")
+        if topology == "host":
+            if link.family != "pcie" or link.generation != gpu.pcie_generation:
+                bad("link.interconnect", f"cards joined over the host must use the card's own PCIe link: "
+                    f"{gpu.short_name} is PCIe Gen{gpu.pcie_generation}, found '{link.id}'")
+            if node.link.topo_label is not None:
+                bad("link.topo_label", "PCIe-only nodes have no NVLink topo label; remove it")
+        else:
+            if link.family != "nvlink":
+                bad("link.interconnect", f"topology '{topology}' needs an NVLink interconnect, found '{link.id}'")
+            if node.link.topo_label is None:
+                bad("link.topo_label", "NVLink nodes must state what `nvidia-smi topo -m` shows (e.g. NV18)")
+        if topology == "bridged-pairs" and node.cards % 2:
+            bad("cards", f"bridged pairs need an even card count, found {node.cards}")
+        if (topology == "mesh") != (node.link.peer_per_direction_gbps is not None):
+            bad("link.peer_per_direction_gbps", "required for a mesh topology and only there")
+
+
+def _check_measurements(catalog_parts: dict[str, Mapping[str, Any]], measurements: Iterable[DecodeMeasurement],
+                        raw_list: list[Any], path: Path, problems: list[Problem]) -> None:
+    for m, raw in zip(measurements, raw_list):
+        for field, table in (("gpu", "gpus"), ("model", "models"), ("precision", "precisions")):
+            value = getattr(m, field)
+            if value is not None and value not in catalog_parts[table]:
+                problems.append(Problem(path, line_of(raw, field), m.setup, field,
+                                        f"unknown {field} '{value}'; {did_you_mean(value, catalog_parts[table])}"))
+
+
+def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
+    """Read and validate every file of ``data_dir``; raise CatalogError listing every problem."""
+    parsed: dict[str, Any] = {}
+    raws: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for key, (name, model) in FILES.items():
+        parsed[key], raws[key], found = _read(data_dir, name, model)
+        problems += found
+    if problems:
+        raise CatalogError(problems)
+
+    def path(key: str) -> Path:
+        return data_dir / FILES[key][0]
+
+    gpus = _index(parsed["gpus"].gpus, path("gpus"), raws["gpus"]["gpus"], problems)
+    links = _index(parsed["interconnects"].interconnects, path("interconnects"),
+                   raws["interconnects"]["interconnects"], problems)
+    nodes = _index(parsed["nodes"].nodes, path("nodes"), raws["nodes"]["nodes"], problems)
+    precisions = _index(parsed["precisions"].precisions, path("precisions"),
+                        raws["precisions"]["precisions"], problems)
+    models_file: ModelsFile = parsed["models"]
+    models = _index([*models_file.llms, *models_file.diffusion], path("models"),
+                    [*raws["models"]["llms"], *raws["models"]["diffusion"]], problems)
+    _check_nodes(parsed["nodes"].nodes, raws["nodes"]["nodes"], path("nodes"), gpus, links, problems)
+    _check_measurements({"gpus": gpus, "models": models, "precisions": precisions},
+                        parsed["measurements"].decode, raws["measurements"]["decode"],
+                        path("measurements"), problems)
+    if problems:
+        raise CatalogError(problems)
+    return Catalog(
+        gpus=gpus, interconnects=links, nodes=nodes, prices_as_of=parsed["nodes"].prices_as_of,
+        precisions=precisions, models=models, assumptions=parsed["assumptions"].assumptions,
+        measurements=tuple(parsed["measurements"].decode),
+    )

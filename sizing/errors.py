@@ -1,0 +1,39 @@
+"""Errors that name the file, the line, the record and the field, and say how to fix it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a data file."""
+
+    file: Path
+    line: int | None
+    record: str | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else str(self.file)
+        parts = [where]
+        if self.record:
+            parts.append(f"record '{self.record}'")
+        if self.field:
+            parts.append(f"field '{self.field}'")
+        return ": ".join(parts) + f": {self.message}"
+
+
+class CatalogError(Exception):
+    """The catalog in data/ is invalid; carries every problem found."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__(
+            "the catalog in data/ is invalid:\n" + "\n".join(f"  - {p}" for p in problems)
+        )
+
+
+class SizingError(ValueError):
+    """A calculation was asked something the data cannot answer (e.g. a precision a model lacks)."""

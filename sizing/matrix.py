@@ -1,0 +1,64 @@
+"""Every verdict of the catalog, computed once per build: model × precision × context preset × node."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from .catalog import Catalog
+from .fit import Fit, fit
+from .schema import Llm
+from .throughput import floor_for_fit
+
+Key = tuple[str, str, int | None, str]  # model, precision, context tokens (None for diffusion), node
+
+
+@dataclass(frozen=True)
+class Cell:
+    fit: Fit
+    tokens_per_s: float | None  # decode floor for LLMs that fit; None otherwise
+
+
+def context_presets(catalog: Catalog, model: Llm) -> list[int]:
+    """The configurator's context presets that a model supports."""
+    presets = catalog.assumptions.context_presets_tokens.value
+    return [c for c in presets if c <= model.max_context_tokens]
+
+
+class VerdictMatrix:
+    """Lazily filled, shared table of verdicts; ``cell`` computes a missing entry once."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        self._cells: dict[Key, Cell] = {}
+
+    def cell(self, model_id: str, precision_id: str, node_id: str, context_tokens: int | None = None) -> Cell:
+        c = self.catalog
+        model, precision, node = c.models[model_id], c.precisions[precision_id], c.nodes[node_id]
+        if isinstance(model, Llm) and context_tokens is None:
+            context_tokens = c.assumptions.default_context_tokens.value
+        if not isinstance(model, Llm):
+            context_tokens = None
+        key = (model_id, precision_id, context_tokens, node_id)
+        found = self._cells.get(key)
+        if found is None:
+            verdict = fit(c, model, precision, node, context_tokens)
+            floor = (floor_for_fit(c, model, precision, c.gpu_of(node), verdict, context_tokens)
+                     if isinstance(model, Llm) else None)
+            found = self._cells[key] = Cell(verdict, floor)
+        return found
+
+    def keys(self) -> Iterator[Key]:
+        """Every combination the configurator offers."""
+        c = self.catalog
+        for model in c.models.values():
+            contexts: list[int | None] = (context_presets(c, model) if isinstance(model, Llm) else [None])
+            for precision in c.precisions_for(model):
+                for context in contexts:
+                    for node_id in c.nodes:
+                        yield model.id, precision.id, context, node_id
+
+    @cached_property
+    def everything(self) -> dict[Key, Cell]:
+        """The full matrix (what the configurator data is built from)."""
+        return {k: self.cell(k[0], k[1], k[3], k[2]) for k in self.keys()}

@@ -1,0 +1,112 @@
+"""Bad data never passes: each error names the file, the line, the record, the field and the fix."""
+from pathlib import Path
+
+import pytest
+
+from conftest import edit
+from sizing.catalog import load_catalog
+from sizing.errors import CatalogError
+
+NODE_4X_PCIE = "  - id: 4x-a100-pcie-80gb\n    gpu: a100-pcie-80gb\n"
+
+
+def error_of(data: Path) -> str:
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(data)
+    return str(caught.value)
+
+
+def line_of_text(path: Path, needle: str) -> int:
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(needle)
+
+
+CASES = {
+    "unknown gpu in a node, with suggestion": (
+        "nodes.yml", NODE_4X_PCIE, "  - id: 4x-a100-pcie-80gb\n    gpu: a100-pcie-80g\n",
+        ["nodes.yml:", "record '4x-a100-pcie-80gb'", "field 'gpu'", "unknown gpu 'a100-pcie-80g'",
+         "did you mean 'a100-pcie-80gb'"]),
+    "unknown interconnect": (
+        "nodes.yml", "{interconnect: nvlink5, topology: nvswitch", "{interconnect: nvlink6, topology: nvswitch",
+        ["record '8x-b200'", "field 'link.interconnect'", "unknown interconnect 'nvlink6'", "did you mean"]),
+    "zero price": (
+        "nodes.yml", "{amount: 4157, currency: USD}", "{amount: 0, currency: USD}",
+        ["record '4x-a100-pcie-80gb'", "field 'nodes.price_per_month.amount'", "greater than 0", "found: 0"]),
+    "negative memory": (
+        "gpus.yml", "memory_gb: 141\n", "memory_gb: -141\n",
+        ["gpus.yml:", "record 'h200-sxm-141gb'", "field 'gpus.memory_gb'", "greater than 0", "found: -141"]),
+    "price without currency": (
+        "nodes.yml", "{amount: 4157, currency: USD}", "{amount: 4157}",
+        ["record '4x-a100-pcie-80gb'", "field 'nodes.price_per_month.currency'", "required field is missing"]),
+    "currency we do not sell in": (
+        "nodes.yml", "{amount: 4157, currency: USD}", "{amount: 4157, currency: EUR}",
+        ["field 'nodes.price_per_month.currency'", "'USD'", "found: 'EUR'"]),
+    "duplicate id": (
+        "gpus.yml", "  - id: l4\n", "  - id: l40s\n",
+        ["gpus.yml:", "record 'l40s'", "duplicate id"]),
+    "missing sources": (
+        "interconnects.yml", '      - "NVIDIA/nccl-tests#149 (12 links x 25 GB/s each direction on A100; 600 = both directions)"\n',
+        "",
+        ["interconnects.yml:", "record 'nvlink3'", "field 'interconnects.sources'"]),
+    "wrong type": (
+        "models.yml", "    layers: 80\n    hidden_size: 8192\n    attention_heads: 64\n    kv_heads: 8\n    head_dim: 128\n    vocab_size: 128256\n    tie_word_embeddings: false\n    max_context_tokens: 131072\n    sources:\n      - \"https://huggingface.co/meta-llama/Llama-3.3",
+        "    layers: eighty\n    hidden_size: 8192\n    attention_heads: 64\n    kv_heads: 8\n    head_dim: 128\n    vocab_size: 128256\n    tie_word_embeddings: false\n    max_context_tokens: 131072\n    sources:\n      - \"https://huggingface.co/meta-llama/Llama-3.3",
+        ["models.yml:", "record 'llama-3.3-70b'", "field 'llms.layers'", "valid integer", "found: 'eighty'"]),
+    "misspelt field": (
+        "gpus.yml", "    memory_bandwidth_gbps: 2039\n", "    memory_bandwith_gbps: 2039\n",
+        ["record 'a100-sxm4-80gb'", "memory_bandwith_gbps", "unknown field"]),
+    "truncated YAML": (
+        "precisions.yml", "    applies_to: [llm, diffusion]\n", "    applies_to: [llm, diffusion\n",
+        ["precisions.yml:", "invalid YAML"]),
+    "PCIe generation that contradicts the card": (
+        "nodes.yml", NODE_4X_PCIE + "    cards: 4\n    link: {interconnect: pcie-gen4-x16",
+        NODE_4X_PCIE + "    cards: 4\n    link: {interconnect: pcie-gen5-x16",
+        ["record '4x-a100-pcie-80gb'", "field 'link.interconnect'", "PCIe Gen4", "found 'pcie-gen5-x16'"]),
+    "more than 8 cards": (
+        "nodes.yml", "  - id: 8x-b200\n    gpu: b200\n    cards: 8\n", "  - id: 8x-b200\n    gpu: b200\n    cards: 16\n",
+        ["record '8x-b200'", "field 'nodes.cards'", "less than or equal to 8", "found: 16"]),
+    "NVLink node without its topo label": (
+        "nodes.yml", "topology: nvswitch, topo_label: NV12}", "topology: nvswitch}",
+        ["record '8x-a100-sxm4-80gb'", "field 'link.topo_label'", "nvidia-smi topo -m"]),
+    "moe model without active parameters": (
+        "models.yml", "    active_params: 12879925248\n", "",
+        ["record 'mixtral-8x7b'", "active_params"]),
+    "duplicate key in a record": (
+        "gpus.yml", "    memory_gb: 24\n    memory_type: GDDR6X\n", "    memory_gb: 24\n    memory_gb: 23\n    memory_type: GDDR6X\n",
+        ["gpus.yml:", "duplicate key 'memory_gb'"]),
+    "assumption without a reason": (
+        "assumptions.yml", "    reason: vLLM's default gpu_memory_utilization (determine_available_memory).\n", "",
+        ["assumptions.yml:", "field 'assumptions.usable_memory_fraction.reason'", "missing"]),
+    "measurement naming an unknown model": (
+        "measurements.yml", "    model: llama-3.3-70b\n    model_note", "    model: llama-3.3-7b\n    model_note",
+        ["measurements.yml:", "unknown model 'llama-3.3-7b'", "did you mean 'llama-3.3-70b'"]),
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_malformed_data_fails_with_a_precise_message(data_copy: Path, case: str):
+    file, old, new, expected = CASES[case]
+    edit(data_copy / file, old, new)
+    message = error_of(data_copy)
+    for fragment in expected:
+        assert fragment in message, f"{fragment!r} missing from:\n{message}"
+
+
+def test_the_error_points_at_the_offending_line(data_copy: Path):
+    nodes = data_copy / "nodes.yml"
+    edit(nodes, "{amount: 4157, currency: USD}", "{amount: -4157, currency: USD}")
+    assert f"nodes.yml:{line_of_text(nodes, 'amount: -4157')}:" in error_of(data_copy)
+
+
+def test_a_missing_file_is_named(data_copy: Path):
+    (data_copy / "assumptions.yml").unlink()
+    assert "assumptions.yml: file is missing" in error_of(data_copy)
+
+
+def test_every_problem_is_reported_at_once(data_copy: Path):
+    edit(data_copy / "nodes.yml", "gpu: b200", "gpu: b300")
+    edit(data_copy / "nodes.yml", "gpu: l4\n", "gpu: l5\n")
+    message = error_of(data_copy)
+    assert "'b300'" in message and "'l5'" in message
