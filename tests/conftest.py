@@ -29,3 +29,13 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text, f"{old!r} not found in {path}"
     path.write_text(text.replace(old, new, count), encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, built once for the whole test session."""
+    from sitebuild import ROOT as project, build
+    target = tmp_path_factory.mktemp("built") / "site"
+    result = build(project, target)
+    assert result.returncode == 0, result.stderr
+    return target

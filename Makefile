@@ -1,0 +1,41 @@
+# Two commands do all the set-up on a fresh machine: `make serve` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell sha256sum requirements.txt | cut -c1-12)
+export NO_MKDOCS_2_WARNING := 1
+# Reproducible output: dates in the sitemap come from the last commit, not the clock.
+export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+.PHONY: serve serve-en serve-fr serve-zh build test lock clean
+
+$(STAMP): requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.txt
+	rm -f $(VENV)/.installed-* && touch $@
+
+## serve: build and serve every language on http://127.0.0.1:8000, rebuilding on every edit
+serve: $(STAMP)
+	$(BIN)/mkdocs serve -a 127.0.0.1:8000
+
+## serve-fr, serve-zh, serve-en: a faster preview of one language only
+serve-en serve-fr serve-zh: $(STAMP)
+	BUILD_ONLY_LOCALE=$(subst serve-,,$@) $(BIN)/mkdocs serve -a 127.0.0.1:8000
+
+## build: build the site into site/; a failed build leaves the previous site/ untouched
+build: $(STAMP)
+	$(BIN)/python scripts/build_site.py -d site
+
+## test: install what the tests need and run every test
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+## lock: recompile requirements.txt from requirements.in (pins and hashes)
+lock: $(STAMP)
+	$(BIN)/python -m pip install --quiet pip-tools
+	$(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe -o requirements.txt requirements.in
+
+clean:
+	rm -rf site site.new site.old $(VENV)

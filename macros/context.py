@@ -1,0 +1,40 @@
+"""The data every page renders from: the catalog and its verdict matrix, loaded once per data state."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from sizing.catalog import DATA_DIR, Catalog, load_catalog
+from sizing.matrix import VerdictMatrix
+
+
+@dataclass(frozen=True)
+class BuildData:
+    catalog: Catalog
+    matrix: VerdictMatrix
+    fingerprint: str
+
+
+def fingerprint(data_dir: Path) -> str:
+    """Changes whenever a data file's content changes."""
+    digest = hashlib.sha256()
+    for path in sorted(data_dir.glob("*.yml")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+_loaded: dict[Path, BuildData] = {}
+
+
+def build_data(data_dir: Path = DATA_DIR) -> BuildData:
+    """The catalog of ``data_dir``, re-read only when a data file changed (so once per build, and
+    again in ``mkdocs serve`` after an edit)."""
+    key = data_dir.resolve()
+    current = fingerprint(key)
+    cached = _loaded.get(key)
+    if cached is None or cached.fingerprint != current:
+        catalog = load_catalog(key)
+        cached = _loaded[key] = BuildData(catalog, VerdictMatrix(catalog), current)
+    return cached

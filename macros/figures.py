@@ -1,0 +1,86 @@
+"""Find figures typed by hand in a page's Markdown source: every digit must come from a macro, code,
+or a product or model name."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sizing.catalog import Catalog
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_STRIPPED = [
+    re.compile(r"\{\{.*?\}\}"),            # macro calls
+    re.compile(r"\{%.*?%\}"),              # template statements
+    re.compile(r"\{##.*?##\}"),            # template comments
+    re.compile(r"\{[#.:][^}]*\}"),         # Markdown attribute lists: {#heading-id}, {.class}
+    re.compile(r"`[^`]*`"),                # inline code
+    re.compile(r"\]\([^)]*\)"),            # link targets
+    re.compile(r"<!--.*?-->"),             # HTML comments
+    re.compile(r"^\s*\d+\.\s"),            # ordered-list markers
+]
+
+
+@dataclass(frozen=True)
+class HandTypedFigure:
+    line: int
+    text: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: '{self.text.strip()}'"
+
+
+def product_names(catalog: Catalog) -> list[str]:
+    """Names whose digits are part of a name, not a figure: GPUs, models, links, precisions."""
+    names: set[str] = set()
+    for gpu in catalog.gpus.values():
+        names |= {gpu.name, gpu.short_name}
+    for model in catalog.models.values():
+        names.add(model.name)
+    names |= {link.name for link in catalog.interconnects.values()}
+    names |= {p.name for p in catalog.precisions.values()}
+    return sorted(names, key=len, reverse=True)
+
+
+def _name_tokens(names: Iterable[str]) -> set[str]:
+    """Words of names that mix letters and digits (A100, SXM4, Gen5, BF16): usable on their own."""
+    tokens = set()
+    for name in names:
+        for word in re.split(r"[\s/(),]+", name):
+            if re.search(r"[A-Za-z]", word) and re.search(r"\d", word):
+                tokens.add(word)
+    return tokens
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    if lines and lines[0].strip() == "---":
+        for index, line in enumerate(lines[1:], start=1):
+            if line.strip() == "---":
+                return index + 1
+    return 0
+
+
+def hand_typed_figures(markdown: str, names: list[str]) -> list[HandTypedFigure]:
+    """Lines of ``markdown`` that hold a digit outside macros, code and product or model names."""
+    tokens = sorted(_name_tokens(names), key=len, reverse=True)
+    name_pattern = re.compile("|".join(re.escape(n) for n in [*names, *tokens])) if names else None
+    found: list[HandTypedFigure] = []
+    lines = markdown.splitlines()
+    front_matter_end = _front_matter_end(lines)
+    in_fence = False
+    for number, line in enumerate(lines, start=1):
+        if number <= front_matter_end:
+            line = line.split(":", 1)[1] if ":" in line else ""
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        rest = line
+        for pattern in _STRIPPED:
+            rest = pattern.sub(" ", rest)
+        if name_pattern:
+            rest = name_pattern.sub(" ", rest)
+        if re.search(r"\d", rest):
+            found.append(HandTypedFigure(number, line))
+    return found

@@ -1,0 +1,27 @@
+"""HTML tables for the macros: captioned, header cells scoped, wide ones in a focusable scroll region.
+Every cell is escaped, so text from data/ can never inject markup."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+TEMPLATES = Environment(
+    loader=FileSystemLoader(Path(__file__).resolve().parent / "templates"),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+)
+
+
+def code(text: str) -> Markup:
+    """Inline code inside a table cell or header (Markdown is not parsed inside HTML blocks)."""
+    return Markup("<code>{}</code>").format(text)
+
+
+def table(caption: str, headers: list[str | Markup], rows: list[list[str | Markup]],
+          row_headers: bool = True) -> str:
+    """A Markdown-embeddable HTML table, surrounded by blank lines so Markdown leaves it whole."""
+    html = TEMPLATES.get_template("table.html").render(
+        caption=caption, headers=headers, rows=rows, row_headers=row_headers)
+    return "\n\n" + html.strip() + "\n\n"

@@ -1,0 +1,47 @@
+"""Helpers for build tests: copy the project, build it for real, read the HTML."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from html import unescape
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT_PARTS = ["mkdocs.yml", "docs", "data", "hooks", "macros", "sizing", "overrides", "scripts"]
+LANGUAGES = {"en": "", "fr": "fr/", "zh": "zh/"}
+
+
+def copy_project(target: Path) -> Path:
+    """A copy of everything the build reads, to break on purpose."""
+    target.mkdir(parents=True, exist_ok=True)
+    for part in PROJECT_PARTS:
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, target / part, ignore=shutil.ignore_patterns("__pycache__"))
+        elif source.exists():
+            shutil.copy2(source, target / part)
+    return target
+
+
+def build(project: Path, site: Path) -> subprocess.CompletedProcess[str]:
+    """Build ``project`` into ``site`` the way `make build` does (atomic, strict)."""
+    import sys
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from build_site import build as atomic_build
+    return atomic_build(project / "mkdocs.yml", site)
+
+
+def page(site: Path, lang: str, path: str) -> str:
+    return (site / LANGUAGES[lang] / path / "index.html").read_text(encoding="utf-8")
+
+
+def visible_text(html: str) -> str:
+    """The article's text with tags removed and entities decoded."""
+    article = re.search(r"<article[^>]*>(.*?)</article>", html, re.S)
+    body = article.group(1) if article else html
+    return unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+def outside_code(html: str) -> str:
+    return re.sub(r"<(pre|code)[^>]*>.*?</\1>", " ", html, flags=re.S)

@@ -1,0 +1,80 @@
+"""The real site, built into a temporary folder, in every language."""
+import re
+from pathlib import Path
+
+import pytest
+
+from sitebuild import LANGUAGES, outside_code, page, visible_text
+
+GUIDE = "guides/nvlink-or-pcie"
+NBSP, NNBSP = "\xa0", "\u202f"
+
+# Figures the guide must show, as each language writes them (computed from data/, hand-checked in
+# tests/test_throughput.py, tests/test_collectives.py and tests/test_formatting.py).
+EXPECTED = {
+    "en": ["$4,157/month", "$4,395/month", "320 GB", "7×", "160", "~18 tok/s", "~19 tok/s", "41",
+           "1,935 GB/s", "2,039 GB/s", "141 GB", "3.9 s", "$238"],
+    "fr": [f"4{NNBSP}157{NBSP}$US/mois", f"4{NNBSP}395{NBSP}$US/mois", "320 GB", "7×", "160", "~18 tok/s",
+           "~19 tok/s", "41", f"1{NNBSP}935 GB/s", f"2{NNBSP}039 GB/s", "141 GB", "3,9 s", f"238{NBSP}$US"],
+    "zh": ["US$4,157/月", "US$4,395/月", "320 GB", "7×", "160", "约 18 token/秒", "约 19 token/秒", "41",
+           "1,935 GB/s", "2,039 GB/s", "141 GB", "3.9 秒", "US$238"],
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_guide_exists_with_the_right_html_lang(site: Path, lang: str):
+    assert f'<html lang="{lang}"' in page(site, lang, GUIDE)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_guide_shows_every_computed_figure_formatted_for_its_locale(site: Path, lang: str):
+    text = visible_text(page(site, lang, GUIDE))
+    missing = [figure for figure in EXPECTED[lang] if figure not in text]
+    assert not missing, f"{lang}: {missing}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_guide_keeps_the_corrections_of_the_seed(site: Path, lang: str):
+    text = visible_text(page(site, lang, GUIDE))
+    assert "PCIe Gen4 ×16" in text          # the A100 PCIe is Gen4, not 5.0
+    assert "14×" not in text                  # the ratio is like for like
+    for label in ("NV12", "NV4", "NV18"):     # topo labels per node family, from data
+        assert label in text
+    code = re.sub(r"<[^>]+>", "", page(site, lang, GUIDE))
+    assert "all_reduce_perf -b 8 -e 4G -f 2 -g 8" in code  # -g takes the node's card count
+
+
+def test_no_template_syntax_is_left_in_any_html(site: Path):
+    leftovers = [str(path.relative_to(site)) for path in site.rglob("*.html")
+                 if re.search(r"\{\{|\{%", outside_code(path.read_text(encoding="utf-8")))]
+    assert not leftovers
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_language_switcher_points_to_the_same_guide(site: Path, lang: str):
+    html = page(site, lang, GUIDE)
+    links = dict((hreflang, href) for href, hreflang in re.findall(r'<a href="([^"]+)" hreflang="([^"]+)"', html))
+    here = site / LANGUAGES[lang] / GUIDE
+    for other, prefix in LANGUAGES.items():
+        target = (here / links[other]).resolve()
+        assert target == (site / prefix / GUIDE).resolve(), (lang, other, links[other])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_home_configurator_and_reference_exist(site: Path, lang: str):
+    for path in ("", "configurator", "reference/macros"):
+        html = page(site, lang, path) if path else (site / LANGUAGES[lang] / "index.html").read_text()
+        assert f'<html lang="{lang}"' in html
+
+
+def test_chinese_search_finds_chinese_words(site: Path):
+    import json
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert "\\u200b" in index["config"]["separator"]
+    hits = {doc["location"] for doc in index["docs"] if "张量" in doc["text"] and "显存" in doc["text"]}
+    assert any(h.startswith("zh/guides/nvlink-or-pcie/") for h in hits)
+
+
+def test_no_google_fonts(site: Path):
+    for path in site.rglob("*.html"):
+        assert "fonts.googleapis.com" not in path.read_text(encoding="utf-8"), path
