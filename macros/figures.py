@@ -70,13 +70,14 @@ def hand_typed_figures(markdown: str, names: list[str]) -> list[HandTypedFigure]
     in_fence = False
     for number, line in enumerate(lines, start=1):
         if number <= front_matter_end:
-            line = line.split(":", 1)[1] if ":" in line else ""
-        if _FENCE.match(line):
+            rest = line.split(":", 1)[1] if ":" in line else ""
+        elif _FENCE.match(line):
             in_fence = not in_fence
             continue
-        if in_fence:
+        elif in_fence:
             continue
-        rest = line
+        else:
+            rest = line
         for pattern in _STRIPPED:
             rest = pattern.sub(" ", rest)
         if name_pattern:

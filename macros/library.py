@@ -302,7 +302,8 @@ class Macros:
         for link_id, topology in order:
             link = self.catalog.interconnects[link_id]
             where = self.f.join([
-                f"{self.catalog.gpus[gpu].short_name} ({self._card_counts(counts)})"
+                text("tables", "offer", self.lang, gpu=self.catalog.gpus[gpu].short_name,
+                     counts=self._card_counts(counts))
                 for gpu, counts in groups[(link_id, topology)].items()])
             peer = next((n.link.peer_per_direction_gbps for n in self.catalog.nodes.values()
                          if n.link.interconnect == link_id and n.link.topology == topology
