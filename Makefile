@@ -8,6 +8,9 @@ export NO_MKDOCS_2_WARNING := 1
 # Reproducible output: dates in the sitemap come from the last commit, not the clock.
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 .PHONY: serve serve-en serve-fr serve-zh build test lock clean
 
 $(STAMP): requirements.txt
@@ -28,9 +31,13 @@ serve-en serve-fr serve-zh: $(STAMP)
 build: $(STAMP)
 	$(BIN)/python scripts/build_site.py -d site
 
-## test: install what the tests need and run every test
-test: $(STAMP)
+## test: install what the tests need (Python packages, Debian's chromium) and run every test
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest
+
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
 ## lock: recompile requirements.txt from requirements.in (pins and hashes)
 lock: $(STAMP)

@@ -33,10 +33,12 @@ class Formatter:
             return self.number(value)
         return self.number(value, 1 if value >= 1 else 2)
 
-    def money(self, amount: float, currency: str) -> str:
-        """Whole units of ``currency``: $4,157 / 4 157 $US / US$4,157."""
-        pattern = self.locale.currency_formats["standard"].pattern.replace(".00", "")
-        return format_currency(amount, currency, format=pattern, locale=self.locale, currency_digits=False)
+    def money(self, amount: float, currency: str, digits: int = 0) -> str:
+        """``amount`` of ``currency`` with ``digits`` decimals: $4,157 / 4 157 $US / US$4,157."""
+        decimals = "." + "0" * digits if digits else ""
+        pattern = self.locale.currency_formats["standard"].pattern.replace(".00", decimals)
+        return format_currency(round(amount, digits), currency, format=pattern, locale=self.locale,
+                               currency_digits=False)
 
     def unit(self, key: str, value: str) -> str:
         return text("units", key, self.lang, value=value)

@@ -11,6 +11,7 @@ import json
 import types
 import typing
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import yaml
 
 from markupsafe import Markup
 
+from sizing.api import speed_for_display
 from sizing.catalog import closest
 from sizing.collectives import (
     allreduces_per_token, gradient_bytes, link_ratio, node_allreduce_seconds,
@@ -67,13 +69,22 @@ def signature_of(name: str) -> str:
     return f"{name}({', '.join(p.name if p.default is p.empty else f'{p.name}={p.default!r}' for p in params)})"
 
 
-class Macros:
-    """The macros bound to one build's data and one language."""
+@dataclass(frozen=True)
+class PageLinks:
+    """Relative paths from the page being rendered: to the site root, and to its language's root."""
 
-    def __init__(self, data: BuildData, lang: str):
+    root: str = ""
+    lang_root: str = ""
+
+
+class Macros:
+    """The macros bound to one build's data, one language and one page's position in the site."""
+
+    def __init__(self, data: BuildData, lang: str, links: PageLinks = PageLinks()):
         self.catalog = data.catalog
         self.matrix = data.matrix
         self.lang = lang
+        self.links = links
         self.f = formatter(lang)
 
     def as_globals(self) -> dict[str, Callable[..., str]]:
@@ -154,7 +165,8 @@ class Macros:
         return self.f.money(node.price_per_month.amount, node.price_per_month.currency)
 
     def _tokens(self, value: float) -> str:
-        return self.f.unit("tokens_per_s", self.f.number(value) if value >= 10 else self.f.number(value, 1))
+        shown = speed_for_display(value)
+        return self.f.unit("tokens_per_s", self.f.number(shown) if shown >= 10 else self.f.number(shown, 1))
 
     def _verdict_text(self, fit: Fit) -> str:
         return text("verdicts", fit.verdict.value, self.lang, cards=self.f.number(fit.cards))

@@ -16,7 +16,8 @@ from sizing.catalog import closest
 
 from .context import BuildData
 from .errors import MacroError, PageError
-from .library import MACROS, Macros
+from . import configurator  # noqa: F401 - registers the configurator macro
+from .library import MACROS, Macros, PageLinks
 
 TEMPLATE_NAME = "<page>"
 _ENV = SandboxedEnvironment(
@@ -75,13 +76,14 @@ def compile_page(markdown: str, page: str, line_offset: int = 0):  # noqa: ANN20
                         "'{{' has its '}}' and every '{%' its '%}'") from None
 
 
-def render_page(markdown: str, page: str, lang: str, data: BuildData, line_offset: int = 0) -> str:
+def render_page(markdown: str, page: str, lang: str, data: BuildData, line_offset: int = 0,
+                links: PageLinks = PageLinks()) -> str:
     """Markdown with every macro call replaced by its output for ``lang``."""
     if not has_macros(markdown):
         return markdown
     template = compile_page(markdown, page, line_offset)
     try:
-        return template.render(Macros(data, lang).as_globals())
+        return template.render(Macros(data, lang, links).as_globals())
     except MacroError as exc:
         message, tb = str(exc), exc.__traceback__
     except SecurityError as exc:

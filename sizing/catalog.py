@@ -174,6 +174,18 @@ def _check_nodes(nodes: Iterable[Node], raw_nodes: list[Any], path: Path, gpus: 
             bad("link.peer_per_direction_gbps", "required for a mesh topology and only there")
 
 
+def _check_default_precisions(models: Mapping[str, Model], precisions: Mapping[str, Precision], raw: Any,
+                              path: Path, problems: list[Problem]) -> None:
+    raw_models = {r.get("id"): r for r in [*raw["llms"], *raw["diffusion"]] if isinstance(r, Mapping)}
+    for model in models.values():
+        precision = precisions.get(model.default_precision)
+        if precision is None or model.kind not in precision.applies_to:
+            valid = [p.id for p in precisions.values() if model.kind in p.applies_to]
+            problems.append(Problem(path, line_of(raw_models.get(model.id), "default_precision"), model.id,
+                                    "default_precision", f"'{model.default_precision}' is not a precision for a "
+                                    f"{model.kind} model; use one of {', '.join(valid)}"))
+
+
 def _check_measurements(catalog_parts: dict[str, Mapping[str, Any]], measurements: Iterable[DecodeMeasurement],
                         raw_list: list[Any], path: Path, problems: list[Problem]) -> None:
     for m, raw in zip(measurements, raw_list):
@@ -207,6 +219,7 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     models_file: ModelsFile = parsed["models"]
     models = _index([*models_file.llms, *models_file.diffusion], path("models"),
                     [*raws["models"]["llms"], *raws["models"]["diffusion"]], problems)
+    _check_default_precisions(models, precisions, raws["models"], path("models"), problems)
     _check_nodes(parsed["nodes"].nodes, raws["nodes"]["nodes"], path("nodes"), gpus, links, problems)
     _check_measurements({"gpus": gpus, "models": models, "precisions": precisions},
                         parsed["measurements"].decode, raws["measurements"]["decode"],

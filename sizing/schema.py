@@ -140,6 +140,7 @@ class Llm(Record):
     tie_word_embeddings: bool
     max_context_tokens: PositiveInt
     attention: Annotated[MlaAttention | SlidingAttention, Field(discriminator="type")] | None = None
+    default_precision: Id = "bf16"
     sources: Sources
 
     @property
@@ -194,6 +195,7 @@ class DiffusionModel(Record):
     activation_reserve_gib: Positive
     activation_reason: Text
     components: Annotated[list[Component], Field(min_length=1)]
+    default_precision: Id = "bf16"
     sources: Sources
 
     @property

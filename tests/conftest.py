@@ -39,3 +39,39 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = build(project, target)
     assert result.returncode == 0, result.stderr
     return target
+
+
+@pytest.fixture(scope="session")
+def server(site: Path):
+    """The built site served on a free loopback port."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(QuietHandler, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+class QuietHandler(__import__("http.server").server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, headless, driven by Playwright (`make test` installs it where missing)."""
+    from playwright.sync_api import sync_playwright
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: run `make test`, which installs Debian's chromium"
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()

@@ -1,0 +1,157 @@
+// The configurator: switch model, precision and context instantly.
+// Every verdict, need and speed comes from api/fit/<model>.json, written by the build's Python
+// calculations; this script only picks, sorts and formats them, exactly as the pre-rendered table does.
+(function () {
+  "use strict";
+  const root = document.querySelector(".configurator");
+  if (!root) return;
+  const data = JSON.parse(root.querySelector(".cfg-i18n").textContent);
+  const S = data.strings;
+  const form = root.querySelector(".cfg-controls");
+  const result = root.querySelector(".cfg-result");
+  const select = { model: form.elements.model, precision: form.elements.precision, context: form.elements.context };
+  const cache = new Map();
+  const RANK = { "one-card": 0, split: 1, "no-fit": 2 };
+
+  const number = (value, digits) => new Intl.NumberFormat(data.locale, {
+    minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
+  const fill = (template, values) => template.replace(/\{(\w+)\}/g, (m, key) => (key in values ? values[key] : m));
+  const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+  const gib = (value) => fill(S.unit_gib, { value: number(value, 1) });
+  const billions = (params) => fill(S.unit_params_billions, { value: number(params / 1e9, params >= 1e11 ? 0 : 1) });
+
+  async function load(model) {
+    if (!cache.has(model)) {
+      const response = await fetch(root.dataset.api + encodeURIComponent(model) + ".json");
+      if (!response.ok) throw new Error(`${response.status} for ${model}`);
+      cache.set(model, await response.json());
+    }
+    return cache.get(model);
+  }
+
+  function verdictText(cell) {
+    if (cell[0] === "split") return fill(S["verdict_split"], { cards: number(cell[1], 0) });
+    return S["verdict_" + cell[0]];
+  }
+
+  function why(cell, node) {
+    const values = { need: gib(cell[2]), budget: gib(node.budget), cards: number(cell[1], 0) };
+    if (cell[0] === "one-card") return fill(S.why_one, values);
+    if (cell[0] === "split") return fill(S.why_split, values);
+    values.cards = cell[1] === 1 ? S.unit_one_card : fill(S.unit_cards, { value: number(cell[1], 0) });
+    return fill(S.why_nofit, values);
+  }
+
+  function speed(cell, kind) {
+    if (cell[3] === null) return S.none;
+    if (kind === "diffusion") return fill(S.jobs, { value: number(cell[3], 0) });
+    return fill(S.unit_tokens_per_s, { value: number(cell[3], cell[3] >= 10 ? 0 : 1) });
+  }
+
+  function notes(cell) {
+    const parts = [];
+    if (cell[4].includes("fp8-not-native")) parts.push(escape(S.warn_fp8));
+    if (cell[4].includes("split-over-pcie")) {
+      parts.push(`${escape(S.warn_pcie)} (<a href="${escape(data.guide)}">${escape(S.warn_pcie_link)}</a>)`);
+    }
+    return parts.join("; ");
+  }
+
+  function note(doc) {
+    if (doc.kind === "llm") {
+      return doc.active_params ? fill(S.moe_note, { model: doc.name, total: billions(doc.params), active: billions(doc.active_params) }) : "";
+    }
+    const w = doc.workload;
+    const workload = fill(S["workload_" + w.kind], { width: w.width_px, height: w.height_px, frames: w.frames });
+    return fill(S.diffusion_note, { model: doc.name, workload });
+  }
+
+  function summary(rows) {
+    const cheapest = (verdicts) => rows.filter((r) => verdicts.includes(r.cell[0]))
+      .reduce((best, r) => (best === null || r.node.amount < best.node.amount ? r : best), null);
+    const one = cheapest(["one-card"]);
+    const any = cheapest(["one-card", "split"]);
+    const lines = [one ? fill(S.summary_one, { node: one.node.name, price: one.node.month }) : S.summary_none_one];
+    if (any === null) lines.push(S.summary_none);
+    else if (any !== one) lines.push(fill(S.summary_any, { node: any.node.name, price: any.node.month }));
+    return lines;
+  }
+
+  function render(doc, state) {
+    const cells = doc.fits[state.precision][state.context];
+    const rows = data.nodes.map((node) => ({ node, cell: cells[node.id] }));
+    rows.sort((a, b) => RANK[a.cell[0]] - RANK[b.cell[0]] || a.node.amount - b.node.amount
+      || (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
+    const caption = escape(fill(S.caption, { model: doc.name, precision: data.precisions[state.precision] }));
+    const headers = [S.col_node, S.col_verdict, S.col_why, doc.kind === "llm" ? S.col_speed : S.col_jobs,
+      S.col_month, S.col_hour, S.col_notes];
+    const body = rows.map(({ node, cell }) => `<tr class="cfg-${cell[0]}" data-node="${escape(node.id)}">`
+      + `<th scope="row">${escape(node.name)}</th><td>${escape(verdictText(cell))}</td><td>${escape(why(cell, node))}</td>`
+      + `<td>${escape(speed(cell, doc.kind))}</td><td>${escape(node.month)}</td><td>${escape(node.hour)}</td>`
+      + `<td>${notes(cell)}</td></tr>`).join("\n");
+    const noteText = note(doc);
+    result.innerHTML = summary(rows).map((line) => `<p class="cfg-summary">${escape(line)}</p>`).join("\n")
+      + (noteText ? `<p class="cfg-note">${escape(noteText)}</p>` : "")
+      + `<div class="table-scroll" role="region" tabindex="0" aria-label="${caption}">`
+      + `<table class="data-table cfg-table"><caption>${caption}</caption>`
+      + `<thead><tr>${headers.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead>`
+      + `<tbody>${body}</tbody></table></div>`
+      + (doc.kind === "llm" ? `<p class="cfg-floor">${escape(S.floor_note)}</p>` : "");
+  }
+
+  function options(element, entries, selected) {
+    element.replaceChildren(...entries.map(([value, label]) => {
+      const option = new Option(label, value, false, value === selected);
+      return option;
+    }));
+  }
+
+  function resolve(doc, wanted) {
+    const precision = wanted.precision in doc.fits ? wanted.precision : doc.default_precision;
+    const contexts = Object.keys(doc.fits[precision]).sort((a, b) => Number(a) - Number(b));
+    const fallback = contexts.includes(doc.default_context) ? doc.default_context : contexts[contexts.length - 1];
+    const context = contexts.includes(wanted.context) ? wanted.context : fallback;
+    options(select.precision, Object.keys(doc.fits).map((p) => [p, data.precisions[p]]), precision);
+    options(select.context, contexts[0] === "0" ? [["0", S.none]]
+      : contexts.map((c) => [c, fill(S.context_tokens, { value: number(Number(c), 0) })]), context);
+    select.context.disabled = contexts[0] === "0";
+    return { model: doc.model, precision, context };
+  }
+
+  function remember(state) {
+    const query = new URLSearchParams({ model: state.model, precision: state.precision });
+    if (state.context !== "0") query.set("context", state.context);
+    history.replaceState(null, "", "?" + query.toString());
+    document.querySelectorAll("a[hreflang]").forEach((link) => {
+      link.href = link.href.split("?")[0] + "?" + query.toString();
+    });
+  }
+
+  async function show(wanted, updateUrl) {
+    try {
+      const doc = await load(wanted.model);
+      const state = resolve(doc, wanted);
+      select.model.value = state.model;
+      render(doc, state);
+      if (updateUrl) remember(state);
+    } catch (error) {
+      result.insertAdjacentHTML("afterbegin", `<p class="cfg-error" role="alert">${escape(S.load_error)}</p>`);
+    }
+  }
+
+  const current = () => ({ model: select.model.value, precision: select.precision.value, context: select.context.value });
+  form.hidden = false;
+  form.addEventListener("submit", (event) => event.preventDefault());
+  select.model.addEventListener("change", () => show(current(), true));
+  select.precision.addEventListener("change", () => show(current(), true));
+  select.context.addEventListener("change", () => show(current(), true));
+
+  const query = new URLSearchParams(location.search);
+  const fromUrl = { model: query.get("model"), precision: query.get("precision"), context: query.get("context") };
+  const known = [...select.model.options].some((o) => o.value === fromUrl.model);
+  show({
+    model: known ? fromUrl.model : root.dataset.model,
+    precision: fromUrl.precision || root.dataset.precision,
+    context: fromUrl.context || root.dataset.context,
+  }, known);
+})();

@@ -1,0 +1,35 @@
+"""Generated content: the per-model configurator pages and the JSON API files."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sizing.api import catalog_document, fit_document
+
+from .context import BuildData
+from .strings import text
+
+
+def configurator_page(data: BuildData, lang: str, model_id: str) -> str:
+    """The Markdown source of one model's configurator page (only macros and strings)."""
+    name = data.catalog.models[model_id].name
+    title = text("configurator", "page_title", lang, model=name)
+    intro = text("configurator", "page_intro", lang, model=name)
+    return (f"---\ntitle: \"{title}\"\n---\n\n# {title} {{#configurator}}\n\n{intro}\n\n"
+            f"{{{{ configurator(\"{model_id}\") }}}}\n")
+
+
+def _json(document: Any) -> str:
+    """Deterministic JSON: sorted keys, no spaces."""
+    return json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def api_files(data: BuildData) -> dict[str, str]:
+    """``api/catalog.json``, ``api/fit.json`` (every model) and ``api/fit/<model>.json`` (one model each,
+    what the configurator page loads)."""
+    fit = fit_document(data.catalog, data.matrix)
+    files = {"api/catalog.json": _json(catalog_document(data.catalog)), "api/fit.json": _json(fit)}
+    for model_id, model in fit["models"].items():
+        files[f"api/fit/{model_id}.json"] = _json({**{k: v for k, v in fit.items() if k != "models"},
+                                                   "model": model_id, **model})
+    return files

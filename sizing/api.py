@@ -1,0 +1,81 @@
+"""The static JSON API: the catalog and every verdict, as plain documents (ids stable across builds)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .catalog import Catalog
+from .fit import card_budget
+from .matrix import VerdictMatrix, context_presets
+from .offers import price_per_gpu_hour, warnings_for
+from .schema import Llm
+from .units import GIB
+
+SCHEMA_VERSION = 1
+NO_CONTEXT = "0"  # context key of image and video models, which have no context length
+
+
+def speed_for_display(tokens_per_s: float) -> float:
+    """Whole tokens from 10 up, one decimal below: the value every page and the API show."""
+    return float(round(tokens_per_s)) if tokens_per_s >= 9.95 else round(tokens_per_s, 1)
+
+
+def catalog_document(catalog: Catalog) -> dict[str, Any]:
+    """GPUs, links and nodes with prices: ``api/catalog.json``."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "prices_as_of": catalog.prices_as_of.isoformat(),
+        "gpus": [g.model_dump(exclude={"sources", "verified"}) for g in catalog.gpus.values()],
+        "interconnects": [i.model_dump(exclude={"sources"}) for i in catalog.interconnects.values()],
+        "nodes": [{
+            **n.model_dump(),
+            "price_per_gpu_hour": round(price_per_gpu_hour(catalog, n), 4),
+            "budget_gib_per_card": round(card_budget(catalog, catalog.gpu_of(n)) / GIB, 2),
+        } for n in catalog.nodes.values()],
+    }
+
+
+def context_keys(catalog: Catalog, model_id: str) -> list[str]:
+    model = catalog.models[model_id]
+    return [str(c) for c in context_presets(catalog, model)] if isinstance(model, Llm) else [NO_CONTEXT]
+
+
+def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
+    """Every model × precision × context preset × node: ``api/fit.json``.
+
+    A cell is ``[verdict, cards, need_gib, speed, warnings]``: speed is tokens per second for a
+    language model, independent jobs at once for an image or video model, null when it does not fit."""
+    models: dict[str, Any] = {}
+    for model in catalog.models.values():
+        per_precision: dict[str, Any] = {}
+        for precision in catalog.precisions_for(model):
+            per_context: dict[str, Any] = {}
+            for key in context_keys(catalog, model.id):
+                context = None if key == NO_CONTEXT else int(key)
+                cells: dict[str, list[Any]] = {}
+                for node in catalog.nodes.values():
+                    cell = matrix.cell(model.id, precision.id, node.id, context)
+                    fit = cell.fit
+                    if isinstance(model, Llm):
+                        speed = None if cell.tokens_per_s is None else speed_for_display(cell.tokens_per_s)
+                    else:
+                        speed = node.cards // fit.cards if fit.fits else None
+                    cells[node.id] = [fit.verdict.value, fit.cards, round(fit.need.total / GIB, 1), speed,
+                                      list(warnings_for(catalog, model, precision.id, node, fit))]
+                per_context[key] = cells
+            per_precision[precision.id] = per_context
+        models[model.id] = {
+            "name": model.name,
+            "kind": model.kind,
+            "params": model.params,
+            "active_params": getattr(model, "active_params", None),
+            "default_precision": model.default_precision,
+            "workload": None if isinstance(model, Llm) else model.workload.model_dump(),
+            "fits": per_precision,
+        }
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "prices_as_of": catalog.prices_as_of.isoformat(),
+        "default_context": str(catalog.assumptions.default_context_tokens.value),
+        "cell": ["verdict", "cards", "need_gib_per_card", "speed", "warnings"],
+        "models": models,
+    }

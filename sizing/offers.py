@@ -1,0 +1,61 @@
+"""What the configurator shows for one model: every node's verdict, speed, price and warnings, sorted."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .catalog import Catalog
+from .collectives import node_bus_link
+from .fit import Fit, Verdict
+from .matrix import VerdictMatrix
+from .schema import DiffusionModel, Llm, Node
+
+VERDICT_ORDER = {Verdict.ONE_CARD: 0, Verdict.SPLIT: 1, Verdict.NO_FIT: 2}
+FP8_NOT_NATIVE = "fp8-not-native"
+SPLIT_OVER_PCIE = "split-over-pcie"
+
+
+@dataclass(frozen=True)
+class Offer:
+    node: Node
+    fit: Fit
+    tokens_per_s: float | None   # language models that fit
+    jobs: int | None             # image and video models that fit: independent jobs the node runs at once
+    warnings: tuple[str, ...]
+    price_per_month: float
+    price_per_gpu_hour: float
+
+
+def warnings_for(catalog: Catalog, model: Llm | DiffusionModel, precision_id: str, node: Node,
+                 fit: Fit) -> tuple[str, ...]:
+    """FP8 on a card without FP8 tensor cores; a tensor-parallel split whose all-reduces cross PCIe
+    (an image pipeline spread over cards hands data over once per image, not per layer)."""
+    found = []
+    if fit.fits and catalog.gpu_of(node).architecture not in catalog.precisions[precision_id].native_on:
+        found.append(FP8_NOT_NATIVE)
+    if (isinstance(model, Llm) and fit.verdict is Verdict.SPLIT
+            and node_bus_link(catalog, node, fit.cards).family == "pcie"):
+        found.append(SPLIT_OVER_PCIE)
+    return tuple(found)
+
+
+def price_per_gpu_hour(catalog: Catalog, node: Node) -> float:
+    return node.price_per_month.amount / (node.cards * catalog.assumptions.hours_per_month.value)
+
+
+def offers(catalog: Catalog, matrix: VerdictMatrix, model_id: str, precision_id: str,
+           context_tokens: int | None = None) -> list[Offer]:
+    """Every node, the cheapest that holds the model on one card first, then splits, then no fit."""
+    model = catalog.models[model_id]
+    rows = []
+    for node in catalog.nodes.values():
+        cell = matrix.cell(model_id, precision_id, node.id, context_tokens)
+        jobs = node.cards // cell.fit.cards if model.kind == "diffusion" and cell.fit.fits else None
+        warnings = warnings_for(catalog, model, precision_id, node, cell.fit)
+        rows.append(Offer(node, cell.fit, cell.tokens_per_s, jobs, warnings,
+                          node.price_per_month.amount, price_per_gpu_hour(catalog, node)))
+    return sorted(rows, key=lambda o: (VERDICT_ORDER[o.fit.verdict], o.price_per_month, o.node.id))
+
+
+def cheapest(rows: list[Offer], verdicts: set[Verdict]) -> Offer | None:
+    """The cheapest offer whose verdict is one of ``verdicts``."""
+    return min((o for o in rows if o.fit.verdict in verdicts), key=lambda o: o.price_per_month, default=None)

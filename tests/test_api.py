@@ -1,0 +1,58 @@
+"""The JSON API published with the site matches the sizing engine and stays small."""
+import gzip
+import json
+from pathlib import Path
+
+from sizing.api import speed_for_display
+from sizing.catalog import load_catalog
+from sizing.matrix import VerdictMatrix
+from sizing.units import GIB
+
+
+def load(site: Path, name: str) -> dict:
+    return json.loads((site / "api" / name).read_text(encoding="utf-8"))
+
+
+def test_fit_json_matches_the_engine_for_every_model_precision_context_and_node(site: Path):
+    catalog = load_catalog()
+    matrix = VerdictMatrix(catalog)
+    fit = load(site, "fit.json")
+    assert set(fit["models"]) == set(catalog.models)
+    checked = 0
+    for (model, precision, context, node), cell in matrix.everything.items():
+        published = fit["models"][model]["fits"][precision][str(context or 0)][node]
+        assert published[0] == cell.fit.verdict.value
+        assert published[1] == cell.fit.cards
+        assert published[2] == round(cell.fit.need.total / GIB, 1)
+        if catalog.models[model].kind == "llm":
+            assert published[3] == (None if cell.tokens_per_s is None else speed_for_display(cell.tokens_per_s))
+        checked += 1
+    assert checked == len(matrix.everything) > 7000
+
+
+def test_per_model_files_are_slices_of_fit_json(site: Path):
+    fit = load(site, "fit.json")
+    for model, document in fit["models"].items():
+        sliced = load(site, f"fit/{model}.json")
+        assert sliced["fits"] == document["fits"] and sliced["model"] == model
+
+
+def test_catalog_json_has_every_node_with_its_price(site: Path):
+    catalog = load(site, "catalog.json")
+    nodes = {n["id"]: n for n in catalog["nodes"]}
+    assert len(nodes) == 41
+    assert nodes["4x-a100-pcie-80gb"]["price_per_month"] == {"amount": 4157.0, "currency": "USD"}
+    assert catalog["prices_as_of"] == "2026-11-01"
+
+
+def test_the_configurator_data_is_small(site: Path):
+    # Budgets from the issue: the configurator's data under 50 KB compressed, the page and its data
+    # under 100 KB. The page loads one model's slice; the whole matrix is for API users.
+    def gz(path: Path) -> int:
+        return len(gzip.compress(path.read_bytes(), 9))
+    whole = gz(site / "api" / "fit.json")
+    largest_slice = max(gz(p) for p in (site / "api" / "fit").glob("*.json"))
+    page = gz(site / "configurator" / "index.html") + gz(site / "assets" / "configurator.js")
+    print(f"\nfit.json {whole} B gz; largest per-model slice {largest_slice} B gz; page+script {page} B gz")
+    assert whole < 50_000
+    assert page + largest_slice < 100_000
