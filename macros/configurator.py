@@ -48,9 +48,9 @@ def _notes(m: Macros, row: Offer) -> Markup:
     if FP8_NOT_NATIVE in row.warnings:
         parts.append(Markup("{}").format(_t(m, "warn_fp8")))
     if SPLIT_OVER_PCIE in row.warnings:
-        parts.append(Markup('{} (<a href="{}">{}</a>)').format(
-            _t(m, "warn_pcie"), m.links.lang_root + GUIDE, _t(m, "warn_pcie_link")))
-    return Markup("; ").join(parts)
+        link = Markup('<a href="{}">{}</a>').format(m.links.lang_root + GUIDE, _t(m, "warn_pcie_link"))
+        parts.append(Markup(_t(m, "with_link", text=Markup.escape(_t(m, "warn_pcie")), link=link)))
+    return Markup(_t(m, "notes_separator")).join(parts)
 
 
 def _speed(m: Macros, row: Offer) -> str:

@@ -15,7 +15,7 @@ def configurator_page(data: BuildData, lang: str, model_id: str) -> str:
     name = data.catalog.models[model_id].name
     title = text("configurator", "page_title", lang, model=name)
     intro = text("configurator", "page_intro", lang, model=name)
-    return (f"---\ntitle: \"{title}\"\n---\n\n# {title} {{#configurator}}\n\n{intro}\n\n"
+    return (f"---\ntitle: \"{title}\"\nhide: [toc]\n---\n\n# {title} {{#configurator}}\n\n{intro}\n\n"
             f"{{{{ configurator(\"{model_id}\") }}}}\n")
 
 

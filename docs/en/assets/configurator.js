@@ -52,9 +52,10 @@
     const parts = [];
     if (cell[4].includes("fp8-not-native")) parts.push(escape(S.warn_fp8));
     if (cell[4].includes("split-over-pcie")) {
-      parts.push(`${escape(S.warn_pcie)} (<a href="${escape(data.guide)}">${escape(S.warn_pcie_link)}</a>)`);
+      const link = `<a href="${escape(data.guide)}">${escape(S.warn_pcie_link)}</a>`;
+      parts.push(fill(escape(S.with_link), { text: escape(S.warn_pcie), link }));
     }
-    return parts.join("; ");
+    return parts.join(escape(S.notes_separator));
   }
 
   function note(doc) {
