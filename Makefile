@@ -11,7 +11,7 @@ export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve serve-en serve-fr serve-zh build test lock clean
+.PHONY: serve serve-en serve-fr serve-zh build test translations lock clean
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ test: $(STAMP) $(CHROMIUM)
 $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+## translations: the translation status of every page (--check fails on orphaned translations)
+translations: $(STAMP)
+	$(BIN)/python scripts/translations.py
 
 ## lock: recompile requirements.txt from requirements.in (pins and hashes)
 lock: $(STAMP)

@@ -19,14 +19,15 @@ if str(ROOT) not in sys.path:
 
 from macros.context import build_data  # noqa: E402
 from macros.errors import PageError  # noqa: E402
-from macros.figures import hand_typed_figures, product_names  # noqa: E402
 from macros.library import PageLinks  # noqa: E402
 from macros.pages import api_files, configurator_page  # noqa: E402
-from macros.render import compile_page, has_macros, render_page  # noqa: E402
+from macros.pipeline import LANGUAGES, PageSource, process_page  # noqa: E402
+from macros.pipeline import SOURCE_LANGUAGE as DEFAULT_LANGUAGE  # noqa: E402
+from macros.strings import text  # noqa: E402
+from macros.translations import State, page_status  # noqa: E402
 from sizing.errors import CatalogError  # noqa: E402
 
-LANGUAGES = ("en", "fr", "zh")
-DEFAULT_LANGUAGE = "en"
+TRANSLATORS_GUIDE = "reference/translating/"
 
 
 def _data():  # noqa: ANN202
@@ -50,12 +51,6 @@ def page_links(page: Page) -> PageLinks:
     root = "../" * page.url.count("/")
     lang = build_language(page)
     return PageLinks(root=root, lang_root=root + ("" if lang == DEFAULT_LANGUAGE else f"{lang}/"))
-
-
-def front_matter_lines(source: str, markdown: str) -> int:
-    """Lines MkDocs removed above ``markdown`` (front matter), so errors cite the file's own lines."""
-    start = source.find(markdown[:200]) if markdown else -1
-    return source.count("\n", 0, start) if start > 0 else 0
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
@@ -85,20 +80,35 @@ def on_page_read_source(page: Page, config: MkDocsConfig) -> str | None:
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    path = f"docs/{page.file.src_uri}"
-    source = generated_source(page) or page.file.content_string
-    offset = front_matter_lines(source, markdown)
-    data = _data()
+    generated = generated_source(page)
+    source = PageSource(f"docs/{page.file.src_uri}", page_language(page),
+                        generated or page.file.content_string, markdown, generated is not None)
+    docs_dir = Path(config.docs_dir)
     try:
-        if has_macros(markdown):
-            compile_page(markdown, path, offset)
-        typed = hand_typed_figures(source, product_names(data.catalog))
-        if typed:
-            raise PluginError(f"{path}: figures typed by hand (every figure must come from a macro):\n"
-                              + "\n".join(f"  {path}:{t.line}: {t.text.strip()}" for t in typed))
-        return render_page(markdown, path, page_language(page), data, offset, page_links(page))
+        rendered = process_page(source, docs_dir, _data(), page_links(page))
     except PageError as exc:
         raise PluginError(str(exc)) from None
+    if generated is None:
+        page.meta["banner"] = translation_banner(docs_dir, page, page_links(page))
+    return rendered
+
+
+def translation_banner(docs_dir: Path, page: Page, links: PageLinks) -> dict[str, str] | None:
+    """What to tell a reader of /fr/ or /zh/: this page is English for now, or its translation is behind."""
+    lang, shown = build_language(page), page_language(page)
+    if lang == DEFAULT_LANGUAGE:
+        return None
+    relative = Path(page.file.src_uri).relative_to(shown).as_posix()
+    english_url = links.root + page.url.removeprefix(f"{lang}/")
+    if shown != lang:
+        kind, link, link_text = "missing", links.lang_root + TRANSLATORS_GUIDE, "help_link"
+    elif page_status(docs_dir, lang, relative).state is State.OUTDATED:
+        kind, link, link_text = "outdated", english_url, "english_link"
+    else:
+        return None
+    return {"kind": kind, "title": text("banners", f"{kind}_title", lang),
+            "text": text("banners", f"{kind}_text", lang), "link": link,
+            "link_text": text("banners", link_text, lang)}
 
 
 @event_priority(-200)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sizing.catalog import Catalog
 
+READER_VISIBLE_KEYS = ("title", "description")  # front matter a reader sees; the rest is bookkeeping
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _STRIPPED = [
     re.compile(r"\{\{.*?\}\}"),            # macro calls
@@ -70,7 +71,8 @@ def hand_typed_figures(markdown: str, names: list[str]) -> list[HandTypedFigure]
     in_fence = False
     for number, line in enumerate(lines, start=1):
         if number <= front_matter_end:
-            rest = line.split(":", 1)[1] if ":" in line else ""
+            key, _, value = line.partition(":")
+            rest = value if key.strip() in READER_VISIBLE_KEYS else ""
         elif _FENCE.match(line):
             in_fence = not in_fence
             continue

@@ -5,31 +5,21 @@ documented macros (no Jinja globals, sandboxed attribute access)."""
 from __future__ import annotations
 
 import re
+
+import re
 from functools import lru_cache
 from types import TracebackType
 
-from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError
+from jinja2 import TemplateSyntaxError, UndefinedError
 from jinja2.exceptions import SecurityError
-from jinja2.sandbox import SandboxedEnvironment
 
 from sizing.catalog import closest
 
 from .context import BuildData
+from .environment import ENV, TEMPLATE_NAME
 from .errors import MacroError, PageError
-from . import configurator  # noqa: F401 - registers the configurator macro
+from . import configurator, translation_tables  # noqa: F401 - register their macros
 from .library import MACROS, Macros, PageLinks
-
-TEMPLATE_NAME = "<page>"
-_ENV = SandboxedEnvironment(
-    undefined=StrictUndefined,
-    autoescape=False,
-    keep_trailing_newline=True,
-    # {#id} is Markdown's heading-id syntax (attr_list): Jinja comments use {## ... ##} instead.
-    comment_start_string="{##",
-    comment_end_string="##}",
-)
-_ENV.globals.clear()  # no range, cycler, joiner, namespace, lipsum, dict: only the macros
-
 
 def has_macros(markdown: str) -> bool:
     return "{{" in markdown or "{%" in markdown
@@ -38,7 +28,7 @@ def has_macros(markdown: str) -> bool:
 @lru_cache(maxsize=512)
 def _compile(source: str):  # noqa: ANN202 - jinja2.Template
     """Compiled once per distinct source text, reused across languages and rebuilds."""
-    return _ENV.from_string(source)
+    return ENV.from_string(source)
 
 
 def _template_line(tb: TracebackType | None) -> int | None:
@@ -65,9 +55,25 @@ def _shift(line: int | None, offset: int) -> int | None:
     return None if line is None else line + offset
 
 
+_WELL_FORMED = re.compile(r'\{\{(?:[^"}]|"[^"]*"|\}(?!\}))*?\}\}')
+
+
+def check_braces(markdown: str, page: str, line_offset: int = 0) -> None:
+    """Every macro call opens and closes on one line, with its quotes closed: a broken one is reported
+    on its own line (Jinja would report where parsing finally broke, often lines later)."""
+    for number, line in enumerate(markdown.splitlines(), start=1 + line_offset):
+        rest = _WELL_FORMED.sub("", line)
+        if "{{" in rest:
+            raise PageError(page, number, "a '{{' without its '}}' on the same line, or a quote left open "
+                            "inside it; write each macro call on one line, like {{ price(\"4x-a100-pcie-80gb\") }}")
+        if "}}" in rest:
+            raise PageError(page, number, "a '}}' without its '{{'; write the call as {{ name(...) }}")
+
+
 def compile_page(markdown: str, page: str, line_offset: int = 0):  # noqa: ANN201 - jinja2.Template
     """The page's template; a syntax error names the page and the line of the source file
     (``line_offset``: lines above ``markdown`` in the file, such as front matter)."""
+    check_braces(markdown, page, line_offset)
     try:
         return _compile(markdown)
     except TemplateSyntaxError as exc:

@@ -1,6 +1,4 @@
 """The configurator in real headless Chromium, in every language, with and without JavaScript."""
-from pathlib import Path
-
 import pytest
 
 from sitebuild import LANGUAGES, ROOT

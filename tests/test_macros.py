@@ -4,7 +4,6 @@ import pytest
 from macros.context import build_data
 from macros.errors import PageError
 from macros.figures import hand_typed_figures, product_names
-from macros.formatting import formatter
 from macros.library import MACROS, reference_entries
 from macros.render import render_page
 from macros.strings import LANGUAGES, strings

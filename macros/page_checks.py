@@ -1,0 +1,226 @@
+"""Checks a page must pass before it is rendered: front matter, pinned heading ids, links, and for a
+translation, the same macro calls as its English source and the glossary's terms. Each problem is a
+PageError naming the file, the line and the fix."""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path, PurePosixPath
+
+import yaml
+from jinja2 import TemplateSyntaxError, nodes
+
+from sizing.catalog import closest
+
+from .errors import PageError
+from .environment import ENV
+
+FRONT_MATTER_KEYS = ("title", "description", "hide", "source_hash")
+GLOSSARY_FILE = Path(__file__).resolve().parent / "glossary.yml"
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
+_HEADING_ID = re.compile(r"\{#([A-Za-z0-9_-]+)\}\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def front_matter_end(lines: list[str]) -> int:
+    """Number of lines the front matter takes (0 without front matter)."""
+    if lines and lines[0].strip() == "---":
+        for index, line in enumerate(lines[1:], start=1):
+            if line.strip() in ("---", "..."):
+                return index + 1
+    return 0
+
+
+def check_front_matter(source: str, page: str) -> dict[str, object]:
+    """The page's front matter, or a PageError saying what is wrong with it."""
+    lines = source.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}
+    end = front_matter_end(lines)
+    if end == 0:
+        raise PageError(page, 1, "front matter opened with '---' is never closed; add a '---' line after it")
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end - 1])) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark else 1
+        raise PageError(page, line, f"front matter is not valid YAML ({getattr(exc, 'problem', exc)}); "
+                        "quote a value that contains ': ', like title: \"NVLink : PCIe\"") from None
+    if not isinstance(data, dict):
+        raise PageError(page, 2, "front matter must be 'key: value' lines")
+    for number, line in enumerate(lines[1:end - 1], start=2):
+        key = line.split(":", 1)[0].strip()
+        if line and not line.startswith((" ", "-")) and key not in FRONT_MATTER_KEYS:
+            near = closest(key, FRONT_MATTER_KEYS)
+            hint = f"did you mean '{near[0]}'?" if near else f"allowed keys: {', '.join(FRONT_MATTER_KEYS)}"
+            raise PageError(page, number, f"unknown front matter key '{key}'; {hint}")
+    return data
+
+
+def _outside_fences(source: str) -> list[tuple[int, str]]:
+    """(line number, line) of every line outside fenced code and front matter."""
+    lines = source.splitlines()
+    kept, fenced = [], False
+    for number, line in enumerate(lines, start=1):
+        if number <= front_matter_end(lines):
+            continue
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            kept.append((number, line))
+    return kept
+
+
+def heading_ids(source: str, page: str, require: bool) -> list[tuple[int, str]]:
+    """(line, id) of each heading; with ``require``, a heading without ``{#id}`` is an error."""
+    found = []
+    for number, line in _outside_fences(source):
+        heading = _HEADING.match(line)
+        if not heading:
+            continue
+        pinned = _HEADING_ID.search(heading.group(2))
+        if pinned:
+            found.append((number, pinned.group(1)))
+        elif require:
+            raise PageError(page, number, "heading without a pinned id; end it with one, like "
+                            "'## What to buy {#what-to-buy}', so links to it work in every language")
+    return found
+
+
+def check_heading_ids(source: str, page: str, english: str, english_page: str) -> None:
+    mine = heading_ids(source, page, require=False)
+    theirs = heading_ids(english, english_page, require=True)
+    for index, (line, ident) in enumerate(mine):
+        expected = theirs[index][1] if index < len(theirs) else None
+        if ident != expected:
+            where = f"{english_page}:{theirs[index][0]} has {{#{expected}}}" if expected else \
+                f"{english_page} has no heading left"
+            raise PageError(page, line, f"heading id {{#{ident}}} does not match the English page ({where}); "
+                            "keep the English ids, in the same order, and translate only the heading text")
+    if len(mine) < len(theirs):
+        line, ident = theirs[len(mine)]
+        raise PageError(page, None, f"heading {{#{ident}}} of {english_page}:{line} is missing; "
+                        "translate every heading and keep its id")
+
+
+@dataclass(frozen=True)
+class MacroCall:
+    text: str
+    line: int
+    block: int
+
+
+def _expr(node: nodes.Node) -> str:
+    if isinstance(node, nodes.Const):
+        return json.dumps(node.value, ensure_ascii=False)
+    if isinstance(node, nodes.List):
+        return "[" + ", ".join(_expr(item) for item in node.items) + "]"
+    if isinstance(node, nodes.Name):
+        return node.name
+    return f"<{type(node).__name__.lower()}>"
+
+
+def _blocks(source: str) -> list[int]:
+    """For each line (index = line - 1), the number of the paragraph it belongs to."""
+    block, previous_blank, numbers = 0, True, []
+    for line in source.splitlines():
+        blank = not line.strip()
+        if previous_blank and not blank:
+            block += 1
+        numbers.append(block)
+        previous_blank = blank
+    return numbers
+
+
+def macro_calls(source: str, page: str) -> list[MacroCall]:
+    """Every macro call of a page, with its line and paragraph, in the page's order."""
+    try:
+        tree = ENV.parse(source)
+    except TemplateSyntaxError as exc:
+        raise PageError(page, exc.lineno, f"template syntax error: {exc.message}") from None
+    blocks = _blocks(source)
+    calls = []
+    for call in tree.find_all(nodes.Call):
+        name = call.node.name if isinstance(call.node, nodes.Name) else _expr(call.node)
+        args = [_expr(a) for a in call.args] + [f"{k.key}={_expr(k.value)}" for k in call.kwargs]
+        calls.append(MacroCall(f"{name}({', '.join(args)})", call.lineno, blocks[call.lineno - 1]))
+    return calls
+
+
+def _canonical(calls: list[MacroCall]) -> list[MacroCall]:
+    """Paragraph by paragraph; inside a paragraph the order follows the language, so sort it."""
+    return sorted(calls, key=lambda c: (c.block, c.text))
+
+
+def check_parity(source: str, page: str, english: str, english_page: str) -> None:
+    """A translation calls the same macros with the same arguments as its English page, paragraph by
+    paragraph: the figures are then the same in every language by construction."""
+    import difflib
+    mine = _canonical(macro_calls(source, page))
+    theirs = _canonical(macro_calls(english, english_page))
+    matcher = difflib.SequenceMatcher(a=[c.text for c in theirs], b=[c.text for c in mine], autojunk=False)
+    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "insert":
+            call = mine[b1]
+            raise PageError(page, call.line, f"calls {call.text}, which {english_page} does not; remove it "
+                            "(a translation calls the same macros as its English page)")
+        if tag == "delete":
+            missing = theirs[a1]
+            line = mine[b1 - 1].line if b1 else None
+            raise PageError(page, line, f"is missing {missing.text}, which {english_page}:{missing.line} "
+                            "calls here; add it to this paragraph")
+        call, expected = mine[b1], theirs[a1]
+        raise PageError(page, call.line, f"calls {call.text} where {english_page}:{expected.line} calls "
+                        f"{expected.text}; use the English call unchanged")
+
+
+def check_links(source: str, page: str, exists: Callable[[str], bool]) -> None:
+    """Relative links to .md pages must lead to a page of the site (in this language or English)."""
+    page_dir = PurePosixPath(page).parent
+    for number, line in _outside_fences(source):
+        for target in _LINK.findall(re.sub(r"`[^`]*`|\{\{.*?\}\}", "", line)):
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = target.split("#")[0].split("?")[0]
+            if not path.endswith(".md"):
+                continue
+            resolved = _normalize(page_dir / path)
+            if not exists(resolved):
+                raise PageError(page, number, f"links to '{target}', a page that exists in no language; "
+                                "fix the path (it is relative to this page, like ../guides/nvlink-or-pcie.md)")
+
+
+def _normalize(path: PurePosixPath) -> str:
+    parts: list[str] = []
+    for part in path.parts:
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts)
+
+
+@cache
+def glossary() -> dict[str, dict[str, object]]:
+    return yaml.safe_load(GLOSSARY_FILE.read_text(encoding="utf-8"))
+
+
+def check_glossary(source: str, page: str, lang: str) -> None:
+    """Flag a term written in a form the glossary rules out for this language."""
+    if lang == "en":
+        return
+    for number, line in _outside_fences(source):
+        prose = re.sub(r"`[^`]*`|\{\{.*?\}\}|\{%.*?%\}|\]\([^)]*\)|\{[#.][^}]*\}", " ", line)
+        for term, forms in glossary().items():
+            rule = forms[lang]
+            for avoided in rule.get("avoid", []):
+                if re.search(rf"(?<!\w){re.escape(avoided)}(?!\w)", prose, re.IGNORECASE):
+                    raise PageError(page, number, f"'{avoided}' is not how this site writes '{term}' in "
+                                    f"{lang}: write '{rule['use']}' (see the glossary in the writer's reference)")

@@ -1,0 +1,99 @@
+"""Translation status of every page: current, outdated, missing (served from English) or orphaned.
+
+"Outdated" is decided by a hash, not by git history: each translation records in its front matter
+(`source_hash`) the hash of the English page it was translated from. It works the same in a shallow CI
+clone, a tarball or a fresh checkout, survives renames and rebases, and says exactly which English text a
+translation matches; `python scripts/translations.py --stamp docs/fr/<page>.md` records it after an update."""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+import yaml
+
+from .page_checks import front_matter_end
+
+DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
+SOURCE_LANGUAGE = "en"
+TRANSLATIONS = ("fr", "zh")
+
+
+class State(str, Enum):
+    CURRENT = "current"
+    OUTDATED = "outdated"
+    MISSING = "missing"
+    ORPHANED = "orphaned"
+
+
+@dataclass(frozen=True)
+class PageStatus:
+    page: str          # path inside a language folder, e.g. guides/nvlink-or-pcie.md
+    lang: str
+    state: State
+    english_hash: str | None
+    recorded_hash: str | None
+
+
+def source_hash(text: str) -> str:
+    """Short hash of an English page's text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def recorded_hash(text: str) -> str | None:
+    lines = text.splitlines()
+    end = front_matter_end(lines)
+    if not end:
+        return None
+    data = yaml.safe_load("\n".join(lines[1:end - 1])) or {}
+    value = data.get("source_hash") if isinstance(data, dict) else None
+    return str(value) if value is not None else None
+
+
+def _pages(docs_dir: Path, lang: str) -> set[str]:
+    root = docs_dir / lang
+    return {p.relative_to(root).as_posix() for p in root.rglob("*.md")} if root.exists() else set()
+
+
+def page_status(docs_dir: Path, lang: str, page: str) -> PageStatus:
+    english = docs_dir / SOURCE_LANGUAGE / page
+    translation = docs_dir / lang / page
+    english_hash = source_hash(english.read_text(encoding="utf-8")) if english.exists() else None
+    if not translation.exists():
+        return PageStatus(page, lang, State.MISSING, english_hash, None)
+    recorded = recorded_hash(translation.read_text(encoding="utf-8"))
+    if english_hash is None:
+        return PageStatus(page, lang, State.ORPHANED, None, recorded)
+    state = State.CURRENT if recorded == english_hash else State.OUTDATED
+    return PageStatus(page, lang, state, english_hash, recorded)
+
+
+def translation_status(docs_dir: Path = DOCS_DIR) -> list[PageStatus]:
+    """Every page of every translation, English pages first, then pages only a translation has."""
+    english = _pages(docs_dir, SOURCE_LANGUAGE)
+    rows = []
+    for lang in TRANSLATIONS:
+        for page in sorted(english | _pages(docs_dir, lang)):
+            rows.append(page_status(docs_dir, lang, page))
+    return rows
+
+
+def stamp(translation: Path, docs_dir: Path = DOCS_DIR) -> str:
+    """Record in a translation's front matter the hash of its current English page."""
+    relative = translation.resolve().relative_to(docs_dir.resolve())
+    english = docs_dir / SOURCE_LANGUAGE / Path(*relative.parts[1:])
+    value = source_hash(english.read_text(encoding="utf-8"))
+    text = translation.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    end = front_matter_end([line.rstrip("\n") for line in lines])
+    if not end:
+        text = f"---\nsource_hash: {value}\n---\n\n{text}"
+    elif re.search(r"^source_hash:.*$", "".join(lines[:end]), re.M):
+        head = re.sub(r"^source_hash:.*$", f"source_hash: {value}", "".join(lines[:end]), count=1, flags=re.M)
+        text = head + "".join(lines[end:])
+    else:
+        text = "".join(lines[:end - 1]) + f"source_hash: {value}\n" + "".join(lines[end - 1:])
+    translation.write_text(text, encoding="utf-8")
+    return value
