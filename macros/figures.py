@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sizing.catalog import Catalog
 
-READER_VISIBLE_KEYS = ("title", "description")  # front matter a reader sees; the rest is bookkeeping
+READER_VISIBLE_KEYS = ("title", "description", "category")  # front matter a reader sees; the rest is bookkeeping
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _STRIPPED = [
     re.compile(r"\{\{.*?\}\}"),            # macro calls
@@ -37,7 +37,7 @@ def product_names(catalog: Catalog) -> list[str]:
     for gpu in catalog.gpus.values():
         names |= {gpu.name, gpu.short_name}
     for model in catalog.models.values():
-        names.add(model.name)
+        names |= {model.name, *([model.family] if model.family else [])}
     names |= {link.name for link in catalog.interconnects.values()}
     names |= {p.name for p in catalog.precisions.values()}
     return sorted(names, key=len, reverse=True)

@@ -81,8 +81,10 @@ class Macros:
     """The macros bound to one build's data, one language and one page's position in the site."""
 
     def __init__(self, data: BuildData, lang: str, links: PageLinks = PageLinks()):
+        self.data = data
         self.catalog = data.catalog
         self.matrix = data.matrix
+        self.fingerprint = data.fingerprint
         self.lang = lang
         self.links = links
         self.f = formatter(lang)

@@ -18,7 +18,7 @@ from sizing.catalog import closest
 from .errors import PageError
 from .environment import ENV
 
-FRONT_MATTER_KEYS = ("title", "description", "hide", "source_hash")
+FRONT_MATTER_KEYS = ("title", "description", "category", "hide", "source_hash")
 GLOSSARY_FILE = Path(__file__).resolve().parent / "glossary.yml"
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _HEADING_ID = re.compile(r"\{#([A-Za-z0-9_-]+)\}\s*$")

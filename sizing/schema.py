@@ -124,6 +124,7 @@ class SlidingAttention(Record):
 class Llm(Record):
     id: Id
     name: Text
+    family: Text | None = None
     hf: Text
     architecture: Literal["dense", "moe"]
     params: PositiveInt
@@ -190,6 +191,7 @@ class Workload(Record):
 class DiffusionModel(Record):
     id: Id
     name: Text
+    family: Text | None = None
     hf: Text
     workload: Workload
     activation_reserve_gib: Positive
@@ -242,6 +244,9 @@ class Assumptions(Record):
     gradient_bytes_per_parameter: Assumption[Positive]
     allreduces_per_layer: Assumption[PositiveInt]
     context_presets_tokens: Assumption[Annotated[list[PositiveInt], Field(min_length=1)]]
+    reading_words_per_minute_en: Assumption[PositiveInt]
+    reading_words_per_minute_fr: Assumption[PositiveInt]
+    reading_characters_per_minute_zh: Assumption[PositiveInt]
 
 
 class AssumptionsFile(Record):

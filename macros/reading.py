@@ -1,0 +1,36 @@
+"""Reading time of a page from its own text: words per minute in English and French, characters per
+minute in Chinese (rates from assumptions.yml, with their studies)."""
+from __future__ import annotations
+
+import math
+import re
+from html import unescape
+
+from sizing.catalog import Catalog
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+
+
+def plain_text(markdown: str) -> str:
+    """What a reader reads: no front matter, code blocks, HTML tags, link targets or Markdown marks."""
+    text = re.sub(r"\A---\n.*?\n---\n", "", markdown, flags=re.S)
+    text = re.sub(r"^\s*(```|~~~).*?^\s*\1\s*$", " ", text, flags=re.S | re.M)
+    text = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", text, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", text)
+    text = re.sub(r"\]\([^)]*\)|\{[#.][^}]*\}|[#*_`>|!\[\]]", " ", text)
+    return unescape(text)
+
+
+def reading_units(text: str, lang: str) -> int:
+    """Words for English and French; Chinese characters plus words in other scripts for Chinese."""
+    if lang == "zh":
+        return len(_CJK.findall(text)) + len(_WORD.findall(_CJK.sub(" ", text)))
+    return len(_WORD.findall(text))
+
+
+def reading_minutes(text: str, lang: str, catalog: Catalog) -> int:
+    a = catalog.assumptions
+    rate = {"en": a.reading_words_per_minute_en, "fr": a.reading_words_per_minute_fr,
+            "zh": a.reading_characters_per_minute_zh}[lang].value
+    return max(1, math.ceil(reading_units(text, lang) / rate))
