@@ -11,7 +11,7 @@ export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve serve-en serve-fr serve-zh build test translations lock clean
+.PHONY: serve serve-en serve-fr serve-zh build check publish rollback test translations lock clean
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,20 @@ serve-en serve-fr serve-zh: $(STAMP)
 ## build: build the site into site/; a failed build leaves the previous site/ untouched
 build: $(STAMP)
 	$(BIN)/python scripts/build_site.py -d site
+
+## check: check the built site in every language (links, anchors, pages per language, no template left)
+check: $(STAMP)
+	$(BIN)/python scripts/check_site.py site
+
+## publish TARGET=/srv/guides: build, check, then switch the host directory to the new release atomically
+publish: build check
+	@test -n "$(TARGET)" || { echo "usage: make publish TARGET=/path/served/by/the/web/server"; exit 2; }
+	$(BIN)/python scripts/publish.py --target "$(TARGET)" --site site
+
+## rollback TARGET=/srv/guides: serve the previous release again
+rollback: $(STAMP)
+	@test -n "$(TARGET)" || { echo "usage: make rollback TARGET=/path/served/by/the/web/server"; exit 2; }
+	$(BIN)/python scripts/publish.py --target "$(TARGET)" --rollback
 
 ## test: install what the tests need (Python packages, Debian's chromium) and run every test
 test: $(STAMP) $(CHROMIUM)

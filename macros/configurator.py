@@ -17,7 +17,7 @@ from sizing.units import GIB
 from .formatting import BABEL_LOCALES
 from .library import Macros, macro
 from .strings import strings, text
-from .tables import TEMPLATES
+from .tables import TEMPLATES, block
 
 GUIDE = "guides/nvlink-or-pcie/"
 
@@ -145,4 +145,4 @@ def configurator(self: Macros, model: str) -> str:
             _notes(self, r)]} for r in rows],
         floor_note=_t(self, "floor_note") if isinstance(chosen, Llm) else "",
     )
-    return "\n\n" + html.strip() + "\n\n"
+    return block(html)

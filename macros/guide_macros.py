@@ -19,7 +19,7 @@ from .errors import MacroError
 from .library import Macros, macro
 from .reading import plain_text, reading_minutes
 from .strings import text
-from .tables import table
+from .tables import block, table
 from .translations import DOCS_DIR, SOURCE_LANGUAGE
 
 GUIDES_FILE = Path(__file__).resolve().parent / "guides.yml"
@@ -359,7 +359,7 @@ def guide_cards(self: Macros, exclude: str | None = None) -> str:
             '<p>{summary}</p><p><a href="{url}" aria-hidden="true" tabindex="-1">{read}</a></p></li>').format(
             meta=_t(self, "meta", category=meta.get("category", ""), minutes=minutes), url=url,
             title=meta.get("title", page), summary=meta.get("description", ""), read=_t(self, "read")))
-    return "\n\n" + str(Markup('<ul class="guide-cards">{}</ul>').format(Markup("").join(items))) + "\n\n"
+    return block(Markup('<ul class="guide-cards">{}</ul>').format(Markup("").join(items)))
 
 
 # --- small figures the guides quote ---------------------------------------------------------------------

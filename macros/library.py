@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from sizing.api import speed_for_display
 from sizing.catalog import closest
@@ -107,7 +107,10 @@ class Macros:
                 if not _check_type(value, hints[param]):
                     raise MacroError(f"argument '{param}' of {name}() must be {_describe(hints[param])}, "
                                      f"found {value!r}; it takes {signature_of(name)}")
-            return function(*bound.args, **bound.kwargs)
+            result = function(*bound.args, **bound.kwargs)
+            # Text from data/ lands in Markdown, where HTML passes through: escape it. Tables and other
+            # deliberate markup are built escaped already and come back as Markup.
+            return str(result if isinstance(result, Markup) else escape(result))
 
         call.__name__ = name
         return call

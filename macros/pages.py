@@ -4,6 +4,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import yaml
+from markupsafe import escape
+
 from sizing.api import catalog_document, fit_document
 
 from .context import BuildData
@@ -14,9 +17,10 @@ def configurator_page(data: BuildData, lang: str, model_id: str) -> str:
     """The Markdown source of one model's configurator page (only macros and strings)."""
     name = data.catalog.models[model_id].name
     title = text("configurator", "page_title", lang, model=name)
-    intro = text("configurator", "page_intro", lang, model=name)
-    return (f"---\ntitle: \"{title}\"\nhide: [toc]\n---\n\n# {title} {{#configurator}}\n\n{intro}\n\n"
-            f"{{{{ configurator(\"{model_id}\") }}}}\n")
+    intro = text("configurator", "page_intro", lang, model=escape(name))
+    front_matter = yaml.safe_dump({"title": title, "hide": ["toc"]}, allow_unicode=True)
+    return (f"---\n{front_matter}---\n\n# {escape(title)} {{#configurator}}\n\n{intro}\n\n"
+            f"{{{{ configurator({json.dumps(model_id)}) }}}}\n")
 
 
 def _json(document: Any) -> str:

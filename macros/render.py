@@ -5,8 +5,6 @@ documented macros (no Jinja globals, sandboxed attribute access)."""
 from __future__ import annotations
 
 import re
-
-import re
 from functools import lru_cache
 from types import TracebackType
 

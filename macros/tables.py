@@ -19,9 +19,13 @@ def code(text: str) -> Markup:
     return Markup("<code>{}</code>").format(text)
 
 
+def block(html: str) -> Markup:
+    """Ready-made HTML, surrounded by blank lines so Markdown leaves it whole."""
+    return Markup("\n\n" + html.strip() + "\n\n")
+
+
 def table(caption: str, headers: list[str | Markup], rows: list[list[str | Markup]],
-          row_headers: bool = True) -> str:
-    """A Markdown-embeddable HTML table, surrounded by blank lines so Markdown leaves it whole."""
-    html = TEMPLATES.get_template("table.html").render(
-        caption=caption, headers=headers, rows=rows, row_headers=row_headers)
-    return "\n\n" + html.strip() + "\n\n"
+          row_headers: bool = True) -> Markup:
+    """A Markdown-embeddable HTML table; every cell escaped unless it is Markup."""
+    return block(TEMPLATES.get_template("table.html").render(
+        caption=caption, headers=headers, rows=rows, row_headers=row_headers))
