@@ -60,7 +60,7 @@ translations: $(STAMP)
 ## lock: recompile requirements.txt from requirements.in (pins and hashes)
 lock: $(STAMP)
 	$(BIN)/python -m pip install --quiet pip-tools
-	$(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe -o requirements.txt requirements.in
+	$(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links -o requirements.txt requirements.in
 
 clean:
 	rm -rf site site.new site.old $(VENV)

@@ -53,11 +53,40 @@ def page_links(page: Page) -> PageLinks:
     return PageLinks(root=root, lang_root=root + ("" if lang == DEFAULT_LANGUAGE else f"{lang}/"))
 
 
+def nav_pages(nav: object, trail: str = "nav") -> list[tuple[str, str]]:
+    """(key in mkdocs.yml, page path) of every page the nav names."""
+    if isinstance(nav, str):
+        return [(trail, nav)] if nav.endswith(".md") else []
+    if isinstance(nav, dict):
+        return [found for title, value in nav.items() for found in nav_pages(value, f"{trail} > {title}")]
+    if isinstance(nav, list):
+        return [found for item in nav for found in nav_pages(item, trail)]
+    return []
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """The nav names pages of docs/en/ (mkdocs-static-i18n drops a missing one without a warning)."""
+    english = Path(config.docs_dir) / DEFAULT_LANGUAGE
+    for key, target in nav_pages(config.nav):
+        if not (english / target).exists():
+            raise PluginError(f"mkdocs.yml: {key}: '{target}' is not a page of docs/{DEFAULT_LANGUAGE}/; "
+                              "fix the path or add the page")
+    return config
+
+
+def configured_languages(config: MkDocsConfig) -> list[str]:
+    i18n = config.plugins.get("i18n")
+    return [language.locale for language in i18n.config.languages] if i18n else list(LANGUAGES)
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """One configurator page per model and language (generated: nothing to translate). They stand at
     docs/<lang>/configurator/<model>.md without a file on disk; on_page_read_source supplies the text."""
     data = _data()
-    for lang in LANGUAGES:
+    for lang in configured_languages(config):
+        if not any((Path(config.docs_dir) / lang).rglob("*.md")):
+            raise PluginError(f"docs/{lang}/ holds no page: a language folder must hold at least its home page "
+                              f"(index.md); add pages, or remove '{lang}' from plugins.i18n.languages in mkdocs.yml")
         for model_id in data.catalog.models:
             uri = f"{lang}/configurator/{model_id}.md"
             if files.get_file_from_path(uri) is None:

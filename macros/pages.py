@@ -18,7 +18,8 @@ def configurator_page(data: BuildData, lang: str, model_id: str) -> str:
     name = data.catalog.models[model_id].name
     title = text("configurator", "page_title", lang, model=name)
     intro = text("configurator", "page_intro", lang, model=escape(name))
-    front_matter = yaml.safe_dump({"title": title, "hide": ["toc"]}, allow_unicode=True)
+    # MkDocs and Material print the title into HTML as it is: escape text that comes from data/
+    front_matter = yaml.safe_dump({"title": str(escape(title)), "hide": ["toc"]}, allow_unicode=True)
     return (f"---\n{front_matter}---\n\n# {escape(title)} {{#configurator}}\n\n{intro}\n\n"
             f"{{{{ configurator({json.dumps(model_id)}) }}}}\n")
 

@@ -84,7 +84,8 @@ def process_page(page: PageSource, docs_dir: Path, data: BuildData, links: PageL
         check_before_rendering(page, docs_dir, data, lambda target: site_has_page(target, docs_dir, data))
     if has_macros(page.markdown):
         compile_page(page.markdown, page.path, offset)
-    check_hand_typed(page, data)
+    if not page.generated:  # generated pages hold nothing but data and macros
+        check_hand_typed(page, data)
     rendered = render_page(page.markdown, page.path, page.lang, data, offset, links)
     english = None if page.generated else english_source(page.path, page.lang, docs_dir)
     if english:
