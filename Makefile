@@ -45,9 +45,13 @@ rollback: $(STAMP)
 	@test -n "$(TARGET)" || { echo "usage: make rollback TARGET=/path/served/by/the/web/server"; exit 2; }
 	$(BIN)/python scripts/publish.py --target "$(TARGET)" --rollback
 
-## test: install what the tests need (Python packages, Debian's chromium) and run every test
-test: $(STAMP) $(CHROMIUM)
+## test: install what the tests need (Python packages, Debian's chromium, axe-core) and run every test
+test: $(STAMP) $(CHROMIUM) node_modules/.installed
 	$(BIN)/python -m pytest
+
+node_modules/.installed: package-lock.json
+	npm ci --no-audit --no-fund --silent
+	touch $@
 
 $(CHROMIUM):
 	$(SUDO) apt-get update -qq

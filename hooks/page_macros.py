@@ -4,12 +4,13 @@ per-model pages, write the JSON API; fail the build on any error.
 Thin on purpose: the catalog, the calculations and the macros know nothing of MkDocs."""
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
+from mkdocs.plugins import CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
@@ -20,7 +21,7 @@ if str(ROOT) not in sys.path:
 from macros.context import build_data  # noqa: E402
 from macros.errors import PageError  # noqa: E402
 from macros.library import PageLinks  # noqa: E402
-from macros.pages import api_files, configurator_page  # noqa: E402
+from macros.pages import api_files, configurator_page, search_indexes  # noqa: E402
 from macros.pipeline import LANGUAGES, PageSource, process_page  # noqa: E402
 from macros.pipeline import SOURCE_LANGUAGE as DEFAULT_LANGUAGE  # noqa: E402
 from macros.strings import text  # noqa: E402
@@ -64,14 +65,40 @@ def nav_pages(nav: object, trail: str = "nav") -> list[tuple[str, str]]:
     return []
 
 
+@event_priority(-110)  # after mkdocs-static-i18n's on_config: sees the language being built
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """The nav names pages of docs/en/ (mkdocs-static-i18n drops a missing one without a warning)."""
+    """The nav names pages of docs/en/ (mkdocs-static-i18n drops a missing one without a warning); the
+    404 page gets the words of the language being built."""
     english = Path(config.docs_dir) / DEFAULT_LANGUAGE
     for key, target in nav_pages(config.nav):
         if not (english / target).exists():
             raise PluginError(f"mkdocs.yml: {key}: '{target}' is not a page of docs/{DEFAULT_LANGUAGE}/; "
                               "fix the path or add the page")
+    lang = current_language(config)
+    home = config.site_url.rstrip("/") + ("/" if lang == DEFAULT_LANGUAGE else f"/{lang}/")
+    config.extra["not_found"] = {key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")}
+    config.extra["not_found"]["home_url"] = home
     return config
+
+
+def current_language(config: MkDocsConfig) -> str:
+    i18n = config.plugins.get("i18n")
+    return (getattr(i18n, "current_language", None) or DEFAULT_LANGUAGE) if i18n else DEFAULT_LANGUAGE
+
+
+@event_priority(100)  # before mkdocs-static-i18n builds the next language over the same site_dir
+def keep_language_404(config: MkDocsConfig) -> None:
+    """Keep each language's 404 page: MkDocs writes 404.html at the root on every language's build."""
+    lang = current_language(config)
+    built = Path(config.site_dir) / "404.html"
+    if built.exists() and lang != DEFAULT_LANGUAGE:
+        (Path(config.site_dir) / lang).mkdir(exist_ok=True)
+        shutil.copyfile(built, Path(config.site_dir) / lang / "404.html")
+    elif built.exists():
+        _english_404[config.site_dir] = built.read_bytes()
+
+
+_english_404: dict[str, bytes] = {}
 
 
 def configured_languages(config: MkDocsConfig) -> list[str]:
@@ -141,13 +168,22 @@ def translation_banner(docs_dir: Path, page: Page, links: PageLinks) -> dict[str
 
 
 @event_priority(-200)
-def on_post_build(config: MkDocsConfig) -> None:
-    """Write api/*.json once, into the root of the site, after every language is built."""
+def finish_site(config: MkDocsConfig) -> None:
+    """Once every language is built: the English 404 back at the root, api/*.json, per-language search."""
     i18n = config.plugins.get("i18n")
     if i18n is not None and getattr(i18n, "building", False):
         return
     site = Path(config.site_dir)  # the i18n plugin writes every language below the same site_dir
+    if config.site_dir in _english_404:
+        (site / "404.html").write_bytes(_english_404.pop(config.site_dir))
     for relative, content in api_files(_data()).items():
         target = site / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
+    index = site / "search" / "search_index.json"
+    if index.exists():
+        for lang, content in search_indexes(index.read_text(encoding="utf-8"), configured_languages(config)).items():
+            (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")
+
+
+on_post_build = CombinedEvent(keep_language_404, finish_site)

@@ -19,7 +19,8 @@ def configurator_page(data: BuildData, lang: str, model_id: str) -> str:
     title = text("configurator", "page_title", lang, model=name)
     intro = text("configurator", "page_intro", lang, model=escape(name))
     # MkDocs and Material print the title into HTML as it is: escape text that comes from data/
-    front_matter = yaml.safe_dump({"title": str(escape(title)), "hide": ["toc"]}, allow_unicode=True)
+    front_matter = yaml.safe_dump({"title": str(escape(title)), "hide": ["toc"], "search": {"exclude": True}},
+                                  allow_unicode=True)
     return (f"---\n{front_matter}---\n\n# {escape(title)} {{#configurator}}\n\n{intro}\n\n"
             f"{{{{ configurator({json.dumps(model_id)}) }}}}\n")
 
@@ -38,3 +39,16 @@ def api_files(data: BuildData) -> dict[str, str]:
         files[f"api/fit/{model_id}.json"] = _json({**{k: v for k, v in fit.items() if k != "models"},
                                                    "model": model_id, **model})
     return files
+
+
+def search_indexes(index_json: str, languages: list[str], default: str = "en") -> dict[str, str]:
+    """One search index per language, from the site's shared one: readers of /fr/ find French pages."""
+    index = json.loads(index_json)
+    prefixes = {lang: f"{lang}/" for lang in languages if lang != default}
+
+    def language_of(location: str) -> str:
+        return next((lang for lang, prefix in prefixes.items() if location.startswith(prefix)), default)
+
+    return {lang: json.dumps({**index, "docs": [d for d in index["docs"] if language_of(d["location"]) == lang]},
+                             ensure_ascii=False, separators=(",", ":"))
+            for lang in languages}

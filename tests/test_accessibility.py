@@ -1,0 +1,38 @@
+"""Accessibility in real Chromium with axe-core: no violation on the home page, every guide and the
+configurator, in every language."""
+from pathlib import Path
+
+import pytest
+
+from sitebuild import LANGUAGES, ROOT
+
+pytestmark = pytest.mark.browser
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+PAGES = ["", "guides/", "guides/nvlink-or-pcie/", "guides/image-and-video/", "guides/quantization/",
+         "guides/mixture-of-experts/", "guides/what-we-dont-offer/", "configurator/"]
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    assert AXE.exists(), "axe-core is missing: run `make test`, which installs it with npm ci"
+    return AXE.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_accessibility_violation(browser, server, axe_source, lang):
+    context = browser.new_context()
+    page = context.new_page()
+    found = {}
+    for path in PAGES:
+        page.goto(f"{server}{LANGUAGES[lang]}{path}")
+        page.wait_for_load_state("networkidle")
+        page.add_script_tag(content=axe_source)
+        result = page.evaluate("""async () => {
+            const r = await axe.run(document, {resultTypes: ["violations"]});
+            return r.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.length}× ${v.nodes[0].target.join(" ")}`);
+        }""")
+        if result:
+            found[path or "/"] = result
+    context.close()
+    assert not found, "\n".join(f"{p}: {v}" for p, vs in found.items() for v in vs)

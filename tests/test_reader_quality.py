@@ -1,0 +1,73 @@
+"""Reader-facing language correctness: search per language, hreflang alternates with x-default in every
+page and in the sitemap, a 404 page per language."""
+import re
+from pathlib import Path
+
+import pytest
+
+from sitebuild import LANGUAGES
+
+SITE_URL = "https://guides.example.com/"
+
+
+def search(page, server: str, prefix: str, query: str) -> list[str]:
+    page.goto(f"{server}{prefix}")
+    page.wait_for_load_state("networkidle")
+    page.click("input.md-search__input")
+    page.fill("input.md-search__input", query)
+    page.press("input.md-search__input", "End")  # Material searches on key events
+    page.wait_for_selector(".md-search-result__item", timeout=10000)
+    return page.eval_on_selector_all(".md-search-result__item > a", "as => as.map(a => new URL(a.href).pathname)")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang, query, expected", [
+    ("zh", "张量并行", "/zh/guides/nvlink-or-pcie/"),
+    ("zh", "显存", "/zh/guides/"),
+    ("fr", "réparti", "/fr/guides/nvlink-or-pcie/"),
+    ("fr", "parallélisme", "/fr/guides/nvlink-or-pcie/"),
+    ("en", "tensor", "/guides/nvlink-or-pcie/"),
+])
+def test_search_finds_pages_of_the_readers_language_only(browser, server, lang, query, expected):
+    page = browser.new_context().new_page()
+    found = search(page, server, LANGUAGES[lang], query)
+    assert any(path.startswith(expected) for path in found), found
+    others = [p for p in found if (p.startswith(("/fr/", "/zh/")) if lang == "en" else not p.startswith(f"/{lang}/"))]
+    assert not others, others
+
+
+def test_each_language_has_its_own_search_index(site: Path):
+    import json
+    for lang, prefix in LANGUAGES.items():
+        docs = json.loads((site / "search" / f"search_index.{lang}.json").read_text())["docs"]
+        assert docs and all(d["location"].startswith(prefix) for d in docs)
+        if lang == "en":
+            assert not any(d["location"].startswith(("fr/", "zh/")) for d in docs)
+        assert not any("/configurator/" in "/" + d["location"] and d["location"].count("/") > 2 for d in docs)
+
+
+def test_every_page_has_absolute_hreflang_alternates_and_x_default(site: Path):
+    for path in site.rglob("index.html"):
+        html = path.read_text(encoding="utf-8")
+        alternates = dict((lang, href) for href, lang in
+                          re.findall(r'<link rel="alternate" href="([^"]+)" hreflang="([^"]+)"', html))
+        assert set(alternates) == {"en", "fr", "zh", "x-default"}, path
+        assert all(href.startswith(SITE_URL) and "//" not in href[8:] for href in alternates.values()), alternates
+        assert alternates["x-default"] == alternates["en"]
+
+
+def test_the_sitemap_lists_every_page_with_its_alternates_and_x_default(site: Path):
+    sitemap = (site / "sitemap.xml").read_text()
+    entries = re.findall(r"<url>(.*?)</url>", sitemap, re.S)
+    pages = [p for p in site.rglob("index.html")]
+    assert len(entries) == len(pages)
+    for entry in entries:
+        assert entry.count("hreflang=") == 4 and 'hreflang="x-default"' in entry, entry
+
+
+@pytest.mark.parametrize("lang, title", [("en", "Page not found"), ("fr", "Page introuvable"), ("zh", "页面不存在")])
+def test_a_404_page_per_language(site: Path, lang: str, title: str):
+    html = (site / LANGUAGES[lang] / "404.html").read_text(encoding="utf-8")
+    assert f'<html lang="{lang}"' in html and f"<h1>{title}</h1>" in html
+    home = SITE_URL + LANGUAGES[lang]
+    assert f'href="{home}"' in html and f'href="{home}configurator/"' in html
