@@ -16,7 +16,7 @@ from sizing.catalog import closest
 from .context import BuildData
 from .environment import ENV, TEMPLATE_NAME
 from .errors import MacroError, PageError
-from . import configurator, guide_macros, translation_tables  # noqa: F401 - register their macros
+from . import charts, configurator, guide_macros, translation_tables  # noqa: F401 - register their macros
 from .library import MACROS, Macros, PageLinks
 
 def has_macros(markdown: str) -> bool:

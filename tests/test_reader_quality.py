@@ -71,3 +71,20 @@ def test_a_404_page_per_language(site: Path, lang: str, title: str):
     assert f'<html lang="{lang}"' in html and f"<h1>{title}</h1>" in html
     home = SITE_URL + LANGUAGES[lang]
     assert f'href="{home}"' in html and f'href="{home}configurator/"' in html
+
+
+@pytest.mark.parametrize("lang, page_path, words", [
+    ("en", "guides/nvlink-or-pcie", ["Bandwidth per card, one direction", "NVLink 4", "450 GB/s"]),
+    ("zh", "guides/quantization", ["单卡 GiB", "GGUF Q4_K_M"]),
+    ("fr", "guides/mixture-of-experts", ["Prix par mois ($US)", "Plancher de débit (tokens/s)"]),
+])
+def test_charts_are_inline_svg_with_text_as_text_and_a_text_alternative(site: Path, lang, page_path, words):
+    html = (site / LANGUAGES[lang] / page_path / "index.html").read_text(encoding="utf-8")
+    svg = re.search(r"<svg role=\"img\" class=\"chart\".*?</svg>", html, re.S)
+    assert svg, "no chart"
+    chart = svg.group(0)
+    title, desc = re.search(r"<title>(.*?)</title><desc>(.*?)</desc>", chart, re.S).groups()
+    assert title and len(desc) > len(title)
+    for word in words:
+        assert word in chart, word  # labels are <text>, in the page's language
+    assert "<text" in chart and "font-family" in chart
