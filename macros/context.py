@@ -26,15 +26,27 @@ def fingerprint(data_dir: Path) -> str:
 
 
 _loaded: dict[Path, BuildData] = {}
+_stats: dict[Path, tuple[tuple[str, int, int], ...]] = {}
+
+
+def _stat(data_dir: Path) -> tuple[tuple[str, int, int], ...]:
+    return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(data_dir.glob("*.yml")))
 
 
 def build_data(data_dir: Path = DATA_DIR) -> BuildData:
     """The catalog of ``data_dir``, re-read only when a data file changed (so once per build, and
-    again in ``mkdocs serve`` after an edit)."""
+    again in ``mkdocs serve`` after an edit). Files are hashed only when their size or time changed."""
     key = data_dir.resolve()
-    current = fingerprint(key)
     cached = _loaded.get(key)
+    stat = _stat(key)
+    if cached is not None and _stats.get(key) == stat:
+        return cached
+    _stats[key] = stat
+    current = fingerprint(key)
     if cached is None or cached.fingerprint != current:
+        from .library import forget_results
+        if cached is not None:
+            forget_results(cached.fingerprint)
         catalog = load_catalog(key)
         cached = _loaded[key] = BuildData(catalog, VerdictMatrix(catalog), current)
     return cached

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from babel import Locale
 from babel.dates import format_date
@@ -17,15 +17,15 @@ BABEL_LOCALES = {"en": "en_US", "fr": "fr_FR", "zh": "zh_Hans_CN"}
 
 @dataclass(frozen=True)
 class Formatter:
-    """Formatting for one language; get one with ``formatter(lang)``."""
+    """Formatting for one language; get one with ``formatter(lang)``. Results are memoized: Babel parses
+    its patterns on every call, and the same figures recur on every page."""
 
     lang: str
     locale: Locale
 
     def number(self, value: float, digits: int = 0) -> str:
         """``value`` rounded to ``digits`` decimals, grouped as the locale groups."""
-        pattern = "#,##0" + ("." + "0" * digits if digits else "")
-        return format_decimal(round(value, digits), format=pattern, locale=self.locale)
+        return _number(self.locale, round(value, digits), digits)
 
     def significant(self, value: float) -> str:
         """Two significant figures for small values, whole numbers from 10 up."""
@@ -35,10 +35,7 @@ class Formatter:
 
     def money(self, amount: float, currency: str, digits: int = 0) -> str:
         """``amount`` of ``currency`` with ``digits`` decimals: $4,157 / 4 157 $US / US$4,157."""
-        decimals = "." + "0" * digits if digits else ""
-        pattern = self.locale.currency_formats["standard"].pattern.replace(".00", decimals)
-        return format_currency(round(amount, digits), currency, format=pattern, locale=self.locale,
-                               currency_digits=False)
+        return _money(self.locale, round(amount, digits), currency, digits)
 
     def unit(self, key: str, value: str) -> str:
         return text("units", key, self.lang, value=value)
@@ -48,6 +45,19 @@ class Formatter:
 
     def date(self, value: datetime.date) -> str:
         return format_date(value, format="long", locale=self.locale)
+
+
+@lru_cache(maxsize=65536)
+def _number(locale: Locale, value: float, digits: int) -> str:
+    pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    return format_decimal(value, format=pattern, locale=locale)
+
+
+@lru_cache(maxsize=16384)
+def _money(locale: Locale, amount: float, currency: str, digits: int) -> str:
+    decimals = "." + "0" * digits if digits else ""
+    pattern = locale.currency_formats["standard"].pattern.replace(".00", decimals)
+    return format_currency(amount, currency, format=pattern, locale=locale, currency_digits=False)
 
 
 @cache

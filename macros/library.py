@@ -64,6 +64,24 @@ def _describe(hint: Any) -> str:
             str | None: "an id in quotes", int | None: "a whole number", bool: "true or false"}.get(hint, str(hint))
 
 
+# A macro's output depends only on the catalog, its arguments, the language and (for some) the page's
+# position: computed once per build and data state. Those that read docs/ files are never cached.
+UNCACHED = {"guide_cards", "reading_time", "translation_status_table"}
+LINK_DEPENDENT = {"configurator"}
+_results: dict[str, dict[tuple[Any, ...], str]] = {}
+
+
+def forget_results(fingerprint: str) -> None:
+    """Drop the macro results computed from a data state that changed (mkdocs serve after an edit)."""
+    _results.pop(fingerprint, None)
+
+
+@cache
+def _signature(name: str) -> tuple[inspect.Signature, dict[str, Any]]:
+    function = MACROS[name]
+    return inspect.signature(function), typing.get_type_hints(function)
+
+
 def signature_of(name: str) -> str:
     params = list(inspect.signature(MACROS[name]).parameters.values())[1:]
     return f"{name}({', '.join(p.name if p.default is p.empty else f'{p.name}={p.default!r}' for p in params)})"
@@ -95,8 +113,7 @@ class Macros:
 
     def _checked(self, name: str) -> Callable[..., str]:
         function = MACROS[name]
-        sig = inspect.signature(function)
-        hints = typing.get_type_hints(function)
+        sig, hints = _signature(name)
 
         def call(*args: Any, **kwargs: Any) -> str:
             try:
@@ -107,10 +124,19 @@ class Macros:
                 if not _check_type(value, hints[param]):
                     raise MacroError(f"argument '{param}' of {name}() must be {_describe(hints[param])}, "
                                      f"found {value!r}; it takes {signature_of(name)}")
+            key = None if name in UNCACHED else (
+                name, repr(bound.args[1:]), repr(sorted(bound.kwargs.items())), self.lang,
+                self.links if name in LINK_DEPENDENT else None)
+            cache = _results.setdefault(self.fingerprint, {})
+            if key is not None and key in cache:
+                return cache[key]
             result = function(*bound.args, **bound.kwargs)
             # Text from data/ lands in Markdown, where HTML passes through: escape it. Tables and other
             # deliberate markup are built escaped already and come back as Markup.
-            return str(result if isinstance(result, Markup) else escape(result))
+            text_out = str(result if isinstance(result, Markup) else escape(result))
+            if key is not None:
+                cache[key] = text_out
+            return text_out
 
         call.__name__ = name
         return call

@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 
 import yaml
@@ -136,6 +136,7 @@ def _blocks(source: str) -> list[int]:
     return numbers
 
 
+@lru_cache(maxsize=256)
 def macro_calls(source: str, page: str) -> list[MacroCall]:
     """Every macro call of a page, with its line and paragraph, in the page's order."""
     try:

@@ -88,3 +88,20 @@ def test_charts_are_inline_svg_with_text_as_text_and_a_text_alternative(site: Pa
     for word in words:
         assert word in chart, word  # labels are <text>, in the page's language
     assert "<text" in chart and "font-family" in chart
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_pages_make_no_third_party_request_and_log_no_error(browser, server, lang):
+    from urllib.parse import urlsplit
+    page = browser.new_context().new_page()
+    requests, errors = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    for path in ("", "guides/nvlink-or-pcie/", "guides/image-and-video/", "configurator/"):
+        page.goto(f"{server}{LANGUAGES[lang]}{path}")
+        page.wait_for_load_state("networkidle")
+    origin = urlsplit(server).netloc
+    foreign = [url for url in requests if urlsplit(url).scheme in ("http", "https") and urlsplit(url).netloc != origin]
+    assert not foreign, foreign
+    assert not errors, errors

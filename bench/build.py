@@ -1,0 +1,268 @@
+"""Build performance: what the macro pipeline costs next to MkDocs itself, and how it scales.
+
+    .venv/bin/python bench/build.py [--runs 3] [--skip-scaling] [--skip-serve]
+
+Prints medians of several runs and ratios measured in the same run (absolute times are noisy on a shared
+machine): full build against a baseline with the hook disabled and every page's macro output pre-rendered;
+the project's own code as a share of a profiled build, per phase; build time and configurator data as the
+catalog grows ×10 and ×100, the model list ×10 and the pages ×10; save-to-served time of `mkdocs serve`.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gzip
+import os
+import pstats
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from common import PYTHON, ROOT, median_of, mkdocs_build  # noqa: E402
+from sitebuild import copy_project  # noqa: E402
+
+LANGS = ("en", "fr", "zh")
+
+
+# --- baseline: the same site, macros pre-rendered, no hook --------------------------------------------
+def page_url(lang: str, relative: str) -> str:
+    path = relative.removesuffix(".md")
+    path = "" if path == "index" else path.removesuffix("/index") + "/"
+    return ("" if lang == "en" else f"{lang}/") + path
+
+
+def prerendered_project(target: Path) -> Path:
+    """A copy whose pages hold their rendered Markdown, generated pages as files, and no hook."""
+    from macros.context import build_data
+    from macros.library import PageLinks
+    from macros.pages import configurator_page
+    from macros.pipeline import PageSource, process_page
+    from mkdocs.utils.meta import get_data
+
+    project = copy_project(target)
+    data = build_data()
+    docs = project / "docs"
+    for lang in LANGS:
+        for model in data.catalog.models:
+            (docs / lang / "configurator" / f"{model}.md").write_text(configurator_page(data, lang, model))
+    for path in sorted(docs.rglob("*.md")):
+        lang, relative = path.relative_to(docs).parts[0], "/".join(path.relative_to(docs).parts[1:])
+        source = path.read_text(encoding="utf-8")
+        markdown, _ = get_data(source)
+        url = page_url(lang, relative)
+        root = "../" * url.count("/")
+        links = PageLinks(root=root, lang_root=root + ("" if lang == "en" else f"{lang}/"))
+        rendered = process_page(PageSource(f"docs/{lang}/{relative}", lang, source, markdown,
+                                           generated="configurator/" in relative and relative != "configurator/index.md"),
+                                ROOT / "docs", data, links)
+        head = source[: len(source) - len(markdown)] if source.endswith(markdown) else ""
+        path.write_text(head + rendered, encoding="utf-8")
+    config = project / "mkdocs.yml"
+    text = re.sub(r"\nhooks:\n  - hooks/page_macros.py\n", "\n", config.read_text())
+    text = text.replace("    omitted_files: warn", "    omitted_files: info")
+    # what the hook gives the 404 template, fixed
+    text = text.replace("  generator: false", "  generator: false\n  not_found: {title: Page not found, text: Gone, "
+                        "home: Home, configurator: Configurator, home_url: /}")
+    config.write_text(text)
+    return project
+
+
+# --- profile: our code's share, per phase -------------------------------------------------------------
+PHASES = {
+    "catalog load (data/ -> Catalog)": "load_catalog",
+    "verdict matrix (fit + floor)": "cell",
+    "page checks (front matter, ids, glossary, links)": "check_before_rendering",
+    "hand-typed figure check": "check_hand_typed",
+    "macro rendering (Jinja + macros)": "render_page",
+    "translation parity": "check_parity",
+    "configurator pages": "configurator",
+    "charts (matplotlib)": "_svg",
+    "API + search index files": "finish_site",
+}
+
+
+def profile_build(site: Path) -> list[tuple[str, float]]:
+    """Profile a build in a fresh process (nothing cached from earlier work in this one)."""
+    import json
+    result = subprocess.run([PYTHON, __file__, "--profile-only", str(site)], capture_output=True, text=True)
+    if result.returncode:
+        raise SystemExit(result.stderr[-3000:])
+    return [tuple(row) for row in json.loads(result.stdout.strip().splitlines()[-1])]
+
+
+def _profile_here(site: Path) -> list[tuple[str, float]]:
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    profiler = cProfile.Profile()
+    os.environ["NO_MKDOCS_2_WARNING"] = "1"
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site))
+    profiler.enable()
+    build(config)
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = max(entry[3] for entry in stats.stats.values())  # cumulative time of the outermost call
+    ours = ("/hooks/", "/macros/", "/sizing/")
+
+    def cumulative(name: str) -> float:
+        return max((entry[3] for (path, _, fn), entry in stats.stats.items()
+                    if fn == name and any(part in path for part in ours)), default=0.0)
+    hook_entries = ("on_config", "on_files", "on_page_read_source", "on_page_markdown", "keep_language_404", "finish_site")
+    own = sum(cumulative(name) for name in hook_entries)
+    rows = [("whole build (profiled)", total), ("project code, all hook entry points", own)]
+    rows += [(label, cumulative(function)) for label, function in PHASES.items()]
+    return rows
+
+
+# --- scaling ------------------------------------------------------------------------------------------
+def scale_catalog(project: Path, factor: int) -> None:
+    nodes = project / "data" / "nodes.yml"
+    head, _, body = nodes.read_text().partition("nodes:\n")
+    records = re.findall(r"  - id: .*?(?=\n  - id: |\Z)", body, re.S)
+    extra = []
+    for copy in range(1, factor):
+        for record in records:
+            record = re.sub(r"id: (\S+)", rf"id: \1-r{copy}", record, count=1)
+            record = re.sub(r"amount: (\d+)", lambda m: f"amount: {int(m.group(1)) + copy}", record)
+            extra.append(record)
+    nodes.write_text(head + "nodes:\n" + "\n".join(records + extra).rstrip() + "\n")
+
+
+def scale_models(project: Path, factor: int) -> None:
+    models = project / "data" / "models.yml"
+    text = models.read_text()
+    head, _, rest = text.partition("llms:\n")
+    llms, _, diffusion = rest.partition("\n# Image and video models")
+    records = re.findall(r"  - id: .*?(?=\n  - id: |\Z)", llms, re.S)
+    extra = [re.sub(r"name: (.*)", rf"name: \1 v{copy}", re.sub(r"id: (\S+)", rf"id: \1-v{copy}", r, count=1), count=1)
+             for copy in range(1, factor) for r in records]
+    models.write_text(head + "llms:\n" + "\n".join(records + extra).rstrip() + "\n\n# Image and video models" + diffusion)
+
+
+def scale_pages(project: Path, factor: int) -> None:
+    for lang in LANGS:
+        guides = project / "docs" / lang / "guides"
+        for copy in range(1, factor):
+            for page in ("nvlink-or-pcie", "image-and-video", "quantization", "mixture-of-experts"):
+                (guides / f"{page}-copy{copy}.md").write_text((guides / f"{page}.md").read_text())
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text().replace("    omitted_files: warn", "    omitted_files: info"))
+
+
+def fit_gzip_kb(site: Path) -> float:
+    return len(gzip.compress((site / "api" / "fit.json").read_bytes(), 9)) / 1000
+
+
+# --- serve ----------------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def save_to_served(project: Path, only: str | None, edits: int) -> float:
+    port = free_port()
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **({"BUILD_ONLY_LOCALE": only} if only else {})}
+    server = subprocess.Popen([PYTHON, "-m", "mkdocs", "serve", "-f", str(project / "mkdocs.yml"),
+                               "-a", f"127.0.0.1:{port}", "--no-livereload"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    lang = only or "fr"
+    url = f"http://127.0.0.1:{port}/{lang}/guides/quantization/"
+    page = project / "docs" / lang / "guides" / "quantization.md"
+
+    def fetch() -> str:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                return response.read().decode()
+        except OSError:
+            return ""
+    try:
+        deadline = time.time() + 120
+        while "<html" not in fetch():
+            if time.time() > deadline:
+                raise SystemExit("mkdocs serve did not come up")
+            time.sleep(0.2)
+        times = []
+        original = page.read_text()
+        for edit in range(edits):
+            marker = f"BENCHMARKEDIT{edit}"
+            page.write_text(original.replace("# Choisir un format de quantification", f"# Choisir {marker}", 1))
+            saved = time.perf_counter()
+            while marker not in fetch():
+                if time.perf_counter() - saved > 60:
+                    raise SystemExit("the edit never reached the served page")
+                time.sleep(0.05)
+            times.append(time.perf_counter() - saved)
+            time.sleep(1.0)
+        page.write_text(original)
+        return sorted(times)[len(times) // 2]
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--skip-scaling", action="store_true")
+    parser.add_argument("--skip-serve", action="store_true")
+    parser.add_argument("--profile-only", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.profile_only:
+        import json
+        import logging
+        logging.disable(logging.WARNING)
+        print(json.dumps(_profile_here(args.profile_only)))
+        return 0
+    work = Path(tempfile.mkdtemp(prefix="bench-"))
+    try:
+        config = ROOT / "mkdocs.yml"
+        full = median_of(args.runs, lambda: mkdocs_build(config, work / "full"))
+        baseline_project = prerendered_project(work / "baseline")
+        baseline = median_of(args.runs, lambda: mkdocs_build(baseline_project / "mkdocs.yml", work / "base"))
+        print(f"full build (3 languages)            {full:6.2f} s  (median of {args.runs})")
+        print(f"baseline, macros pre-rendered, no hook {baseline:5.2f} s")
+        print(f"ratio full / baseline                {full / baseline:6.2f}×   pipeline adds {full - baseline:+.2f} s "
+              f"= {100 * (full - baseline) / full:.1f} % of the build")
+
+        print("\nprofiled build (cProfile; shares of the same profiled run)")
+        rows = profile_build(work / "profiled")
+        total = rows[0][1]
+        for label, seconds in rows:
+            print(f"  {label:<50} {seconds:6.2f} s  {100 * seconds / total:5.1f} %")
+
+        if not args.skip_scaling:
+            print("\nscaling (one build each)")
+            print(f"  {'variant':<22} {'build':>8} {'vs real':>8} {'fit.json gz':>12}")
+            print(f"  {'real catalog':<22} {full:7.2f}s {1:7.2f}× {fit_gzip_kb(work / 'full'):10.1f}KB")
+            for label, change in (("catalog ×10", lambda p: scale_catalog(p, 10)),
+                                  ("catalog ×100", lambda p: scale_catalog(p, 100)),
+                                  ("models ×10", lambda p: scale_models(p, 10)),
+                                  ("pages ×10", lambda p: scale_pages(p, 10))):
+                project = copy_project(work / label.replace(" ", "_").replace("×", "x"))
+                change(project)
+                seconds = mkdocs_build(project / "mkdocs.yml", project / "site")
+                print(f"  {label:<22} {seconds:7.2f}s {seconds / full:7.2f}× {fit_gzip_kb(project / 'site'):10.1f}KB")
+                shutil.rmtree(project)
+
+        if not args.skip_serve:
+            print("\nmkdocs serve: save a page -> rebuilt page served (median of 3 edits)")
+            project = copy_project(work / "serve")
+            print(f"  all languages      {save_to_served(project, None, 3):5.2f} s")
+            print(f"  French only        {save_to_served(project, 'fr', 3):5.2f} s   (make serve-fr)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
