@@ -173,10 +173,11 @@ def save_to_served(project: Path, only: str | None, edits: int) -> float:
     port = free_port()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **({"BUILD_ONLY_LOCALE": only} if only else {})}
     server = subprocess.Popen([PYTHON, "-m", "mkdocs", "serve", "-f", str(project / "mkdocs.yml"),
-                               "-a", f"127.0.0.1:{port}", "--no-livereload"], env=env,
+                               "-a", f"127.0.0.1:{port}"], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     lang = only or "fr"
-    url = f"http://127.0.0.1:{port}/{lang}/guides/quantization/"
+    # with BUILD_ONLY_LOCALE, mkdocs-static-i18n builds that one language at the root of the site
+    url = f"http://127.0.0.1:{port}/{'' if only else lang + '/'}guides/quantization/"
     page = project / "docs" / lang / "guides" / "quantization.md"
 
     def fetch() -> str:
@@ -194,7 +195,7 @@ def save_to_served(project: Path, only: str | None, edits: int) -> float:
         times = []
         original = page.read_text()
         for edit in range(edits):
-            marker = f"BENCHMARKEDIT{edit}"
+            marker = "BENCHMARKEDIT" + "abcdefghij"[edit]  # no digit: pages may not hold typed figures
             page.write_text(original.replace("# Choisir un format de quantification", f"# Choisir {marker}", 1))
             saved = time.perf_counter()
             while marker not in fetch():

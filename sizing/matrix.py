@@ -31,6 +31,9 @@ class VerdictMatrix:
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
         self._cells: dict[Key, Cell] = {}
+        # A verdict and its floor depend on the GPU and the card count, not on which node (or price):
+        # nodes sharing both share one computation.
+        self._by_hardware: dict[tuple[str, str, int | None, str, int], Cell] = {}
 
     def cell(self, model_id: str, precision_id: str, node_id: str, context_tokens: int | None = None) -> Cell:
         c = self.catalog
@@ -42,10 +45,14 @@ class VerdictMatrix:
         key = (model_id, precision_id, context_tokens, node_id)
         found = self._cells.get(key)
         if found is None:
-            verdict = fit(c, model, precision, node, context_tokens)
-            floor = (floor_for_fit(c, model, precision, c.gpu_of(node), verdict, context_tokens)
-                     if isinstance(model, Llm) else None)
-            found = self._cells[key] = Cell(verdict, floor)
+            hardware = (model_id, precision_id, context_tokens, node.gpu, node.cards)
+            found = self._by_hardware.get(hardware)
+            if found is None:
+                verdict = fit(c, model, precision, node, context_tokens)
+                floor = (floor_for_fit(c, model, precision, c.gpu_of(node), verdict, context_tokens)
+                         if isinstance(model, Llm) else None)
+                found = self._by_hardware[hardware] = Cell(verdict, floor)
+            self._cells[key] = found
         return found
 
     def keys(self) -> Iterator[Key]:
