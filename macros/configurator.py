@@ -8,9 +8,8 @@ from typing import Any
 from markupsafe import Markup
 
 from sizing.api import NO_CONTEXT, context_keys
-from sizing.fit import card_budget
-from sizing.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers
-from sizing.fit import Verdict
+from sizing.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
+from sizing.fit import Verdict, card_budget
 from sizing.schema import Llm
 from sizing.units import GIB
 
@@ -94,8 +93,8 @@ def _script_data(m: Macros) -> str:
     c = m.catalog
     nodes = [{
         "id": n.id, "name": m._node_label(n), "amount": n.price_per_month.amount,
-        "month": m.price(n.id), "hour": m.f.money(n.price_per_month.amount / (n.cards * c.assumptions.hours_per_month.value),
-                                                    n.price_per_month.currency, digits=2),
+        "month": m.price(n.id),
+        "hour": m.f.money(price_per_gpu_hour(c, n), n.price_per_month.currency, digits=2),
         "budget": round(card_budget(c, c.gpu_of(n)) / GIB, 1),
     } for n in c.nodes.values()]
     data = {

@@ -1,7 +1,5 @@
 """Accessibility in real Chromium with axe-core: no violation on the home page, every guide and the
 configurator, in every language."""
-from pathlib import Path
-
 import pytest
 
 from sitebuild import LANGUAGES, ROOT
