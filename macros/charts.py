@@ -61,17 +61,20 @@ def _figure(height: float) -> plt.Figure:
 def chart_links(self: Macros) -> Markup:
     """A bar chart of every link's bandwidth per card, one direction, side by side."""
     used = {n.link.interconnect for n in self.catalog.nodes.values() if n.cards > 1}
-    links = sorted((self.catalog.interconnects[i] for i in used), key=lambda link: link.per_direction_gbps)
+    # fastest first, ties by name: never the order of a set, which changes with the hash seed
+    links = sorted((self.catalog.interconnects[i] for i in used),
+                   key=lambda link: (-link.per_direction_gbps, link.name))
+    bottom_up = links[::-1]  # barh draws the first bar at the bottom
     with plt.rc_context(STYLE):
         figure = _figure(0.45 * len(links) + 0.8)
         axes = figure.add_subplot()
-        values = [link.per_direction_gbps for link in links]
-        bars = axes.barh([link.name for link in links], values,
-                         color=[COLOURS[link.family] for link in links])
+        values = [link.per_direction_gbps for link in bottom_up]
+        bars = axes.barh([link.name for link in bottom_up], values,
+                         color=[COLOURS[link.family] for link in bottom_up])
         axes.bar_label(bars, labels=[self._gbps(v) for v in values], padding=3)
         axes.set_xlabel(_t(self, "links_axis"))
         axes.margins(x=0.15)
-    items = ", ".join(f"{link.name}: {self._gbps(link.per_direction_gbps)}" for link in reversed(links))
+    items = ", ".join(f"{link.name}: {self._gbps(link.per_direction_gbps)}" for link in links)
     return _svg(figure, _t(self, "links_title"), _t(self, "links_desc", items=items))
 
 

@@ -40,7 +40,7 @@ def product_names(catalog: Catalog) -> list[str]:
         names |= {model.name, *([model.family] if model.family else [])}
     names |= {link.name for link in catalog.interconnects.values()}
     names |= {p.name for p in catalog.precisions.values()}
-    return sorted(names, key=len, reverse=True)
+    return sorted(names, key=lambda name: (-len(name), name))
 
 
 def _name_tokens(names: Iterable[str]) -> set[str]:
@@ -63,7 +63,7 @@ def _front_matter_end(lines: list[str]) -> int:
 
 def hand_typed_figures(markdown: str, names: list[str]) -> list[HandTypedFigure]:
     """Lines of ``markdown`` that hold a digit outside macros, code and product or model names."""
-    tokens = sorted(_name_tokens(names), key=len, reverse=True)
+    tokens = sorted(_name_tokens(names), key=lambda token: (-len(token), token))
     name_pattern = re.compile("|".join(re.escape(n) for n in [*names, *tokens])) if names else None
     found: list[HandTypedFigure] = []
     lines = markdown.splitlines()

@@ -1,4 +1,9 @@
 """Macros: locale formatting to the code point, argument checks, the sandbox, the reference."""
+import os
+import re
+import subprocess
+import sys
+
 import pytest
 
 from macros.context import build_data
@@ -7,6 +12,7 @@ from macros.figures import hand_typed_figures, product_names
 from macros.library import MACROS, reference_entries
 from macros.render import render_page
 from macros.strings import LANGUAGES, strings
+from sitebuild import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +132,24 @@ def test_no_page_in_docs_has_a_hand_typed_figure(data):
     offenders = [f"{path.relative_to(ROOT)}:{figure}" for path in sorted((ROOT / "docs").rglob("*.md"))
                  for figure in hand_typed_figures(path.read_text(encoding="utf-8"), product_names(data.catalog))]
     assert not offenders, "figures typed by hand:\n" + "\n".join(offenders)
+
+
+RENDER_LINK_CHART = """
+import re
+from macros.context import build_data
+from macros.render import render_page
+print(re.search("<desc>(.*?)</desc>", render_page("{{ chart_links() }}", "docs/en/p.md", "en", build_data())).group(1))
+"""
+
+
+def test_the_link_chart_lists_links_fastest_first_and_ties_by_name_whatever_the_hash_seed():
+    descriptions = set()
+    for seed in ("1", "3"):  # these two seeds iterate the set of link ids in different orders
+        run = subprocess.run([sys.executable, "-c", RENDER_LINK_CHART], cwd=ROOT, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONHASHSEED": seed}, check=True)
+        descriptions.add(run.stdout)
+    assert len(descriptions) == 1
+    listed = re.findall(r"([^:,]+): ([\d.]+) GB/s", descriptions.pop())
+    assert [name.strip() for name, _ in listed][2:4] == ["NVLink 3", "NVLink 4 (H100 PCIe/NVL)"]  # both 300 GB/s
+    speeds = [float(speed) for _, speed in listed]
+    assert speeds == sorted(speeds, reverse=True)
