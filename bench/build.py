@@ -85,7 +85,7 @@ PHASES = {
     "macro rendering (Jinja + macros)": "render_page",
     "translation parity": "check_parity",
     "configurator pages": "configurator",
-    "charts (matplotlib)": "_svg",
+    "charts (SVG)": "_figure",
     "API + search index files": "finish_site",
 }
 
