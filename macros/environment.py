@@ -1,16 +1,9 @@
-"""The sandboxed Jinja environment pages are rendered with: no globals but the macros passed in."""
+"""The sandboxed Jinja environment a page's macro calls are compiled in: no globals but the macros
+passed in, attribute access checked."""
 from __future__ import annotations
 
 from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-TEMPLATE_NAME = "<page>"
-ENV = SandboxedEnvironment(
-    undefined=StrictUndefined,
-    autoescape=False,
-    keep_trailing_newline=True,
-    # {#id} is Markdown's heading-id syntax (attr_list): Jinja comments use {## ... ##} instead.
-    comment_start_string="{##",
-    comment_end_string="##}",
-)
+ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 ENV.globals.clear()  # no range, cycler, joiner, namespace, lipsum, dict: only the macros

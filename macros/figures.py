@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from sizing.catalog import Catalog
 
+from .page_checks import front_matter_end
+
 READER_VISIBLE_KEYS = ("title", "description", "category")  # front matter a reader sees; the rest is bookkeeping
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _STRIPPED = [
@@ -53,24 +55,16 @@ def _name_tokens(names: Iterable[str]) -> set[str]:
     return tokens
 
 
-def _front_matter_end(lines: list[str]) -> int:
-    if lines and lines[0].strip() == "---":
-        for index, line in enumerate(lines[1:], start=1):
-            if line.strip() == "---":
-                return index + 1
-    return 0
-
-
 def hand_typed_figures(markdown: str, names: list[str]) -> list[HandTypedFigure]:
     """Lines of ``markdown`` that hold a digit outside macros, code and product or model names."""
     tokens = sorted(_name_tokens(names), key=lambda token: (-len(token), token))
     name_pattern = re.compile("|".join(re.escape(n) for n in [*names, *tokens])) if names else None
     found: list[HandTypedFigure] = []
     lines = markdown.splitlines()
-    front_matter_end = _front_matter_end(lines)
+    front_matter = front_matter_end(lines)
     in_fence = False
     for number, line in enumerate(lines, start=1):
-        if number <= front_matter_end:
+        if number <= front_matter:
             key, _, value = line.partition(":")
             rest = value if key.strip() in READER_VISIBLE_KEYS else ""
         elif _FENCE.match(line):

@@ -2,11 +2,9 @@
 reading times and guide cards."""
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 
-import yaml
 from markupsafe import Markup
 
 from sizing.choices import card_choices, effective_bits_per_parameter, nodes_that_hold, one_card_choices
@@ -14,6 +12,7 @@ from sizing.fit import Verdict, card_budget
 from sizing.memory import component_bytes, kv_bytes_per_token, kv_cache_bytes, weight_bytes
 from sizing.schema import DiffusionModel
 from sizing.units import GB, GIB
+from sizing.yaml_lines import safe_load
 
 from .errors import MacroError
 from .library import Macros, macro
@@ -300,7 +299,7 @@ def pcie_only_gpus(self: Macros) -> str:
 # --- guides: reading time and cards --------------------------------------------------------------------
 @cache
 def guide_pages() -> tuple[str, ...]:
-    return tuple(yaml.safe_load(GUIDES_FILE.read_text(encoding="utf-8")))
+    return tuple(safe_load(GUIDES_FILE.read_text(encoding="utf-8")))
 
 
 def _page_file(page: str, lang: str) -> tuple[Path, str]:
@@ -313,10 +312,9 @@ def _front_matter(path: Path) -> dict[str, str]:
     source = path.read_text(encoding="utf-8")
     if not source.startswith("---\n"):
         return {}
-    return yaml.safe_load(source.split("---\n", 2)[1]) or {}
+    return safe_load(source.split("---\n", 2)[1]) or {}
 
 
-_GUIDE_CARDS = re.compile(r"\{\{\s*guide_cards\([^}]*\)\s*\}\}")
 _minutes_cache: dict[tuple[str, str, str, float], int] = {}
 
 
@@ -329,8 +327,8 @@ def page_reading_minutes(m: Macros, page: str) -> int:
         source = path.read_text(encoding="utf-8")
         body = source.split("---\n", 2)[2] if source.startswith("---\n") else source
         offset = source[: len(source) - len(body)].count("\n")
-        body = _GUIDE_CARDS.sub("", body)  # the cards of other guides are not part of a page's reading
-        rendered = render_page(body, f"docs/{lang}/{page}", lang, m.data, offset)
+        # the cards of other guides are not part of a page's reading
+        rendered = render_page(body, f"docs/{lang}/{page}", lang, m.data, offset, omit="guide_cards")
         _minutes_cache[key] = reading_minutes(plain_text(rendered), lang, m.catalog)
     return _minutes_cache[key]
 

@@ -11,12 +11,14 @@ from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 
 import yaml
-from jinja2 import TemplateSyntaxError, nodes
+from jinja2 import nodes
 
 from sizing.catalog import closest
+from sizing.yaml_lines import safe_load
 
 from .errors import PageError
 from .environment import ENV
+from .page_template import compile_page
 
 FRONT_MATTER_KEYS = ("title", "description", "category", "hide", "source_hash")
 GLOSSARY_FILE = Path(__file__).resolve().parent / "glossary.yml"
@@ -44,7 +46,7 @@ def check_front_matter(source: str, page: str) -> dict[str, object]:
     if end == 0:
         raise PageError(page, 1, "front matter opened with '---' is never closed; add a '---' line after it")
     try:
-        data = yaml.safe_load("\n".join(lines[1:end - 1])) or {}
+        data = safe_load("\n".join(lines[1:end - 1])) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark else 1
@@ -65,8 +67,9 @@ def _outside_fences(source: str) -> list[tuple[int, str]]:
     """(line number, line) of every line outside fenced code and front matter."""
     lines = source.splitlines()
     kept, fenced = [], False
+    front_matter = front_matter_end(lines)
     for number, line in enumerate(lines, start=1):
-        if number <= front_matter_end(lines):
+        if number <= front_matter:
             continue
         if _FENCE.match(line):
             fenced = not fenced
@@ -136,20 +139,23 @@ def _blocks(source: str) -> list[int]:
     return numbers
 
 
+@lru_cache(maxsize=4096)
+def _calls_in(expression_text: str) -> tuple[str, ...]:
+    """The macro calls one expression makes, written the same way whatever the spacing or quotes."""
+    calls = []
+    for call in ENV.parse("{{ " + expression_text + " }}").find_all(nodes.Call):
+        name = call.node.name if isinstance(call.node, nodes.Name) else _expr(call.node)
+        args = [_expr(a) for a in call.args] + [f"{k.key}={_expr(k.value)}" for k in call.kwargs]
+        calls.append(f"{name}({', '.join(args)})")
+    return tuple(calls)
+
+
 @lru_cache(maxsize=256)
 def macro_calls(source: str, page: str) -> list[MacroCall]:
     """Every macro call of a page, with its line and paragraph, in the page's order."""
-    try:
-        tree = ENV.parse(source)
-    except TemplateSyntaxError as exc:
-        raise PageError(page, exc.lineno, f"template syntax error: {exc.message}") from None
     blocks = _blocks(source)
-    calls = []
-    for call in tree.find_all(nodes.Call):
-        name = call.node.name if isinstance(call.node, nodes.Name) else _expr(call.node)
-        args = [_expr(a) for a in call.args] + [f"{k.key}={_expr(k.value)}" for k in call.kwargs]
-        calls.append(MacroCall(f"{name}({', '.join(args)})", call.lineno, blocks[call.lineno - 1]))
-    return calls
+    return [MacroCall(text, call.line, blocks[call.line - 1])
+            for call in compile_page(source, page).calls for text in _calls_in(call.text)]
 
 
 def _canonical(calls: list[MacroCall]) -> list[MacroCall]:
@@ -210,18 +216,34 @@ def _normalize(path: PurePosixPath) -> str:
 
 @cache
 def glossary() -> dict[str, dict[str, object]]:
-    return yaml.safe_load(GLOSSARY_FILE.read_text(encoding="utf-8"))
+    return safe_load(GLOSSARY_FILE.read_text(encoding="utf-8"))
+
+
+_NOT_PROSE = re.compile(r"`[^`]*`|\{\{.*?\}\}|\{%.*?%\}|\]\([^)]*\)|\{[#.][^}]*\}")
+
+
+@cache
+def _avoided_forms(lang: str) -> tuple[re.Pattern[str] | None, dict[str, tuple[str, str]]]:
+    """One pattern matching every form the glossary rules out in ``lang``, and for each form (lower
+    case) the term it stands for and the form to write instead."""
+    advice = {avoided.lower(): (term, forms[lang]["use"])
+              for term, forms in glossary().items() for avoided in forms[lang].get("avoid", [])}
+    if not advice:
+        return None, advice
+    alternatives = "|".join(re.escape(form) for form in sorted(advice, key=lambda f: (-len(f), f)))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE), advice
 
 
 def check_glossary(source: str, page: str, lang: str) -> None:
     """Flag a term written in a form the glossary rules out for this language."""
     if lang == "en":
         return
+    pattern, advice = _avoided_forms(lang)
+    if pattern is None:
+        return
     for number, line in _outside_fences(source):
-        prose = re.sub(r"`[^`]*`|\{\{.*?\}\}|\{%.*?%\}|\]\([^)]*\)|\{[#.][^}]*\}", " ", line)
-        for term, forms in glossary().items():
-            rule = forms[lang]
-            for avoided in rule.get("avoid", []):
-                if re.search(rf"(?<!\w){re.escape(avoided)}(?!\w)", prose, re.IGNORECASE):
-                    raise PageError(page, number, f"'{avoided}' is not how this site writes '{term}' in "
-                                    f"{lang}: write '{rule['use']}' (see the glossary in the writer's reference)")
+        found = pattern.search(_NOT_PROSE.sub(" ", line))
+        if found:
+            term, use = advice[found.group(0).lower()]
+            raise PageError(page, number, f"'{found.group(0)}' is not how this site writes '{term}' in "
+                            f"{lang}: write '{use}' (see the glossary in the writer's reference)")

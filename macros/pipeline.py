@@ -14,7 +14,8 @@ from .library import PageLinks
 from .page_checks import (
     check_front_matter, check_glossary, check_heading_ids, check_links, check_parity, heading_ids,
 )
-from .render import compile_page, has_macros, render_page
+from .page_template import compile_page, has_macros
+from .render import render_page
 
 SOURCE_LANGUAGE = "en"
 LANGUAGES = ("en", "fr", "zh")

@@ -1,41 +1,22 @@
-"""Render a page's Markdown through the macros in a sandboxed Jinja environment.
+"""Render a page's Markdown through the macros: every ``{{ ... }}`` is a Jinja expression evaluated in a
+sandboxed environment (see ``page_template``), the text around it is left as it is.
 
 Errors come back as PageError naming the page, the line and the fix; a page can reach nothing but the
 documented macros (no Jinja globals, sandboxed attribute access)."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from types import TracebackType
 
-from jinja2 import TemplateSyntaxError, UndefinedError
+from jinja2 import UndefinedError
 from jinja2.exceptions import SecurityError
 
 from sizing.catalog import closest
 
-from .context import BuildData
-from .environment import ENV, TEMPLATE_NAME
-from .errors import MacroError, PageError
 from . import charts, configurator, guide_macros, translation_tables  # noqa: F401 - register their macros
+from .context import BuildData
+from .errors import MacroError, PageError
 from .library import MACROS, Macros, PageLinks
-
-def has_macros(markdown: str) -> bool:
-    return "{{" in markdown or "{%" in markdown
-
-
-@lru_cache(maxsize=512)
-def _compile(source: str):  # noqa: ANN202 - jinja2.Template
-    """Compiled once per distinct source text, reused across languages and rebuilds."""
-    return ENV.from_string(source)
-
-
-def _template_line(tb: TracebackType | None) -> int | None:
-    line = None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == TEMPLATE_NAME or tb.tb_frame.f_code.co_filename == "<template>":
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    return line
+from .page_template import BadPage, Call, compile_page, expression, has_macros
 
 
 def _undefined_message(exc: UndefinedError) -> str:
@@ -49,52 +30,35 @@ def _undefined_message(exc: UndefinedError) -> str:
     return f"unknown macro '{name}'; {hint}"
 
 
-def _shift(line: int | None, offset: int) -> int | None:
-    return None if line is None else line + offset
-
-
-_WELL_FORMED = re.compile(r'\{\{(?:[^"}]|"[^"]*"|\}(?!\}))*?\}\}')
-
-
-def check_braces(markdown: str, page: str, line_offset: int = 0) -> None:
-    """Every macro call opens and closes on one line, with its quotes closed: a broken one is reported
-    on its own line (Jinja would report where parsing finally broke, often lines later)."""
-    for number, line in enumerate(markdown.splitlines(), start=1 + line_offset):
-        rest = _WELL_FORMED.sub("", line)
-        if "{{" in rest:
-            raise PageError(page, number, "a '{{' without its '}}' on the same line, or a quote left open "
-                            "inside it; write each macro call on one line, like {{ price(\"4x-a100-pcie-80gb\") }}")
-        if "}}" in rest:
-            raise PageError(page, number, "a '}}' without its '{{'; write the call as {{ name(...) }}")
-
-
-def compile_page(markdown: str, page: str, line_offset: int = 0):  # noqa: ANN201 - jinja2.Template
-    """The page's template; a syntax error names the page and the line of the source file
-    (``line_offset``: lines above ``markdown`` in the file, such as front matter)."""
-    check_braces(markdown, page, line_offset)
+def _evaluate(call: Call, names: dict[str, object]) -> str:
+    """The text a call writes; BadPage saying why it cannot."""
     try:
-        return _compile(markdown)
-    except TemplateSyntaxError as exc:
-        raise PageError(page, _shift(exc.lineno, line_offset),
-                        f"template syntax error: {exc.message}; check that every "
-                        "'{{' has its '}}' and every '{%' its '%}'") from None
+        return str(expression(call.text)(**names))
+    except MacroError as exc:
+        message = str(exc)
+    except SecurityError as exc:
+        message = f"not allowed ({exc}); pages may only call the documented macros"
+    except UndefinedError as exc:
+        message = _undefined_message(exc)
+    except TypeError as exc:
+        message = f"{exc}; call macros by name with ids in quotes, e.g. price(\"4x-a100-pcie-80gb\")"
+    raise BadPage(call.line, message)
 
 
 def render_page(markdown: str, page: str, lang: str, data: BuildData, line_offset: int = 0,
-                links: PageLinks = PageLinks()) -> str:
-    """Markdown with every macro call replaced by its output for ``lang``."""
+                links: PageLinks = PageLinks(), omit: str | None = None) -> str:
+    """Markdown with every macro call replaced by its output for ``lang``; calls to the macro ``omit``
+    write nothing (a page's reading time leaves out the cards of other pages)."""
     if not has_macros(markdown):
         return markdown
-    template = compile_page(markdown, page, line_offset)
+    compiled = compile_page(markdown, page, line_offset)
+    names = Macros(data, lang, links).as_globals()
+    out = [compiled.texts[0]]
     try:
-        return template.render(Macros(data, lang, links).as_globals())
-    except MacroError as exc:
-        message, tb = str(exc), exc.__traceback__
-    except SecurityError as exc:
-        message, tb = f"not allowed ({exc}); pages may only call the documented macros", exc.__traceback__
-    except UndefinedError as exc:
-        message, tb = _undefined_message(exc), exc.__traceback__
-    except TypeError as exc:
-        message = f"{exc}; call macros by name with ids in quotes, e.g. price(\"4x-a100-pcie-80gb\")"
-        tb = exc.__traceback__
-    raise PageError(page, _shift(_template_line(tb), line_offset), message)
+        for call, text in zip(compiled.calls, compiled.texts[1:]):
+            if omit is None or call.name != omit:
+                out.append(_evaluate(call, names))
+            out.append(text)
+    except BadPage as problem:
+        raise PageError(page, problem.line + line_offset, str(problem)) from None
+    return "".join(out)

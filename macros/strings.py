@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import yaml
+from sizing.yaml_lines import safe_load
 
 STRINGS_FILE = Path(__file__).resolve().parent / "strings.yml"
 LANGUAGES = ("en", "fr", "zh")
@@ -13,7 +13,7 @@ LANGUAGES = ("en", "fr", "zh")
 @cache
 def strings() -> dict[str, dict[str, dict[str, str]]]:
     """All strings, checked complete: every key has every language."""
-    table = yaml.safe_load(STRINGS_FILE.read_text(encoding="utf-8"))
+    table = safe_load(STRINGS_FILE.read_text(encoding="utf-8"))
     missing = [f"{group}.{key}: {lang}" for group, keys in table.items() for key, texts in keys.items()
                for lang in LANGUAGES if texts.get(lang) is None]
     if missing:

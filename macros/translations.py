@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-import yaml
+from sizing.yaml_lines import safe_load
 
 from .page_checks import front_matter_end
 
@@ -47,7 +47,7 @@ def recorded_hash(text: str) -> str | None:
     end = front_matter_end(lines)
     if not end:
         return None
-    data = yaml.safe_load("\n".join(lines[1:end - 1])) or {}
+    data = safe_load("\n".join(lines[1:end - 1])) or {}
     value = data.get("source_hash") if isinstance(data, dict) else None
     return str(value) if value is not None else None
 

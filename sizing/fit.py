@@ -83,21 +83,34 @@ def llm_need(catalog: Catalog, model: Llm, precision: Precision, context_tokens:
     )
 
 
-def fit_llm(catalog: Catalog, model: Llm, precision: Precision, node: Node,
-            context_tokens: int | None = None, batch: int | None = None) -> Fit:
-    """The smallest valid split of ``model`` that fits on ``node``, or the best attempt if none does."""
+def split_needs(catalog: Catalog, model: Llm, precision: Precision, max_cards: int,
+                context_tokens: int | None = None, batch: int | None = None) -> dict[int, MemoryNeed]:
+    """What one card needs for each valid split k ≤ ``max_cards``, smallest k first. It depends on the
+    model, not on the GPU: one computation serves every node."""
     a = catalog.assumptions
     context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
     batch = a.default_batch.value if batch is None else batch
-    budget = card_budget(catalog, catalog.gpu_of(node))
+    return {k: llm_need(catalog, model, precision, context_tokens, batch, k) for k in valid_splits(model, max_cards)}
+
+
+def fit_split(needs: dict[int, MemoryNeed], cards: int, budget: float) -> Fit:
+    """The smallest split of ``needs`` within ``cards`` cards that fits ``budget``, or the best attempt."""
     attempt: tuple[int, MemoryNeed] | None = None
-    for k in valid_splits(model, node.cards):
-        need = llm_need(catalog, model, precision, context_tokens, batch, k)
+    for k, need in needs.items():
+        if k > cards:
+            break
         if need.total <= budget:
             return Fit(Verdict.ONE_CARD if k == 1 else Verdict.SPLIT, k, need, budget)
         attempt = (k, need)
     assert attempt is not None  # k = 1 is always a valid split
     return Fit(Verdict.NO_FIT, attempt[0], attempt[1], budget)
+
+
+def fit_llm(catalog: Catalog, model: Llm, precision: Precision, node: Node,
+            context_tokens: int | None = None, batch: int | None = None) -> Fit:
+    """The smallest valid split of ``model`` that fits on ``node``, or the best attempt if none does."""
+    needs = split_needs(catalog, model, precision, node.cards, context_tokens, batch)
+    return fit_split(needs, node.cards, card_budget(catalog, catalog.gpu_of(node)))
 
 
 def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision, node: Node) -> Fit:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .catalog import Catalog
-from .fit import Fit, fit
+from .fit import Fit, MemoryNeed, card_budget, fit_diffusion, fit_split, split_needs
 from .schema import Llm
 from .throughput import floor_for_fit
 
@@ -32,8 +32,11 @@ class VerdictMatrix:
         self.catalog = catalog
         self._cells: dict[Key, Cell] = {}
         # A verdict and its floor depend on the GPU and the card count, not on which node (or price):
-        # nodes sharing both share one computation.
+        # nodes sharing both share one computation. What a card needs for each split depends on the
+        # model alone: one computation serves every GPU.
         self._by_hardware: dict[tuple[str, str, int | None, str, int], Cell] = {}
+        self._needs: dict[tuple[str, str, int], dict[int, MemoryNeed]] = {}
+        self._max_cards = max((n.cards for n in catalog.nodes.values()), default=1)
 
     def cell(self, model_id: str, precision_id: str, node_id: str, context_tokens: int | None = None) -> Cell:
         c = self.catalog
@@ -48,22 +51,30 @@ class VerdictMatrix:
             hardware = (model_id, precision_id, context_tokens, node.gpu, node.cards)
             found = self._by_hardware.get(hardware)
             if found is None:
-                verdict = fit(c, model, precision, node, context_tokens)
-                floor = (floor_for_fit(c, model, precision, c.gpu_of(node), verdict, context_tokens)
-                         if isinstance(model, Llm) else None)
-                found = self._by_hardware[hardware] = Cell(verdict, floor)
+                gpu = c.gpu_of(node)
+                if isinstance(model, Llm):
+                    needs_key = (model_id, precision_id, context_tokens)
+                    needs = self._needs.get(needs_key)
+                    if needs is None:
+                        needs = self._needs[needs_key] = split_needs(c, model, precision, self._max_cards,
+                                                                     context_tokens)
+                    verdict = fit_split(needs, node.cards, card_budget(c, gpu))
+                    found = Cell(verdict, floor_for_fit(c, model, precision, gpu, verdict, context_tokens))
+                else:
+                    found = Cell(fit_diffusion(c, model, precision, node), None)
+                self._by_hardware[hardware] = found
             self._cells[key] = found
         return found
 
     def keys(self) -> Iterator[Key]:
-        """Every combination the configurator offers."""
+        """Every combination the configurator offers, one per hardware configuration."""
         c = self.catalog
         for model in c.models.values():
             contexts: list[int | None] = (context_presets(c, model) if isinstance(model, Llm) else [None])
             for precision in c.precisions_for(model):
                 for context in contexts:
-                    for node_id in c.nodes:
-                        yield model.id, precision.id, context, node_id
+                    for configuration_id in c.configurations:  # the id of its first node
+                        yield model.id, precision.id, context, configuration_id
 
     @cached_property
     def everything(self) -> dict[Key, Cell]:

@@ -2,6 +2,7 @@
 import pytest
 
 from sizing.fit import Verdict, card_budget, fit, valid_splits
+from sizing.matrix import VerdictMatrix
 from sizing.units import GIB
 
 
@@ -67,3 +68,11 @@ def test_diffusion_pipeline_places_text_encoders_on_a_second_card(catalog):
     # in FP8 the pipeline is 17.09 GB = 15.91 GiB + 2 + 0.15 = 18.06 GiB: one 24 GB card
     assert verdict(catalog, "flux.1-dev", "fp8", "1x-rtx-4090").verdict is Verdict.ONE_CARD
     assert verdict(catalog, "flux.1-dev", "bf16", "1x-l40s").verdict is Verdict.ONE_CARD
+
+
+def test_the_shared_verdict_matrix_agrees_with_fit_node_by_node(catalog):
+    """The matrix computes each split's need once for every GPU; it must give what fit() gives alone."""
+    matrix = VerdictMatrix(catalog)
+    for model, precision, context, node in matrix.keys():
+        alone = fit(catalog, catalog.models[model], catalog.precisions[precision], catalog.nodes[node], context)
+        assert matrix.cell(model, precision, node, context).fit == alone, (model, precision, context, node)
