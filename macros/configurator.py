@@ -1,4 +1,4 @@
-"""The configurator macro: every node's verdict for one model, pre-rendered, plus what the page's
+"""The configurator macro: every configuration's verdict for one model, pre-rendered, plus what the page's
 script needs to switch model, precision and context without recomputing anything."""
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from markupsafe import Markup
 
 from sizing.api import NO_CONTEXT, context_keys
+from sizing.configurations import Configuration
 from sizing.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
 from sizing.fit import Verdict, card_budget
 from sizing.schema import Llm
@@ -88,22 +89,42 @@ def _note(m: Macros, model: Any) -> str:
     return _t(m, "diffusion_note", model=model.name, workload=workload)
 
 
+def _label(m: Macros, configuration: Configuration) -> str:
+    """The configuration's name, with how many nodes offer it when more than one does."""
+    name = m._node_label(configuration.cheapest)
+    count = len(configuration.nodes)
+    return name if count == 1 else _t(m, "offer_count", node=name, count=m.f.number(count))
+
+
+def _prices(m: Macros, configuration: Configuration) -> tuple[str, str]:
+    """Monthly and per-GPU-hour price of the cheapest node; "from" when several nodes offer the hardware."""
+    node = configuration.cheapest
+    month = m.price(node.id)
+    hour = m.f.money(price_per_gpu_hour(m.catalog, node), node.price_per_month.currency, digits=2)
+    if len(configuration.nodes) == 1:
+        return month, hour
+    return _t(m, "price_from", price=month), _t(m, "price_from", price=hour)
+
+
 def _script_data(m: Macros) -> str:
-    """Strings and per-node figures the script formats rows with (no sizing logic)."""
+    """Strings and per-configuration figures the script formats rows with (no sizing logic)."""
     c = m.catalog
-    nodes = [{
-        "id": n.id, "name": m._node_label(n), "amount": n.price_per_month.amount,
-        "month": m.price(n.id),
-        "hour": m.f.money(price_per_gpu_hour(c, n), n.price_per_month.currency, digits=2),
-        "budget": round(card_budget(c, c.gpu_of(n)) / GIB, 1),
-    } for n in c.nodes.values()]
+    configurations = []
+    for configuration in c.configurations.values():
+        node = configuration.cheapest
+        month, hour = _prices(m, configuration)
+        configurations.append({
+            "id": configuration.id, "name": _label(m, configuration), "amount": node.price_per_month.amount,
+            "month": month, "hour": hour, "budget": round(card_budget(c, c.gpu_of(node)) / GIB, 1),
+            # the summary names the cheapest node itself, at its own price
+            "cheapest_name": m._node_label(node), "cheapest_month": m.price(node.id)})
     data = {
         "locale": BABEL_LOCALES[m.lang].replace("_", "-").replace("-Hans-CN", "-CN"),
         "strings": {**strings()["configurator"], **{f"verdict_{k}": v for k, v in strings()["verdicts"].items()},
                     **{f"unit_{k}": strings()["units"][k] for k in ("gib", "tokens_per_s", "cards", "one_card",
                                                                    "params_billions")}},
         "precisions": {p.id: p.name for p in c.precisions.values()},
-        "nodes": nodes,
+        "configurations": configurations,
         "guide": m.links.lang_root + GUIDE,
         "pages": m.links.lang_root + "configurator/",
     }
@@ -114,7 +135,7 @@ def _script_data(m: Macros) -> str:
 
 @macro
 def configurator(self: Macros, model: str) -> str:
-    """The configurator for a model at its default precision and context: every node's verdict, why,
+    """The configurator for a model at its default precision and context: every configuration's verdict, why,
     throughput floor, prices and warnings, the cheapest first; the page's script switches model,
     precision and context from api/fit/."""
     chosen = self._model(model)
@@ -138,10 +159,9 @@ def configurator(self: Macros, model: str) -> str:
         caption=_t(self, "caption", model=chosen.name, precision=precision.name),
         headers=[_t(self, k) for k in ("col_node", "col_verdict", "col_why", speed_header, "col_month",
                                        "col_hour", "col_notes")],
-        rows=[{"verdict": r.fit.verdict.value, "node": r.node.id, "cells": [
-            self._node_label(r.node), self._verdict_text(r.fit), _why(self, r), _speed(self, r),
-            self.price(r.node.id), self.f.money(r.price_per_gpu_hour, r.node.price_per_month.currency, digits=2),
-            _notes(self, r)]} for r in rows],
+        rows=[{"verdict": r.fit.verdict.value, "configuration": r.configuration.id, "cells": [
+            _label(self, r.configuration), self._verdict_text(r.fit), _why(self, r), _speed(self, r),
+            *_prices(self, r.configuration), _notes(self, r)]} for r in rows],
         floor_note=_t(self, "floor_note") if isinstance(chosen, Llm) else "",
     )
     return block(html)

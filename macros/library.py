@@ -16,8 +16,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from markupsafe import Markup, escape
 
 from sizing.api import speed_for_display
@@ -29,6 +27,7 @@ from sizing.fit import Fit, Verdict
 from sizing.matrix import Cell
 from sizing.schema import DiffusionModel, Gpu, Interconnect, Llm, Node, Precision
 from sizing.units import GB, GIB
+from sizing.yaml_lines import safe_load
 
 from .context import BuildData
 from .errors import MacroError
@@ -335,18 +334,18 @@ class Macros:
     @macro
     def link_table(self) -> str:
         """Every link between the cards of our nodes: where to get it, bandwidth each way and both ways."""
-        groups: dict[tuple[str, str], dict[str, list[int]]] = {}
+        groups: dict[tuple[str, str], dict[str, set[int]]] = {}
         for node in self.catalog.nodes.values():
             if node.cards > 1:
                 offers = groups.setdefault((node.link.interconnect, node.link.topology), {})
-                offers.setdefault(node.gpu, []).append(node.cards)
-        order = sorted(groups, key=lambda k: (-self.catalog.interconnects[k[0]].per_direction_gbps, k[1]))
+                offers.setdefault(node.gpu, set()).add(node.cards)
+        order = sorted(groups, key=lambda k: (-self.catalog.interconnects[k[0]].per_direction_gbps, k[0], k[1]))
         rows = []
         for link_id, topology in order:
             link = self.catalog.interconnects[link_id]
             where = self.f.join([
                 text("tables", "offer", self.lang, gpu=self.catalog.gpus[gpu].short_name,
-                     counts=self._card_counts(counts))
+                     counts=self._card_counts(sorted(counts)))
                 for gpu, counts in groups[(link_id, topology)].items()])
             peer = next((n.link.peer_per_direction_gbps for n in self.catalog.nodes.values()
                          if n.link.interconnect == link_id and n.link.topology == topology
@@ -395,9 +394,11 @@ class Macros:
 
     @macro
     def topo_table(self) -> str:
-        """For every NVLink node: what `nvidia-smi topo -m` should show and the `-g` of all_reduce_perf."""
+        """For every NVLink configuration: what `nvidia-smi topo -m` should show and the `-g` of
+        all_reduce_perf."""
         rows = []
-        for node in self.catalog.nodes.values():
+        for configuration in self.catalog.configurations.values():
+            node = configuration.cheapest
             if node.link.topo_label is None:
                 continue
             key = "pairs_only" if node.link.topology == "bridged-pairs" else "every_pair"
@@ -471,7 +472,7 @@ REFERENCE_FILE = Path(__file__).resolve().parent / "reference.yml"
 @cache
 def reference_entries() -> dict[str, dict[str, Any]]:
     """The writer's reference entries, checked to cover every macro in every language."""
-    entries = yaml.safe_load(REFERENCE_FILE.read_text(encoding="utf-8"))
+    entries = safe_load(REFERENCE_FILE.read_text(encoding="utf-8"))
     missing = sorted(set(MACROS) - set(entries))
     unknown = sorted(set(entries) - set(MACROS))
     incomplete = [name for name, e in entries.items() if not (e.get("fr") and e.get("zh") and "args" in e)]

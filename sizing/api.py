@@ -10,7 +10,7 @@ from .offers import price_per_gpu_hour, warnings_for
 from .schema import Llm
 from .units import GIB
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: fit cells per hardware configuration, not per node
 NO_CONTEXT = "0"  # context key of image and video models, which have no context length
 
 
@@ -28,9 +28,11 @@ def catalog_document(catalog: Catalog) -> dict[str, Any]:
         "interconnects": [i.model_dump(exclude={"sources"}) for i in catalog.interconnects.values()],
         "nodes": [{
             **n.model_dump(),
+            "configuration": catalog.configuration_of(n).id,
             "price_per_gpu_hour": round(price_per_gpu_hour(catalog, n), 4),
             "budget_gib_per_card": round(card_budget(catalog, catalog.gpu_of(n)) / GIB, 2),
         } for n in catalog.nodes.values()],
+        "configurations": [{"id": c.id, "nodes": [n.id for n in c.nodes]} for c in catalog.configurations.values()],
     }
 
 
@@ -40,10 +42,12 @@ def context_keys(catalog: Catalog, model_id: str) -> list[str]:
 
 
 def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
-    """Every model × precision × context preset × node: ``api/fit.json``.
+    """Every model × precision × context preset × hardware configuration: ``api/fit.json``.
 
     A cell is ``[verdict, cards, need_gib, speed, warnings]``: speed is tokens per second for a
-    language model, independent jobs at once for an image or video model, null when it does not fit."""
+    language model, independent jobs at once for an image or video model, null when it does not fit.
+    Cells are keyed by configuration id (``catalog.json`` maps every node to its configuration): the
+    nodes of one configuration share every figure but the price."""
     models: dict[str, Any] = {}
     for model in catalog.models.values():
         per_precision: dict[str, Any] = {}
@@ -52,14 +56,15 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
             for key in context_keys(catalog, model.id):
                 context = None if key == NO_CONTEXT else int(key)
                 cells: dict[str, list[Any]] = {}
-                for node in catalog.nodes.values():
+                for configuration in catalog.configurations.values():
+                    node = configuration.cheapest
                     cell = matrix.cell(model.id, precision.id, node.id, context)
                     fit = cell.fit
                     if isinstance(model, Llm):
                         speed = None if cell.tokens_per_s is None else speed_for_display(cell.tokens_per_s)
                     else:
                         speed = node.cards // fit.cards if fit.fits else None
-                    cells[node.id] = [fit.verdict.value, fit.cards, round(fit.need.total / GIB, 1), speed,
+                    cells[configuration.id] = [fit.verdict.value, fit.cards, round(fit.need.total / GIB, 1), speed,
                                       list(warnings_for(catalog, model, precision.id, node, fit))]
                 per_context[key] = cells
             per_precision[precision.id] = per_context

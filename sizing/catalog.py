@@ -5,12 +5,14 @@ import datetime
 import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from .configurations import Configuration, group_configurations
 from .errors import CatalogError, Problem
 from .schema import (
     Assumptions, AssumptionsFile, DecodeMeasurement, DiffusionModel, Gpu, GpusFile, Interconnect,
@@ -44,6 +46,18 @@ class Catalog:
     models: Mapping[str, Model]
     assumptions: Assumptions
     measurements: tuple[DecodeMeasurement, ...]
+
+    @cached_property
+    def configurations(self) -> dict[str, Configuration]:
+        """Nodes grouped by hardware (see ``configurations``), in catalog order."""
+        return group_configurations(list(self.nodes.values()))
+
+    def configuration_of(self, node: Node) -> Configuration:
+        return self.configurations[self._configuration_ids[node.id]]
+
+    @cached_property
+    def _configuration_ids(self) -> dict[str, str]:
+        return {n.id: c.id for c in self.configurations.values() for n in c.nodes}
 
     def gpu_of(self, node: Node) -> Gpu:
         return self.gpus[node.gpu]

@@ -45,8 +45,10 @@ def one_card_choices(catalog: Catalog, model: Llm | DiffusionModel, precision_id
 
 
 def nodes_that_hold(catalog: Catalog, matrix: VerdictMatrix, model_id: str, precision_id: str) -> list[Node]:
-    """Nodes on which the model fits (one card or split), cheapest first."""
-    held = [n for n in catalog.nodes.values() if matrix.cell(model_id, precision_id, n.id).fit.fits]
+    """The cheapest node of each hardware configuration on which the model fits (one card or split),
+    cheapest first."""
+    held = [c.cheapest for c in catalog.configurations.values()
+            if matrix.cell(model_id, precision_id, c.cheapest.id).fit.fits]
     return sorted(held, key=lambda n: (n.price_per_month.amount, n.id))
 
 

@@ -1,10 +1,12 @@
-"""What the configurator shows for one model: every node's verdict, speed, price and warnings, sorted."""
+"""What the configurator shows for one model: every configuration's verdict, speed, price and warnings,
+sorted (a configuration is the nodes that share their hardware: one node each in today's catalog)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .catalog import Catalog
 from .collectives import node_bus_link
+from .configurations import Configuration
 from .fit import Fit, Verdict
 from .matrix import VerdictMatrix
 from .schema import DiffusionModel, Llm, Node
@@ -16,13 +18,23 @@ SPLIT_OVER_PCIE = "split-over-pcie"
 
 @dataclass(frozen=True)
 class Offer:
-    node: Node
+    configuration: Configuration
     fit: Fit
     tokens_per_s: float | None   # language models that fit
     jobs: int | None             # image and video models that fit: independent jobs the node runs at once
     warnings: tuple[str, ...]
-    price_per_month: float
+    price_per_month: float       # the cheapest node of the configuration
     price_per_gpu_hour: float
+
+    @property
+    def node(self) -> Node:
+        """The cheapest node of the configuration."""
+        return self.configuration.cheapest
+
+    @property
+    def node_count(self) -> int:
+        """How many nodes of the catalog offer this hardware."""
+        return len(self.configuration.nodes)
 
 
 def warnings_for(catalog: Catalog, model: Llm | DiffusionModel, precision_id: str, node: Node,
@@ -44,14 +56,15 @@ def price_per_gpu_hour(catalog: Catalog, node: Node) -> float:
 
 def offers(catalog: Catalog, matrix: VerdictMatrix, model_id: str, precision_id: str,
            context_tokens: int | None = None) -> list[Offer]:
-    """Every node, the cheapest that holds the model on one card first, then splits, then no fit."""
+    """Every configuration, the cheapest that holds the model on one card first, then splits, then no fit."""
     model = catalog.models[model_id]
     rows = []
-    for node in catalog.nodes.values():
+    for configuration in catalog.configurations.values():
+        node = configuration.cheapest
         cell = matrix.cell(model_id, precision_id, node.id, context_tokens)
         jobs = node.cards // cell.fit.cards if model.kind == "diffusion" and cell.fit.fits else None
         warnings = warnings_for(catalog, model, precision_id, node, cell.fit)
-        rows.append(Offer(node, cell.fit, cell.tokens_per_s, jobs, warnings,
+        rows.append(Offer(configuration, cell.fit, cell.tokens_per_s, jobs, warnings,
                           node.price_per_month.amount, price_per_gpu_hour(catalog, node)))
     return sorted(rows, key=lambda o: (VERDICT_ORDER[o.fit.verdict], o.price_per_month, o.node.id))
 

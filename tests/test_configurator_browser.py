@@ -15,11 +15,11 @@ def rows(page) -> dict[str, list[str]]:
     """Each table row's cells, by node id."""
     return page.eval_on_selector_all(
         ".cfg-table tbody tr",
-        "trs => Object.fromEntries(trs.map(tr => [tr.dataset.node, [...tr.children].map(c => c.textContent)]))")
+        "trs => Object.fromEntries(trs.map(tr => [tr.dataset.configuration, [...tr.children].map(c => c.textContent)]))")
 
 
 def ordered_nodes(page) -> list[str]:
-    return page.eval_on_selector_all(".cfg-table tbody tr", "trs => trs.map(tr => tr.dataset.node)")
+    return page.eval_on_selector_all(".cfg-table tbody tr", "trs => trs.map(tr => tr.dataset.configuration)")
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -106,8 +107,7 @@ def test_data_strings_are_escaped_where_they_land_in_html(data):
     catalog = data.catalog
     model = catalog.models["llama-3.3-70b"]
     hostile = model.model_copy(update={"name": "<script>alert(1)</script>"})
-    poisoned = type(data)(type(catalog)(**{**catalog.__dict__, "models": {**catalog.models, model.id: hostile}}),
-                          data.matrix, data.fingerprint)
+    poisoned = replace(data, catalog=replace(catalog, models={**catalog.models, model.id: hostile}))
     html = render(poisoned, '{{ node_comparison(["4x-a100-pcie-80gb"], "llama-3.3-70b", "bf16") }}')
     assert "<script>" not in html and "&lt;script&gt;" in html
 

@@ -1,4 +1,6 @@
 """Monotonicity: more memory never worsens a verdict; more bandwidth never lowers throughput."""
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +24,7 @@ def test_more_card_memory_never_makes_a_verdict_worse(catalog, data, extra_gb):
     context = data.draw(st.sampled_from([1024, 8192, 32768]))
     gpu = catalog.gpu_of(node)
     bigger = catalog.gpus | {gpu.id: gpu.model_copy(update={"memory_gb": gpu.memory_gb + extra_gb})}
-    roomier = type(catalog)(**{**catalog.__dict__, "gpus": bigger})
+    roomier = replace(catalog, gpus=bigger)
     before = fit(catalog, model, precision, node, context)
     after = fit(roomier, model, precision, node, context)
     assert RANK[after.verdict] <= RANK[before.verdict]

@@ -72,21 +72,22 @@
       .reduce((best, r) => (best === null || r.node.amount < best.node.amount ? r : best), null);
     const one = cheapest(["one-card"]);
     const any = cheapest(["one-card", "split"]);
-    const lines = [one ? fill(S.summary_one, { node: one.node.name, price: one.node.month }) : S.summary_none_one];
+    const lines = [one ? fill(S.summary_one, { node: one.node.cheapest_name, price: one.node.cheapest_month })
+      : S.summary_none_one];
     if (any === null) lines.push(S.summary_none);
-    else if (any !== one) lines.push(fill(S.summary_any, { node: any.node.name, price: any.node.month }));
+    else if (any !== one) lines.push(fill(S.summary_any, { node: any.node.cheapest_name, price: any.node.cheapest_month }));
     return lines;
   }
 
   function render(doc, state) {
     const cells = doc.fits[state.precision][state.context];
-    const rows = data.nodes.map((node) => ({ node, cell: cells[node.id] }));
+    const rows = data.configurations.map((node) => ({ node, cell: cells[node.id] }));
     rows.sort((a, b) => RANK[a.cell[0]] - RANK[b.cell[0]] || a.node.amount - b.node.amount
       || (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
     const caption = escape(fill(S.caption, { model: doc.name, precision: data.precisions[state.precision] }));
     const headers = [S.col_node, S.col_verdict, S.col_why, doc.kind === "llm" ? S.col_speed : S.col_jobs,
       S.col_month, S.col_hour, S.col_notes];
-    const body = rows.map(({ node, cell }) => `<tr class="cfg-${cell[0]}" data-node="${escape(node.id)}">`
+    const body = rows.map(({ node, cell }) => `<tr class="cfg-${cell[0]}" data-configuration="${escape(node.id)}">`
       + `<th scope="row">${escape(node.name)}</th><td>${escape(verdictText(cell))}</td><td>${escape(why(cell, node))}</td>`
       + `<td>${escape(speed(cell, doc.kind))}</td><td>${escape(node.month)}</td><td>${escape(node.hour)}</td>`
       + `<td>${notes(cell)}</td></tr>`).join("\n");
