@@ -124,7 +124,7 @@ def card_price(self: Macros, gpu: str) -> str:
 def headroom(self: Macros, model: str, precision: str, gpu: str) -> str:
     """Memory left on one card of a GPU once the model is loaded (negative if it does not fit)."""
     card = self._gpu(gpu)
-    node = min((n for n in self.catalog.nodes.values() if n.gpu == card.id), key=lambda n: n.cards)
+    node = min(self.catalog.nodes_of_gpu[card.id], key=lambda n: n.cards)
     cell = self._cell(model, precision, node.id)
     if cell.fit.verdict is not Verdict.ONE_CARD:
         raise MacroError(f"'{model}' in {precision} does not fit on one {card.short_name}: no headroom to show")

@@ -52,6 +52,14 @@ class Catalog:
         """Nodes grouped by hardware (see ``configurations``), in catalog order."""
         return group_configurations(list(self.nodes.values()))
 
+    @cached_property
+    def nodes_of_gpu(self) -> dict[str, tuple[Node, ...]]:
+        """Every node of each GPU model, in catalog order."""
+        found: dict[str, list[Node]] = {}
+        for node in self.nodes.values():
+            found.setdefault(node.gpu, []).append(node)
+        return {gpu: tuple(nodes) for gpu, nodes in found.items()}
+
     def configuration_of(self, node: Node) -> Configuration:
         return self.configurations[self._configuration_ids[node.id]]
 

@@ -21,11 +21,11 @@ class CardChoice:
 
 
 def cheapest_per_gpu_hour(catalog: Catalog, gpu: Gpu) -> float:
-    return min(price_per_gpu_hour(catalog, n) for n in catalog.nodes.values() if n.gpu == gpu.id)
+    return min(price_per_gpu_hour(catalog, n) for n in catalog.nodes_of_gpu[gpu.id])
 
 
 def largest_node(catalog: Catalog, gpu: Gpu) -> Node:
-    return max((n for n in catalog.nodes.values() if n.gpu == gpu.id), key=lambda n: n.cards)
+    return max(catalog.nodes_of_gpu[gpu.id], key=lambda n: n.cards)
 
 
 def card_choices(catalog: Catalog, model: Llm | DiffusionModel, precision_id: str) -> list[CardChoice]:
