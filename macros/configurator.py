@@ -106,8 +106,21 @@ def _prices(m: Macros, configuration: Configuration) -> tuple[str, str]:
     return _t(m, "price_from", price=month), _t(m, "price_from", price=hour)
 
 
+_script_data_cache: dict[tuple[str, str, str], str] = {}
+
+
 def _script_data(m: Macros) -> str:
-    """Strings and per-configuration figures the script formats rows with (no sizing logic)."""
+    """Strings and per-configuration figures the script formats rows with (no sizing logic); the same on
+    every configurator page of a language, so made once per language and data state."""
+    key = (m.fingerprint, m.lang, m.links.lang_root)
+    if key not in _script_data_cache:
+        if any(k[0] != m.fingerprint for k in _script_data_cache):
+            _script_data_cache.clear()  # the data changed (mkdocs serve): keep no stale figures
+        _script_data_cache[key] = _make_script_data(m)
+    return _script_data_cache[key]
+
+
+def _make_script_data(m: Macros) -> str:
     c = m.catalog
     configurations = []
     for configuration in c.configurations.values():
