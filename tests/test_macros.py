@@ -75,6 +75,8 @@ def test_every_macro_is_in_the_writers_reference_in_every_language():
     ('{{ verdict("flux.1-dev", "gguf-q4_k_m", "1x-l40s") }}', "precision 'gguf-q4_k_m' does not apply to 'flux.1-dev'"),
     ('{{ layers("flux.1-dev") }}', "image or video model"),
     ("{{ price( }}", "template syntax error"),
+    ('{% if true %}{{ price("4x-a100-pcie-80gb") }}{% endif %}', "'{%' starts a template statement"),
+    ('{{ price("4x-a100-pcie-80gb") }', "a '{{' without its '}}' on the same line"),
 ])
 def test_writer_mistakes_stop_with_an_actionable_message(data, source, fragment):
     with pytest.raises(PageError) as caught:
