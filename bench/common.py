@@ -5,12 +5,11 @@ import functools
 import gzip
 import http.server
 import os
-import statistics
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -66,6 +65,3 @@ def mkdocs_build(config: Path, site: Path, env: dict[str, str] | None = None) ->
         raise SystemExit(f"build of {config} failed:\n{result.stderr[-3000:]}")
     return elapsed
 
-
-def median_of(runs: int, measure: Callable[[], float]) -> float:
-    return statistics.median(measure() for _ in range(runs))
