@@ -86,7 +86,7 @@ PHASES = {
     "macro rendering (Jinja + macros)": "render_page",
     "translation parity": "check_parity",
     "configurator pages": "configurator",
-    "charts (SVG)": "_figure",
+    "charts drawn (matplotlib; none when cached)": "_draw",
     "API + search index files": "finish_site",
 }
 

@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 TEMPLATES = Environment(
     loader=FileSystemLoader(Path(__file__).resolve().parent / "templates"),
-    autoescape=select_autoescape(["html", "svg"]),
+    autoescape=select_autoescape(["html"]),
     trim_blocks=True,
 )
 

@@ -1,0 +1,218 @@
+"""Draw a chart described by plain data (a ``BarChart`` or a ``ScatterChart``) as SVG with matplotlib.
+
+Text stays text (the browser renders Chinese labels with its own fonts), ticks are written the way the page's
+language writes numbers and money, ids are salted so two builds give the same bytes. Drawing is a pure
+function of the description, so its SVG is kept by a hash of the description, this module's source and the
+matplotlib version: in memory for ``mkdocs serve``, and on disk (``.cache/charts/``, or ``$CHART_CACHE_DIR``;
+empty to turn it off) so that a build whose charts did not change neither imports matplotlib nor draws.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import warnings
+from dataclasses import asdict, dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+from .formatting import formatter
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+STYLE = {
+    "svg.fonttype": "none",             # keep text as <text>, so any script renders with the reader's fonts
+    "svg.hashsalt": "gpu-node-guides",  # stable ids: two builds give the same bytes
+    "font.family": "sans-serif",
+    "font.size": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+POINT_LABEL_SIZE = 7.0
+WIDTH_INCHES = 7.0
+
+
+@dataclass(frozen=True)
+class BarChart:
+    """Horizontal bars, the first on top; ``marker`` is (value, label, colour) of a dashed reference line."""
+
+    lang: str
+    labels: tuple[str, ...]
+    values: tuple[float, ...]
+    value_labels: tuple[str, ...]
+    colours: tuple[str, ...]
+    axis_title: str
+    marker: tuple[float, str, str] | None = None
+
+
+@dataclass(frozen=True)
+class ScatterChart:
+    """Points (x, y, colour, label); x ticks are written as money, y ticks as numbers."""
+
+    lang: str
+    points: tuple[tuple[float, float, str, str], ...]
+    x_title: str
+    y_title: str
+    legend: tuple[tuple[str, str], ...]   # (colour, label)
+    currency: str = "USD"
+
+
+Chart = BarChart | ScatterChart
+_drawn: dict[str, str] = {}
+
+
+def svg(chart: Chart) -> str:
+    """The chart as an SVG document without size or metadata, drawn once per distinct description."""
+    key = _key(chart)
+    if key not in _drawn:
+        cached = _cache_file(key)
+        if cached is not None and cached.exists():
+            _drawn[key] = cached.read_text(encoding="utf-8")
+        else:
+            _drawn[key] = _draw(chart)
+            if cached is not None:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                partial = cached.with_suffix(f".{os.getpid()}.tmp")
+                partial.write_text(_drawn[key], encoding="utf-8")
+                partial.replace(cached)  # atomic: a concurrent build never reads half a file
+    return _drawn[key]
+
+
+def _key(chart: Chart) -> str:
+    digest = hashlib.sha256()
+    digest.update(Path(__file__).read_bytes())
+    digest.update(version("matplotlib").encode())
+    digest.update(type(chart).__name__.encode())
+    digest.update(json.dumps(asdict(chart), ensure_ascii=False, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def _cache_file(key: str) -> Path | None:
+    folder = os.environ.get("CHART_CACHE_DIR")
+    if folder == "":
+        return None
+    return (Path(folder) if folder else PROJECT_ROOT / ".cache" / "charts") / f"{key}.svg"
+
+
+# --- drawing ----------------------------------------------------------------------------------------------
+def _draw(chart: Chart) -> str:
+    import matplotlib  # imported only when a chart is not drawn yet: about a third of a second
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(STYLE):
+        if isinstance(chart, BarChart):
+            figure = Figure(figsize=(WIDTH_INCHES, 0.45 * len(chart.labels) + 0.9))
+            _draw_bars(figure, chart)
+        else:
+            figure = Figure(figsize=(WIDTH_INCHES, 4.4))
+            _draw_scatter(figure, chart)
+        buffer = io.StringIO()
+        with warnings.catch_warnings():
+            # Chinese labels are measured with a Latin font's metrics; the browser draws them with its own fonts
+            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+            figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+    document = buffer.getvalue()
+    document = document[document.index("<svg"):]
+    return re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r"<svg \1", document, count=1)
+
+
+def _tick_formatter(lang: str, money: str | None = None):  # noqa: ANN202 - matplotlib FuncFormatter
+    from matplotlib.ticker import FuncFormatter
+
+    f = formatter(lang)
+
+    def write(value: float, _position: int) -> str:
+        decimals = len(f"{value:g}".partition(".")[2])
+        return f.money(value, money, decimals) if money else f.number(value, decimals)
+    return FuncFormatter(write)
+
+
+def _draw_bars(figure, chart: BarChart) -> None:  # noqa: ANN001 - matplotlib Figure
+    axes = figure.add_subplot()
+    bars = axes.barh(list(chart.labels), list(chart.values), color=list(chart.colours))
+    axes.bar_label(bars, labels=list(chart.value_labels), padding=3)
+    axes.xaxis.set_major_formatter(_tick_formatter(chart.lang))
+    axes.set_xlabel(chart.axis_title)
+    axes.invert_yaxis()  # the first bar on top
+    axes.margins(x=0.15)
+    if chart.marker:
+        value, label, colour = chart.marker
+        axes.axvline(value, color=colour, linestyle="--")
+        axes.text(value, -0.6, " " + label, color=colour, fontsize=8, va="bottom")
+
+
+def _draw_scatter(figure, chart: ScatterChart) -> None:  # noqa: ANN001 - matplotlib Figure
+    from matplotlib.lines import Line2D
+
+    axes = figure.add_subplot()
+    for x, y, colour, _ in chart.points:
+        axes.scatter(x, y, color=colour, s=28, zorder=3)
+    axes.set_ylim(bottom=0)
+    axes.xaxis.set_major_formatter(_tick_formatter(chart.lang, chart.currency))
+    axes.yaxis.set_major_formatter(_tick_formatter(chart.lang))
+    axes.set_xlabel(chart.x_title)
+    axes.set_ylabel(chart.y_title)
+    axes.legend(handles=[Line2D([], [], marker="o", linestyle="", color=colour, label=label)
+                         for colour, label in chart.legend], loc="best", fontsize=8, frameon=False)
+    axes.get_xlim(), axes.get_ylim()  # settle the autoscaled limits before placing labels in display units
+    # Labels beside their points, kept clear of each other and of the points (in display units, once the
+    # axes' limits are set), joined to their point by a thin line when moved off its line.
+    to_display = axes.transData.transform
+    plot = axes.get_window_extent()
+    points = sorted(chart.points)
+    centres = [tuple(to_display((x, y))) for x, y, _, _ in points]
+    scale = figure.dpi / 72  # display units per typographic point
+    taken = [_box_around(cx, cy, 4 * scale) for cx, cy in centres]
+    for (x, y, _, label), (cx, cy) in zip(points, centres):
+        place = label_place(cx, cy, text_width(label, POINT_LABEL_SIZE) * scale, POINT_LABEL_SIZE * scale,
+                            (plot.x0, plot.x1), taken, step=POINT_LABEL_SIZE * 1.6 * scale, gap=4 * scale)
+        taken.append(place.box)
+        axes.annotate(label, (x, y), xytext=(place.dx / scale, place.dy / scale), textcoords="offset points",
+                      fontsize=POINT_LABEL_SIZE, ha=place.align, va="bottom",
+                      arrowprops={"arrowstyle": "-", "lw": 0.5, "alpha": 0.5} if place.moved else None)
+
+
+# --- label placement (display units, y upwards) -----------------------------------------------------------
+Box = tuple[float, float, float, float]  # left, bottom, right, top
+
+
+@dataclass(frozen=True)
+class LabelPlace:
+    dx: float      # offset of the label's anchor from its point
+    dy: float      # offset of the label's baseline from its point
+    align: str     # "left": the label starts at the anchor; "right": it ends there
+    box: Box
+    moved: bool    # off its point's line: draw a leader
+
+
+def text_width(text: str, font_size: float) -> float:
+    """An upper estimate of the width of ``text`` at ``font_size``: a CJK character is as wide as the size,
+    another character a little over half of it."""
+    return sum(font_size if ord(char) >= 0x2E80 else 0.62 * font_size for char in text)
+
+
+def _box_around(x: float, y: float, radius: float) -> Box:
+    return x - radius, y - radius, x + radius, y + radius
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def label_place(x: float, y: float, width: float, height: float, plot: tuple[float, float], taken: list[Box],
+                step: float, gap: float) -> LabelPlace:
+    """Right or left of the point, on its line or a few lines above or below: the first place that stays
+    within the plot's width and clear of ``taken``, else the first that stays within the plot."""
+    candidates = []
+    for lines in (0, 1, -1, 2, -2, 3, -3, 4, -4):
+        dy = gap / 2 + lines * step
+        for align, dx in (("left", gap), ("right", -gap)):
+            left = x + dx if align == "left" else x + dx - width
+            box = (left, y + dy, left + width, y + dy + height)
+            candidates.append(LabelPlace(dx, dy, align, box, moved=lines != 0))
+    inside = [c for c in candidates if plot[0] <= c.box[0] and c.box[2] <= plot[1]]
+    for candidate in inside:
+        if not any(_overlaps(candidate.box, box) for box in taken):
+            return candidate
+    return (inside or candidates)[0]
