@@ -29,6 +29,7 @@ STYLE = {
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
+LABEL_SIZE = 10.0        # tick and bar labels, in points
 POINT_LABEL_SIZE = 7.0
 WIDTH_INCHES = 7.0
 
@@ -101,17 +102,27 @@ def _draw(chart: Chart) -> str:
     from matplotlib.figure import Figure
 
     with matplotlib.rc_context(STYLE):
+        # Margins are set from the labels' estimated widths rather than measured by a "tight" bounding box,
+        # which would draw the figure twice.
         if isinstance(chart, BarChart):
-            figure = Figure(figsize=(WIDTH_INCHES, 0.45 * len(chart.labels) + 0.9))
+            height = 0.42 * len(chart.labels) + 0.95
+            figure = Figure(figsize=(WIDTH_INCHES, height))
+            left = max(text_width(label, LABEL_SIZE) for label in chart.labels) / 72 + 0.2
+            right = max(text_width(label, LABEL_SIZE) for label in chart.value_labels) / 72 + 0.1
+            figure.subplots_adjust(left=left / WIDTH_INCHES, right=1 - right / WIDTH_INCHES,
+                                   top=1 - 0.3 / height, bottom=0.65 / height)
             _draw_bars(figure, chart)
         else:
-            figure = Figure(figsize=(WIDTH_INCHES, 4.4))
+            height = 4.4
+            figure = Figure(figsize=(WIDTH_INCHES, height))
+            figure.subplots_adjust(left=1.0 / WIDTH_INCHES, right=1 - 0.15 / WIDTH_INCHES,
+                                   top=1 - 0.35 / height, bottom=0.65 / height)
             _draw_scatter(figure, chart)
         buffer = io.StringIO()
         with warnings.catch_warnings():
             # Chinese labels are measured with a Latin font's metrics; the browser draws them with its own fonts
             warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-            figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+            figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     document = buffer.getvalue()
     document = document[document.index("<svg"):]
     return re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r"<svg \1", document, count=1)
@@ -135,7 +146,6 @@ def _draw_bars(figure, chart: BarChart) -> None:  # noqa: ANN001 - matplotlib Fi
     axes.xaxis.set_major_formatter(_tick_formatter(chart.lang))
     axes.set_xlabel(chart.axis_title)
     axes.invert_yaxis()  # the first bar on top
-    axes.margins(x=0.15)
     if chart.marker:
         value, label, colour = chart.marker
         axes.axvline(value, color=colour, linestyle="--")
@@ -146,15 +156,16 @@ def _draw_scatter(figure, chart: ScatterChart) -> None:  # noqa: ANN001 - matplo
     from matplotlib.lines import Line2D
 
     axes = figure.add_subplot()
-    for x, y, colour, _ in chart.points:
-        axes.scatter(x, y, color=colour, s=28, zorder=3)
+    axes.scatter([p[0] for p in chart.points], [p[1] for p in chart.points], color=[p[2] for p in chart.points],
+                 s=28, zorder=3)
     axes.set_ylim(bottom=0)
     axes.xaxis.set_major_formatter(_tick_formatter(chart.lang, chart.currency))
     axes.yaxis.set_major_formatter(_tick_formatter(chart.lang))
     axes.set_xlabel(chart.x_title)
     axes.set_ylabel(chart.y_title)
     axes.legend(handles=[Line2D([], [], marker="o", linestyle="", color=colour, label=label)
-                         for colour, label in chart.legend], loc="best", fontsize=8, frameon=False)
+                         for colour, label in chart.legend],
+                loc="lower left", bbox_to_anchor=(0, 1.01), ncols=len(chart.legend), fontsize=8, frameon=False)
     axes.get_xlim(), axes.get_ylim()  # settle the autoscaled limits before placing labels in display units
     # Labels beside their points, kept clear of each other and of the points (in display units, once the
     # axes' limits are set), joined to their point by a thin line when moved off its line.
