@@ -335,7 +335,8 @@ class Macros:
     def link_table(self) -> str:
         """Every link between the cards of our nodes: where to get it, bandwidth each way and both ways."""
         groups: dict[tuple[str, str], dict[str, set[int]]] = {}
-        for node in self.catalog.nodes.values():
+        hardware = [c.cheapest for c in self.catalog.configurations.values()]  # each kind of node once
+        for node in hardware:
             if node.cards > 1:
                 offers = groups.setdefault((node.link.interconnect, node.link.topology), {})
                 offers.setdefault(node.gpu, set()).add(node.cards)
@@ -347,7 +348,7 @@ class Macros:
                 text("tables", "offer", self.lang, gpu=self.catalog.gpus[gpu].short_name,
                      counts=self._card_counts(sorted(counts)))
                 for gpu, counts in groups[(link_id, topology)].items()])
-            peer = next((n.link.peer_per_direction_gbps for n in self.catalog.nodes.values()
+            peer = next((n.link.peer_per_direction_gbps for n in hardware
                          if n.link.interconnect == link_id and n.link.topology == topology
                          and n.link.peer_per_direction_gbps), None)
             shape = text("topologies", topology, self.lang, peer=self._gbps(peer) if peer else "")

@@ -60,6 +60,17 @@ class Catalog:
             found.setdefault(node.gpu, []).append(node)
         return {gpu: tuple(nodes) for gpu, nodes in found.items()}
 
+    @cached_property
+    def largest_node_of(self) -> dict[str, Node]:
+        """For each GPU model, its node with the most cards (the first listed among equals)."""
+        return {gpu: max(nodes, key=lambda n: n.cards) for gpu, nodes in self.nodes_of_gpu.items()}
+
+    @cached_property
+    def cheapest_per_card_of(self) -> dict[str, Node]:
+        """For each GPU model, its node with the lowest monthly price per card."""
+        return {gpu: min(nodes, key=lambda n: (n.price_per_month.amount / n.cards, n.id))
+                for gpu, nodes in self.nodes_of_gpu.items()}
+
     def configuration_of(self, node: Node) -> Configuration:
         return self.configurations[self._configuration_ids[node.id]]
 

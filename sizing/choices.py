@@ -21,11 +21,11 @@ class CardChoice:
 
 
 def cheapest_per_gpu_hour(catalog: Catalog, gpu: Gpu) -> float:
-    return min(price_per_gpu_hour(catalog, n) for n in catalog.nodes_of_gpu[gpu.id])
+    return price_per_gpu_hour(catalog, catalog.cheapest_per_card_of[gpu.id])
 
 
 def largest_node(catalog: Catalog, gpu: Gpu) -> Node:
-    return max(catalog.nodes_of_gpu[gpu.id], key=lambda n: n.cards)
+    return catalog.largest_node_of[gpu.id]
 
 
 def card_choices(catalog: Catalog, model: Llm | DiffusionModel, precision_id: str) -> list[CardChoice]:
