@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Hashable
 from typing import Any
 
 import yaml
@@ -17,33 +18,28 @@ class LineDict(dict):
     key_lines: dict[str, int]
 
 
-class _LineLoader(_SafeBase):
+class _StrictLineLoader(_SafeBase):
+    """Mappings become LineDicts, built in one pass; a key given twice is an error (YAML itself would keep
+    the last one silently)."""
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> LineDict:
-        mapping = LineDict(super().construct_mapping(node, deep=deep))
+        self.flatten_mapping(node)  # merge keys (<<), as SafeConstructor does
+        mapping = LineDict()
         mapping.line = node.start_mark.line + 1
-        mapping.key_lines = {
-            key_node.value: key_node.start_mark.line + 1 for key_node, _ in node.value
-        }
+        mapping.key_lines = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, Hashable):
+                raise yaml.constructor.ConstructorError(None, None, "a key must be a plain value",
+                                                        key_node.start_mark)
+            line = key_node.start_mark.line + 1
+            if key_node.value in mapping.key_lines:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key '{key_node.value}' (first at line {mapping.key_lines[key_node.value]})",
+                    key_node.start_mark)
+            mapping.key_lines[key_node.value] = line
+            mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
-
-
-def _check_duplicate_keys(loader: _SafeBase, node: yaml.MappingNode) -> None:
-    seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
-        key = key_node.value
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None,
-                f"duplicate key '{key}' (first at line {seen[key]})",
-                key_node.start_mark,
-            )
-        seen[key] = key_node.start_mark.line + 1
-
-
-class _StrictLineLoader(_LineLoader):
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> LineDict:
-        _check_duplicate_keys(self, node)
-        return super().construct_mapping(node, deep=deep)
 
 
 _StrictLineLoader.add_constructor(
