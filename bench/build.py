@@ -246,8 +246,8 @@ def main() -> int:
             print(f"baseline, macros pre-rendered, no hook  {baseline:5.2f} s  (medians of {args.runs}, alternating)")
             for label, times in (("full build, cold chart cache", colds), ("full build, warm chart cache", warms)):
                 full = statistics.median(times)
-                print(f"{label:<40}{full:5.2f} s  {full / baseline:5.2f}× baseline; pipeline adds {full - baseline:+.2f} s"
-                      f" = {100 * (full - baseline) / full:.1f} % of the build")
+                print(f"{label:<40}{full:5.2f} s  {full / baseline:5.2f}× baseline; "
+                      f"pipeline adds {full - baseline:+.2f} s = {100 * (full - baseline) / full:.1f} % of the build")
 
         if not args.skip_profile:
             print("\nprofiled build (cProfile, charts drawn as in a clean clone; shares of the same profiled run)")

@@ -49,7 +49,7 @@ class Catalog:
 
     @cached_property
     def configurations(self) -> dict[str, Configuration]:
-        """Nodes grouped by hardware (see ``configurations``), in catalog order."""
+        """Nodes grouped by hardware (see ``sizing.configurations``), in catalog order."""
         return group_configurations(list(self.nodes.values()))
 
     @cached_property
