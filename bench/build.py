@@ -3,14 +3,16 @@
     .venv/bin/python bench/build.py [--runs 3] [--skip-baseline] [--skip-profile] [--skip-scaling] [--skip-serve]
 
 Prints medians of several runs and ratios measured in the same run (absolute times are noisy on a shared
-machine): full build against a baseline with the hook disabled and every page's macro output pre-rendered;
-the project's own code as a share of a profiled build, per phase; build time and configurator data as the
-catalog grows ×10 and ×100, the model list ×10 and the pages ×10; save-to-served time of `mkdocs serve`.
+machine): full build, with an empty and with a filled chart cache, against a baseline with the hook disabled
+and every page's macro output pre-rendered; the hook's own wall time (a clock around its event handlers, plus
+its import) as a share of the build; a profile per phase; build time and configurator data as the catalog
+grows ×10 and ×100, the model list ×10 and the pages ×10; save-to-served time of `mkdocs serve`.
 """
 from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib.util
 import gzip
 import os
 import pstats
@@ -125,6 +127,46 @@ def _profile_here(site: Path) -> list[tuple[str, float]]:
     return rows
 
 
+# --- wall time of the hook itself, no profiler -----------------------------------------------------------
+def hook_wall_time(site: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    """(seconds in the hook's events, seconds importing the hook, seconds of the whole build) of one build in
+    a fresh process, measured with a clock around each event handler (cProfile inflates Python-heavy code)."""
+    import json
+    result = subprocess.run([PYTHON, __file__, "--hook-time-only", str(site)], capture_output=True, text=True,
+                            env={**os.environ, **env})
+    if result.returncode:
+        raise SystemExit(result.stderr[-3000:])
+    return tuple(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def _hook_time_here(site: Path) -> tuple[float, float, float]:
+    from mkdocs.commands.build import build  # MkDocs' own imports, outside the hook's import time
+    from mkdocs.config import load_config
+
+    os.environ["NO_MKDOCS_2_WARNING"] = "1"
+    start = time.perf_counter()
+    # the hook's own import (pydantic, Babel, the engine, the macros), before MkDocs loads it again cheaply
+    spec = importlib.util.spec_from_file_location("bench_page_macros", ROOT / "hooks" / "page_macros.py")
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    import_seconds = time.perf_counter() - start
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site))
+    spent = [0.0]
+    for methods in config.plugins.events.values():
+        for index, method in enumerate(methods):
+            if "page_macros" not in getattr(method, "__module__", ""):
+                continue
+
+            def timed(*args, _method=method, **kwargs):  # noqa: ANN002, ANN003, ANN202
+                began = time.perf_counter()
+                try:
+                    return _method(*args, **kwargs)
+                finally:
+                    spent[0] += time.perf_counter() - began
+            methods[index] = timed
+    build(config)
+    return spent[0], import_seconds, time.perf_counter() - start
+
+
 # --- scaling ------------------------------------------------------------------------------------------
 def scale_catalog(project: Path, factor: int) -> None:
     nodes = project / "data" / "nodes.yml"
@@ -221,7 +263,14 @@ def main() -> int:
     parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument("--skip-profile", action="store_true")
     parser.add_argument("--profile-only", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--hook-time-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.hook_time_only:
+        import json
+        import logging
+        logging.disable(logging.WARNING)
+        print(json.dumps(_hook_time_here(args.hook_time_only)))
+        return 0
     if args.profile_only:
         import json
         import logging
@@ -250,6 +299,16 @@ def main() -> int:
                       f"pipeline adds {full - baseline:+.2f} s = {100 * (full - baseline) / full:.1f} % of the build")
 
         if not args.skip_profile:
+            print("\nthe hook's own wall time (a clock around each of its event handlers, no profiler; "
+                  f"median of {args.runs})")
+            warm = {"CHART_CACHE_DIR": str(work / "charts")}
+            hook_wall_time(work / "timed", warm)  # draws the charts into the warm cache if not there yet
+            for label, env in (("cold chart cache", {"CHART_CACHE_DIR": ""}), ("warm chart cache", warm)):
+                runs = [hook_wall_time(work / "timed", env) for _ in range(args.runs)]
+                events, imports, whole = (statistics.median(r[i] for r in runs) for i in range(3))
+                print(f"  {label:<18} events {events:5.2f} s + import {imports:4.2f} s of {whole:5.2f} s "
+                      f"= {100 * (events + imports) / whole:4.1f} % of the build")
+
             print("\nprofiled build (cProfile, charts drawn as in a clean clone; shares of the same profiled run)")
             rows = profile_build(work / "profiled")
             total = rows[0][1]
