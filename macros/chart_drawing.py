@@ -2,8 +2,8 @@
 
 Text stays text (the browser renders Chinese labels with its own fonts), ticks are written the way the page's
 language writes numbers and money, ids are salted so two builds give the same bytes. Drawing is a pure
-function of the description, so its SVG is kept by a hash of the description, this module's source and the
-matplotlib version: in memory for ``mkdocs serve``, and on disk (``.cache/charts/``, or ``$CHART_CACHE_DIR``;
+function of the description, so its SVG is kept by a hash of the description, the drawing and formatting
+code and the matplotlib and Babel versions: in memory for ``mkdocs serve``, and on disk (``.cache/charts/``, or ``$CHART_CACHE_DIR``;
 empty to turn it off) so that a build whose charts did not change neither imports matplotlib nor draws.
 """
 from __future__ import annotations
@@ -81,9 +81,12 @@ def svg(chart: Chart) -> str:
 
 
 def _key(chart: Chart) -> str:
+    """Everything the drawing depends on: the description, the code that draws it and writes its ticks,
+    and the versions of matplotlib and of Babel (whose locale data writes the ticks)."""
     digest = hashlib.sha256()
-    digest.update(Path(__file__).read_bytes())
-    digest.update(version("matplotlib").encode())
+    for source in (Path(__file__), Path(__file__).with_name("formatting.py")):
+        digest.update(source.read_bytes())
+    digest.update(f"matplotlib {version('matplotlib')} babel {version('babel')}".encode())
     digest.update(type(chart).__name__.encode())
     digest.update(json.dumps(asdict(chart), ensure_ascii=False, sort_keys=True).encode())
     return digest.hexdigest()
