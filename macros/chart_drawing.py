@@ -3,8 +3,9 @@
 Text stays text (the browser renders Chinese labels with its own fonts), ticks are written the way the page's
 language writes numbers and money, ids are salted so two builds give the same bytes. Drawing is a pure
 function of the description, so its SVG is kept by a hash of the description, the drawing and formatting
-code and the matplotlib and Babel versions: in memory for ``mkdocs serve``, and on disk (``.cache/charts/``, or ``$CHART_CACHE_DIR``;
-empty to turn it off) so that a build whose charts did not change neither imports matplotlib nor draws.
+code and the matplotlib and Babel versions: in memory for ``mkdocs serve``, and on disk (``.cache/charts/``,
+or ``$CHART_CACHE_DIR``; empty to turn it off) so that a build whose charts did not change neither imports
+matplotlib nor draws.
 """
 from __future__ import annotations
 
