@@ -3,7 +3,7 @@
     .venv/bin/python bench/build.py [--runs 3] [--skip-baseline] [--skip-profile] [--skip-scaling] [--skip-serve]
 
 Prints medians of several runs and ratios measured in the same run (absolute times are noisy on a shared
-machine): full build, with an empty and with a filled chart cache, against a baseline with the hook disabled
+machine): full build, with an empty and with a filled build cache, against a baseline with the hook disabled
 and every page's macro output pre-rendered; the hook's own wall time (a clock around its event handlers, plus
 its import) as a share of the build; a profile per phase; build time and configurator data as the catalog
 grows ×10 and ×100, the model list ×10 and the pages ×10; save-to-served time of `mkdocs serve`.
@@ -97,7 +97,7 @@ def profile_build(site: Path) -> list[tuple[str, float]]:
     """Profile a build in a fresh process (nothing cached from earlier work in this one)."""
     import json
     result = subprocess.run([PYTHON, __file__, "--profile-only", str(site)], capture_output=True, text=True,
-                            env={**os.environ, "CHART_CACHE_DIR": ""})  # cold: every chart drawn
+                            env={**os.environ, "BUILD_CACHE_DIR": ""})  # cold: every chart drawn
     if result.returncode:
         raise SystemExit(result.stderr[-3000:])
     return [tuple(row) for row in json.loads(result.stdout.strip().splitlines()[-1])]
@@ -283,17 +283,17 @@ def main() -> int:
         if not args.skip_baseline:
             baseline_project = prerendered_project(work / "baseline")
             # alternate the builds so that a slower spell of a shared machine hits them alike; "cold" starts
-            # from an empty chart cache, as a clean CI clone does; "warm" finds the charts already drawn
-            charts = work / "charts"
-            mkdocs_build(config, work / "full", env={"CHART_CACHE_DIR": str(charts)})  # fills the cache
+            # from an empty build cache, as a clean CI clone does; "warm" finds the data parsed and the charts drawn
+            charts = work / "cache"
+            mkdocs_build(config, work / "full", env={"BUILD_CACHE_DIR": str(charts)})  # fills the cache
             colds, warms, baselines = [], [], []
             for run in range(args.runs):
-                colds.append(mkdocs_build(config, work / "full", env={"CHART_CACHE_DIR": str(work / f"empty{run}")}))
-                warms.append(mkdocs_build(config, work / "full", env={"CHART_CACHE_DIR": str(charts)}))
+                colds.append(mkdocs_build(config, work / "full", env={"BUILD_CACHE_DIR": str(work / f"empty{run}")}))
+                warms.append(mkdocs_build(config, work / "full", env={"BUILD_CACHE_DIR": str(charts)}))
                 baselines.append(mkdocs_build(baseline_project / "mkdocs.yml", work / "base"))
             baseline = statistics.median(baselines)
             print(f"baseline, macros pre-rendered, no hook  {baseline:5.2f} s  (medians of {args.runs}, alternating)")
-            for label, times in (("full build, cold chart cache", colds), ("full build, warm chart cache", warms)):
+            for label, times in (("full build, cold build cache", colds), ("full build, warm build cache", warms)):
                 full = statistics.median(times)
                 print(f"{label:<40}{full:5.2f} s  {full / baseline:5.2f}× baseline; "
                       f"pipeline adds {full - baseline:+.2f} s = {100 * (full - baseline) / full:.1f} % of the build")
@@ -301,15 +301,15 @@ def main() -> int:
         if not args.skip_profile:
             print("\nthe hook's own wall time (a clock around each of its event handlers, no profiler; "
                   f"median of {args.runs})")
-            warm = {"CHART_CACHE_DIR": str(work / "charts")}
-            hook_wall_time(work / "timed", warm)  # draws the charts into the warm cache if not there yet
-            for label, env in (("cold chart cache", {"CHART_CACHE_DIR": ""}), ("warm chart cache", warm)):
+            warm = {"BUILD_CACHE_DIR": str(work / "cache")}
+            hook_wall_time(work / "timed", warm)  # fills the warm cache if it is empty yet
+            for label, env in (("cold build cache", {"BUILD_CACHE_DIR": ""}), ("warm build cache", warm)):
                 runs = [hook_wall_time(work / "timed", env) for _ in range(args.runs)]
                 events, imports, whole = (statistics.median(r[i] for r in runs) for i in range(3))
                 print(f"  {label:<18} events {events:5.2f} s + import {imports:4.2f} s of {whole:5.2f} s "
                       f"= {100 * (events + imports) / whole:4.1f} % of the build")
 
-            print("\nprofiled build (cProfile, charts drawn as in a clean clone; shares of the same profiled run)")
+            print("\nprofiled build (cProfile, empty build cache as in a clean clone; shares of the same profiled run)")
             rows = profile_build(work / "profiled")
             total = rows[0][1]
             for label, seconds in rows:
@@ -326,7 +326,7 @@ def main() -> int:
                                   ("pages ×10", lambda p: scale_pages(p, 10))):
                 project = copy_project(work / label.replace(" ", "_").replace("×", "x"))
                 change(project)
-                warm = {"CHART_CACHE_DIR": str(work / "charts")}  # the same charts need no drawing in either
+                warm = {"BUILD_CACHE_DIR": str(work / "cache")}  # data parsed and charts drawn once for both
                 pairs = [(mkdocs_build(project / "mkdocs.yml", project / "site", env=warm),
                           mkdocs_build(config, work / "full", env=warm)) for _ in range(runs)]
                 ratio = statistics.median(variant / real for variant, real in pairs)

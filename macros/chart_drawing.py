@@ -3,25 +3,23 @@
 Text stays text (the browser renders Chinese labels with its own fonts), ticks are written the way the page's
 language writes numbers and money, ids are salted so two builds give the same bytes. Drawing is a pure
 function of the description, so its SVG is kept by a hash of the description, the drawing and formatting
-code and the matplotlib and Babel versions: in memory for ``mkdocs serve``, and on disk (``.cache/charts/``,
-or ``$CHART_CACHE_DIR``; empty to turn it off) so that a build whose charts did not change neither imports
-matplotlib nor draws.
+code and the matplotlib and Babel versions: in memory for ``mkdocs serve``, and on disk (see
+``sizing.disk_cache``) so that a build whose charts did not change neither imports matplotlib nor draws.
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import json
-import os
 import re
 import warnings
 from dataclasses import asdict, dataclass
 from importlib.metadata import version
 from pathlib import Path
 
+from sizing import disk_cache
+
 from .formatting import formatter
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 STYLE = {
     "svg.fonttype": "none",             # keep text as <text>, so any script renders with the reader's fonts
     "svg.hashsalt": "gpu-node-guides",  # stable ids: two builds give the same bytes
@@ -68,36 +66,22 @@ def svg(chart: Chart) -> str:
     """The chart as an SVG document without size or metadata, drawn once per distinct description."""
     key = _key(chart)
     if key not in _drawn:
-        cached = _cache_file(key)
-        if cached is not None and cached.exists():
-            _drawn[key] = cached.read_text(encoding="utf-8")
+        cached = disk_cache.read("charts", key)
+        if cached is not None:
+            _drawn[key] = cached.decode("utf-8")
         else:
             _drawn[key] = _draw(chart)
-            if cached is not None:
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                partial = cached.with_suffix(f".{os.getpid()}.tmp")
-                partial.write_text(_drawn[key], encoding="utf-8")
-                partial.replace(cached)  # atomic: a concurrent build never reads half a file
+            disk_cache.write("charts", key, _drawn[key].encode("utf-8"))
     return _drawn[key]
 
 
 def _key(chart: Chart) -> str:
     """Everything the drawing depends on: the description, the code that draws it and writes its ticks,
     and the versions of matplotlib and of Babel (whose locale data writes the ticks)."""
-    digest = hashlib.sha256()
-    for source in (Path(__file__), Path(__file__).with_name("formatting.py")):
-        digest.update(source.read_bytes())
-    digest.update(f"matplotlib {version('matplotlib')} babel {version('babel')}".encode())
-    digest.update(type(chart).__name__.encode())
-    digest.update(json.dumps(asdict(chart), ensure_ascii=False, sort_keys=True).encode())
-    return digest.hexdigest()
-
-
-def _cache_file(key: str) -> Path | None:
-    folder = os.environ.get("CHART_CACHE_DIR")
-    if folder == "":
-        return None
-    return (Path(folder) if folder else PROJECT_ROOT / ".cache" / "charts") / f"{key}.svg"
+    return disk_cache.content_key(
+        Path(__file__).read_bytes(), Path(__file__).with_name("formatting.py").read_bytes(),
+        f"matplotlib {version('matplotlib')} babel {version('babel')}".encode(),
+        type(chart).__name__.encode(), json.dumps(asdict(chart), ensure_ascii=False, sort_keys=True).encode())
 
 
 # --- drawing ----------------------------------------------------------------------------------------------

@@ -39,10 +39,10 @@ print("matplotlib" in sys.modules, len(document))
 
 
 def test_a_chart_is_drawn_once_then_read_from_the_cache_without_importing_matplotlib(tmp_path):
-    env = {**os.environ, "CHART_CACHE_DIR": str(tmp_path)}
+    env = {**os.environ, "BUILD_CACHE_DIR": str(tmp_path)}
     first = subprocess.run([sys.executable, "-c", DRAW], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     second = subprocess.run([sys.executable, "-c", DRAW], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     drew, size = first.stdout.split()
     assert drew == "True" and second.stdout.split() == ["False", size]
-    cached = list(tmp_path.glob("*.svg"))
+    cached = list((tmp_path / "charts").iterdir())
     assert len(cached) == 1 and "<text" in cached[0].read_text() and "450 GB/s" in cached[0].read_text()

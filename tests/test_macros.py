@@ -147,7 +147,7 @@ def test_the_link_chart_is_the_same_whatever_the_hash_seed_fastest_first_ties_by
     drawings = set()
     for seed in ("1", "3"):  # these two seeds iterate the set of link ids in different orders
         run = subprocess.run([sys.executable, "-c", RENDER_LINK_CHART], cwd=ROOT, capture_output=True, text=True,
-                             env={**os.environ, "PYTHONHASHSEED": seed, "CHART_CACHE_DIR": ""}, check=True)
+                             env={**os.environ, "PYTHONHASHSEED": seed, "BUILD_CACHE_DIR": ""}, check=True)
         drawings.add(run.stdout)
     assert len(drawings) == 1  # drawn twice by matplotlib (no cache), byte for byte the same
     description = re.search(r"<desc>(.*?)</desc>", drawings.pop()).group(1)

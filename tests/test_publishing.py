@@ -25,7 +25,7 @@ def tree(root: Path) -> dict[str, bytes]:
 
 def test_two_builds_of_the_same_commit_are_byte_identical(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH_2020)
-    monkeypatch.setenv("CHART_CACHE_DIR", "")  # both builds draw their charts: the drawing must be deterministic
+    monkeypatch.setenv("BUILD_CACHE_DIR", "")  # both builds draw their charts: the drawing must be deterministic
     first, second = tmp_path / "first", tmp_path / "second"
     # two hash seeds that iterate a set of the catalog's link ids in different orders (checked): output that
     # follows a set's order differs between them, on every run, not one run in two
