@@ -292,7 +292,8 @@ def max_node_memory(self: Macros) -> str:
 @macro
 def pcie_only_gpus(self: Macros) -> str:
     """Cards the catalog offers only over PCIe, without NVLink."""
-    linked = {n.gpu for n in self.catalog.nodes.values() if self.catalog.interconnect_of(n).family == "nvlink"}
+    linked = {c.cheapest.gpu for c in self.catalog.configurations.values()
+              if self.catalog.interconnect_of(c.cheapest).family == "nvlink"}
     return self.f.join([g.short_name for g in self.catalog.gpus.values() if g.id not in linked])
 
 
