@@ -3,10 +3,11 @@
     .venv/bin/python bench/build.py [--runs 3] [--skip-baseline] [--skip-profile] [--skip-scaling] [--skip-serve]
 
 Prints medians of several runs and ratios measured in the same run (absolute times are noisy on a shared
-machine): full build, with an empty and with a filled build cache, against a baseline with the hook disabled
-and every page's macro output pre-rendered; the hook's own wall time (a clock around its event handlers, plus
-its import) as a share of the build; a profile per phase; build time and configurator data as the catalog
-grows ×10 and ×100, the model list ×10 and the pages ×10; save-to-served time of `mkdocs serve`.
+machine): full build from an empty build cache (a clean clone), after one page was edited, and with nothing
+changed, against a baseline with the hook disabled and every page's macro output pre-rendered; the hook's own
+wall time (a clock around its event handlers, plus its import) as a share of the build in the same three cases;
+a profile per phase; build time and configurator data as the catalog grows ×10 and ×100, the model list ×10 and
+the pages ×10, from an empty and from a filled cache; save-to-served time of `mkdocs serve`.
 """
 from __future__ import annotations
 
@@ -128,28 +129,30 @@ def _profile_here(site: Path) -> list[tuple[str, float]]:
 
 
 # --- wall time of the hook itself, no profiler -----------------------------------------------------------
-def hook_wall_time(site: Path, env: dict[str, str]) -> tuple[float, float, float]:
-    """(seconds in the hook's events, seconds importing the hook, seconds of the whole build) of one build in
-    a fresh process, measured with a clock around each event handler (cProfile inflates Python-heavy code)."""
+def hook_wall_time(project: Path, site: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    """(seconds in the hook's events, seconds importing the hook, seconds of the whole build) of one build of
+    ``project`` in a fresh process, measured with a clock around each event handler (cProfile inflates
+    Python-heavy code)."""
     import json
-    result = subprocess.run([PYTHON, __file__, "--hook-time-only", str(site)], capture_output=True, text=True,
-                            env={**os.environ, **env})
+    result = subprocess.run([PYTHON, __file__, "--hook-time-only", str(site), "--project", str(project)],
+                            capture_output=True, text=True, env={**os.environ, **env})
     if result.returncode:
         raise SystemExit(result.stderr[-3000:])
     return tuple(json.loads(result.stdout.strip().splitlines()[-1]))
 
 
-def _hook_time_here(site: Path) -> tuple[float, float, float]:
+def _hook_time_here(project: Path, site: Path) -> tuple[float, float, float]:
     from mkdocs.commands.build import build  # MkDocs' own imports, outside the hook's import time
     from mkdocs.config import load_config
 
     os.environ["NO_MKDOCS_2_WARNING"] = "1"
     start = time.perf_counter()
     # the hook's own import (pydantic, Babel, the engine, the macros), before MkDocs loads it again cheaply
-    spec = importlib.util.spec_from_file_location("bench_page_macros", ROOT / "hooks" / "page_macros.py")
-    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    spec = importlib.util.spec_from_file_location("bench_page_macros", project / "hooks" / "page_macros.py")
+    module = sys.modules["bench_page_macros"] = importlib.util.module_from_spec(spec)  # as MkDocs loads a hook
+    spec.loader.exec_module(module)
     import_seconds = time.perf_counter() - start
-    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site))
+    config = load_config(str(project / "mkdocs.yml"), site_dir=str(site))
     spent = [0.0]
     for methods in config.plugins.events.values():
         for index, method in enumerate(methods):
@@ -165,6 +168,20 @@ def _hook_time_here(site: Path) -> tuple[float, float, float]:
             methods[index] = timed
     build(config)
     return spent[0], import_seconds, time.perf_counter() - start
+
+
+# --- one page edited, as between two builds in CI or in `mkdocs serve` ----------------------------------
+EDITED_PAGE = Path("docs/en/guides/quantization.md")
+
+
+def edit_page(project: Path, run: int) -> None:
+    """Change a sentence of an English guide, differently on every run (so that no run finds it in the cache):
+    that page, its translations (checked against it) and the pages showing reading times are rendered again."""
+    page = project / EDITED_PAGE
+    text = page.read_text(encoding="utf-8")
+    marker = "Benchmark edit " + "".join("abcdefghij"[int(d)] for d in str(run)) + "."  # no digit: no typed figure
+    text = re.sub(r"(This guide works it out for real models\.)( Benchmark edit [a-j]+\.)?", rf"\1 {marker}", text)
+    page.write_text(text, encoding="utf-8")
 
 
 # --- scaling ------------------------------------------------------------------------------------------
@@ -264,12 +281,13 @@ def main() -> int:
     parser.add_argument("--skip-profile", action="store_true")
     parser.add_argument("--profile-only", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--hook-time-only", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--project", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.hook_time_only:
         import json
         import logging
         logging.disable(logging.WARNING)
-        print(json.dumps(_hook_time_here(args.hook_time_only)))
+        print(json.dumps(_hook_time_here(args.project, args.hook_time_only)))
         return 0
     if args.profile_only:
         import json
@@ -280,31 +298,42 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-"))
     try:
         config = ROOT / "mkdocs.yml"
+        cache = {"BUILD_CACHE_DIR": str(work / "cache")}
+        edited = copy_project(work / "edited")
         if not args.skip_baseline:
             baseline_project = prerendered_project(work / "baseline")
-            # alternate the builds so that a slower spell of a shared machine hits them alike; "cold" starts
-            # from an empty build cache, as a clean CI clone does; "warm" finds the data parsed and the charts drawn
-            charts = work / "cache"
-            mkdocs_build(config, work / "full", env={"BUILD_CACHE_DIR": str(charts)})  # fills the cache
-            colds, warms, baselines = [], [], []
+            # alternate the builds so that a slower spell of a shared machine hits them alike. "cold" starts from
+            # an empty build cache, as a clean clone does; "warm" finds everything from an identical build;
+            # "one page edited" finds everything but what an edit to one English guide changes
+            mkdocs_build(config, work / "full", env=cache)  # fills the cache
+            times: dict[str, list[float]] = {"cold": [], "warm": [], "edited": [], "baseline": []}
             for run in range(args.runs):
-                colds.append(mkdocs_build(config, work / "full", env={"BUILD_CACHE_DIR": str(work / f"empty{run}")}))
-                warms.append(mkdocs_build(config, work / "full", env={"BUILD_CACHE_DIR": str(charts)}))
-                baselines.append(mkdocs_build(baseline_project / "mkdocs.yml", work / "base"))
-            baseline = statistics.median(baselines)
+                times["cold"].append(mkdocs_build(config, work / "full", env={"BUILD_CACHE_DIR": str(work / f"empty{run}")}))
+                times["warm"].append(mkdocs_build(config, work / "full", env=cache))
+                edit_page(edited, run)
+                times["edited"].append(mkdocs_build(edited / "mkdocs.yml", work / "full", env=cache))
+                times["baseline"].append(mkdocs_build(baseline_project / "mkdocs.yml", work / "base"))
+            baseline = statistics.median(times["baseline"])
             print(f"baseline, macros pre-rendered, no hook  {baseline:5.2f} s  (medians of {args.runs}, alternating)")
-            for label, times in (("full build, cold build cache", colds), ("full build, warm build cache", warms)):
-                full = statistics.median(times)
+            for key, label in (("cold", "full build, empty build cache"), ("edited", "full build, one page edited"),
+                               ("warm", "full build, nothing changed")):
+                full = statistics.median(times[key])
                 print(f"{label:<40}{full:5.2f} s  {full / baseline:5.2f}× baseline; "
                       f"pipeline adds {full - baseline:+.2f} s = {100 * (full - baseline) / full:.1f} % of the build")
 
         if not args.skip_profile:
             print("\nthe hook's own wall time (a clock around each of its event handlers, no profiler; "
                   f"median of {args.runs})")
-            warm = {"BUILD_CACHE_DIR": str(work / "cache")}
-            hook_wall_time(work / "timed", warm)  # fills the warm cache if it is empty yet
-            for label, env in (("cold build cache", {"BUILD_CACHE_DIR": ""}), ("warm build cache", warm)):
-                runs = [hook_wall_time(work / "timed", env) for _ in range(args.runs)]
+            hook_wall_time(ROOT, work / "timed", cache)  # fills the cache if it is empty yet
+            for label, project, env, change in (
+                    ("empty build cache", ROOT, {"BUILD_CACHE_DIR": ""}, None),
+                    ("one page edited", edited, cache, edit_page),
+                    ("nothing changed", ROOT, cache, None)):
+                runs = []
+                for run in range(args.runs):
+                    if change:
+                        change(project, 100 + run)
+                    runs.append(hook_wall_time(project, work / "timed", env))
                 events, imports, whole = (statistics.median(r[i] for r in runs) for i in range(3))
                 print(f"  {label:<18} events {events:5.2f} s + import {imports:4.2f} s of {whole:5.2f} s "
                       f"= {100 * (events + imports) / whole:4.1f} % of the build")
@@ -317,22 +346,31 @@ def main() -> int:
 
         if not args.skip_scaling:
             runs = min(args.runs, 3)
-            print(f"\nscaling ({runs} builds each, alternating with the real site: the ratio is the median of the "
-                  "pairs)")
-            print(f"  {'variant':<22} {'build':>8} {'real':>8} {'adds':>7} {'fit.json gz':>12}")
+            print(f"\nscaling ({runs} pairs each: the variant, then the real site; the ratio is the median of the "
+                  "pairs' ratios)\n  empty: both from an empty build cache; filled: both find their own earlier build")
+            print(f"  {'variant':<14} {'empty: build':>13} {'real':>6} {'adds':>6}   "
+                  f"{'filled: build':>13} {'real':>6} {'adds':>6}   {'fit.json gz':>11}")
             for label, change in (("catalog ×10", lambda p: scale_catalog(p, 10)),
                                   ("catalog ×100", lambda p: scale_catalog(p, 100)),
                                   ("models ×10", lambda p: scale_models(p, 10)),
                                   ("pages ×10", lambda p: scale_pages(p, 10))):
                 project = copy_project(work / label.replace(" ", "_").replace("×", "x"))
                 change(project)
-                warm = {"BUILD_CACHE_DIR": str(work / "cache")}  # data parsed and charts drawn once for both
-                pairs = [(mkdocs_build(project / "mkdocs.yml", project / "site", env=warm),
-                          mkdocs_build(config, work / "full", env=warm)) for _ in range(runs)]
-                ratio = statistics.median(variant / real for variant, real in pairs)
-                print(f"  {label:<22} {statistics.median(v for v, _ in pairs):7.2f}s "
-                      f"{statistics.median(r for _, r in pairs):7.2f}s {100 * (ratio - 1):+6.0f}% "
-                      f"{fit_gzip_kb(project / 'site'):10.1f}KB   (real site: {fit_gzip_kb(work / 'full'):.1f}KB)")
+                columns = []
+                for kind in ("empty", "filled"):
+                    pairs = []
+                    for run in range(runs):
+                        env = {"BUILD_CACHE_DIR": str(work / f"{kind}-{run}" if kind == "empty" else work / "cache")}
+                        if kind == "filled" and run == 0:  # fill the cache with the variant's own build
+                            mkdocs_build(project / "mkdocs.yml", project / "site", env=env)
+                        variant = mkdocs_build(project / "mkdocs.yml", project / "site", env=env)
+                        env = {"BUILD_CACHE_DIR": str(work / f"{kind}-{run}-real")} if kind == "empty" else env
+                        pairs.append((variant, mkdocs_build(config, work / "full", env=env)))
+                    ratio = statistics.median(variant / real for variant, real in pairs)
+                    columns.append(f"{statistics.median(v for v, _ in pairs):12.2f}s "
+                                   f"{statistics.median(r for _, r in pairs):5.2f}s {100 * (ratio - 1):+5.0f}%")
+                print(f"  {label:<14} {columns[0]}   {columns[1]}   {fit_gzip_kb(project / 'site'):9.1f}KB"
+                      f"   (real site: {fit_gzip_kb(work / 'full'):.1f}KB)")
                 shutil.rmtree(project)
 
         if not args.skip_serve:

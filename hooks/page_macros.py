@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -18,14 +19,16 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from macros.context import build_data  # noqa: E402
+from macros.context import BuildData, build_data  # noqa: E402
 from macros.errors import PageError  # noqa: E402
+from macros.incremental import DocsState, docs_state, processed_page, stored_api_files  # noqa: E402
 from macros.library import PageLinks  # noqa: E402
-from macros.pages import api_files, configurator_page, search_indexes  # noqa: E402
-from macros.pipeline import LANGUAGES, PageSource, process_page  # noqa: E402
+from macros.pages import configurator_page, search_indexes  # noqa: E402
+from macros.pipeline import LANGUAGES, PageSource  # noqa: E402
 from macros.pipeline import SOURCE_LANGUAGE as DEFAULT_LANGUAGE  # noqa: E402
 from macros.strings import text  # noqa: E402
 from macros.translations import State, page_status  # noqa: E402
+from sizing import disk_cache  # noqa: E402
 from sizing.errors import CatalogError  # noqa: E402
 
 TRANSLATORS_GUIDE = "reference/translating/"
@@ -106,10 +109,23 @@ def configured_languages(config: MkDocsConfig) -> list[str]:
     return [language.locale for language in i18n.config.languages] if i18n else list(LANGUAGES)
 
 
+@dataclass(frozen=True)
+class BuildInputs:
+    """What every page of one language's build reads, noted once by on_files."""
+
+    data: BuildData
+    docs: DocsState                 # see macros.incremental
+    generated: frozenset[str]       # src_uri of every generated configurator page
+
+
+_inputs: dict[str, BuildInputs] = {}  # by docs_dir
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """One configurator page per model and language (generated: nothing to translate). They stand at
     docs/<lang>/configurator/<model>.md without a file on disk; on_page_read_source supplies the text."""
     data = _data()
+    generated = set()
     for lang in configured_languages(config):
         if not any((Path(config.docs_dir) / lang).rglob("*.md")):
             raise PluginError(f"docs/{lang}/ holds no page: a language folder must hold at least its home page "
@@ -119,29 +135,31 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             if files.get_file_from_path(uri) is None:
                 files.append(File(uri, config.docs_dir, config.site_dir, config.use_directory_urls,
                                   inclusion=InclusionLevel.NOT_IN_NAV))
+                generated.add(uri)
+    _inputs[config.docs_dir] = BuildInputs(data, docs_state(Path(config.docs_dir)), frozenset(generated))
     return files
 
 
-def generated_source(page: Page) -> str | None:
+def generated_source(page: Page, inputs: BuildInputs) -> str | None:
     """The text of a generated configurator page; None for a page with a file of its own."""
-    parts = Path(page.file.src_uri).parts
-    if page.file.abs_src_path and not Path(page.file.abs_src_path).exists() and len(parts) == 3 \
-            and parts[0] in LANGUAGES and parts[1] == "configurator":
-        return configurator_page(_data(), parts[0], Path(parts[2]).stem)
-    return None
+    if page.file.src_uri not in inputs.generated:
+        return None
+    lang, _, name = page.file.src_uri.split("/")
+    return configurator_page(inputs.data, lang, name.removesuffix(".md"))
 
 
 def on_page_read_source(page: Page, config: MkDocsConfig) -> str | None:
-    return generated_source(page)
+    return generated_source(page, _inputs[config.docs_dir])
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    generated = generated_source(page)
+    inputs = _inputs[config.docs_dir]
+    generated = generated_source(page, inputs)
     source = PageSource(f"docs/{page.file.src_uri}", page_language(page),
                         generated or page.file.content_string, markdown, generated is not None)
     docs_dir = Path(config.docs_dir)
     try:
-        rendered = process_page(source, docs_dir, _data(), page_links(page))
+        rendered = processed_page(source, docs_dir, inputs.data, page_links(page), inputs.docs)
     except PageError as exc:
         raise PluginError(str(exc)) from None
     if generated is None:
@@ -169,14 +187,15 @@ def translation_banner(docs_dir: Path, page: Page, links: PageLinks) -> dict[str
 
 @event_priority(-200)
 def finish_site(config: MkDocsConfig) -> None:
-    """Once every language is built: the English 404 back at the root, api/*.json, per-language search."""
+    """Once every language is built: the English 404 back at the root, api/*.json, per-language search;
+    then the build cache forgets what no build has used for a month."""
     i18n = config.plugins.get("i18n")
     if i18n is not None and getattr(i18n, "building", False):
         return
     site = Path(config.site_dir)  # the i18n plugin writes every language below the same site_dir
     if config.site_dir in _english_404:
         (site / "404.html").write_bytes(_english_404.pop(config.site_dir))
-    for relative, content in api_files(_data()).items():
+    for relative, content in stored_api_files(_data()).items():
         target = site / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
@@ -184,6 +203,7 @@ def finish_site(config: MkDocsConfig) -> None:
     if index.exists():
         for lang, content in search_indexes(index.read_text(encoding="utf-8"), configured_languages(config)).items():
             (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")
+    disk_cache.prune()
 
 
 on_post_build = CombinedEvent(keep_language_404, finish_site)

@@ -2,11 +2,13 @@
 reading times and guide cards."""
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 
 from markupsafe import Markup
 
+from sizing import disk_cache
 from sizing.choices import card_choices, effective_bits_per_parameter, nodes_that_hold, one_card_choices
 from sizing.fit import Verdict, card_budget
 from sizing.memory import component_bytes, kv_bytes_per_token, kv_cache_bytes, weight_bytes
@@ -14,8 +16,11 @@ from sizing.schema import DiffusionModel
 from sizing.units import GB, GIB
 from sizing.yaml_lines import safe_load
 
+from .code_version import code_version
+from .context import BuildData
 from .errors import MacroError
 from .library import Macros, macro
+from .page_checks import check_front_matter
 from .reading import plain_text, reading_minutes
 from .strings import text
 from .tables import block, table
@@ -309,29 +314,41 @@ def _page_file(page: str, lang: str) -> tuple[Path, str]:
     return (own, lang) if own.exists() else (DOCS_DIR / SOURCE_LANGUAGE / page, SOURCE_LANGUAGE)
 
 
-def _front_matter(path: Path) -> dict[str, str]:
-    source = path.read_text(encoding="utf-8")
-    if not source.startswith("---\n"):
-        return {}
-    return safe_load(source.split("---\n", 2)[1]) or {}
+def _front_matter(path: Path) -> dict[str, object]:
+    """A guide's front matter; a PageError naming the guide's file and line when it is broken."""
+    return check_front_matter(path.read_text(encoding="utf-8"), f"docs/{path.relative_to(DOCS_DIR).as_posix()}")
 
 
-_minutes_cache: dict[tuple[str, str, str, float], int] = {}
+_minutes: dict[str, int] = {}
 
 
 def page_reading_minutes(m: Macros, page: str) -> int:
-    """Minutes to read ``page`` as a reader of ``m.lang`` gets it, figures rendered."""
+    """Minutes to read ``page`` as a reader of ``m.lang`` gets it, figures rendered. Kept in memory and in the
+    build cache by the page's text, the data and the code, so that a page is rendered for its reading time
+    once, not once per page that shows it nor on every build."""
     from .render import render_page
     path, lang = _page_file(page, m.lang)
-    key = (page, m.lang, m.fingerprint, path.stat().st_mtime)
-    if key not in _minutes_cache:
-        source = path.read_text(encoding="utf-8")
-        body = source.split("---\n", 2)[2] if source.startswith("---\n") else source
-        offset = source[: len(source) - len(body)].count("\n")
-        # the cards of other guides are not part of a page's reading
-        rendered = render_page(body, f"docs/{lang}/{page}", lang, m.data, offset, omit="guide_cards")
-        _minutes_cache[key] = reading_minutes(plain_text(rendered), lang, m.catalog)
-    return _minutes_cache[key]
+    source = path.read_text(encoding="utf-8")
+    key = disk_cache.content_key(code_version(), m.fingerprint.encode(), f"{lang}/{page}".encode(), source.encode())
+    if key not in _minutes:
+        stored = disk_cache.read("minutes", key)
+        if stored is None:
+            body = source.split("---\n", 2)[2] if source.startswith("---\n") else source
+            offset = source[: len(source) - len(body)].count("\n")
+            # the cards of other guides are not part of a page's reading
+            rendered = render_page(body, f"docs/{lang}/{page}", lang, m.data, offset, omit="guide_cards")
+            stored = str(reading_minutes(plain_text(rendered), lang, m.catalog)).encode()
+            disk_cache.write("minutes", key, stored)
+        _minutes[key] = int(stored)
+    return _minutes[key]
+
+
+def guide_cards_inputs(data: BuildData, lang: str) -> bytes:
+    """Everything of docs/ that ``guide_cards`` shows to a reader of ``lang``: each guide's front matter and
+    reading time (what a page showing the cards is kept in the build cache by)."""
+    m = Macros(data, lang)
+    return json.dumps([(page, _front_matter(_page_file(page, lang)[0]), page_reading_minutes(m, page))
+                       for page in guide_pages()], ensure_ascii=False, sort_keys=True, default=str).encode()
 
 
 @macro

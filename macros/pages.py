@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import yaml
 from markupsafe import escape
 
 from sizing.api import catalog_document, fit_document
@@ -13,15 +12,25 @@ from .context import BuildData
 from .strings import text
 
 
+_configurator_pages: dict[tuple[str, str, str], str] = {}
+
+
 def configurator_page(data: BuildData, lang: str, model_id: str) -> str:
     """The Markdown source of one model's configurator page (only macros and strings)."""
+    key = (data.fingerprint, lang, model_id)
+    if key not in _configurator_pages:
+        _configurator_pages[key] = _configurator_page(data, lang, model_id)
+    return _configurator_pages[key]
+
+
+def _configurator_page(data: BuildData, lang: str, model_id: str) -> str:
     name = data.catalog.models[model_id].name
     title = text("configurator", "page_title", lang, model=name)
     intro = text("configurator", "page_intro", lang, model=escape(name))
     # MkDocs and Material print the title into HTML as it is: escape text that comes from data/
-    front_matter = yaml.safe_dump({"title": str(escape(title)), "hide": ["toc"], "search": {"exclude": True}},
-                                  allow_unicode=True)
-    return (f"---\n{front_matter}---\n\n# {escape(title)} {{#configurator}}\n\n{intro}\n\n"
+    # JSON is YAML, and a hundred times faster to write than PyYAML's emitter
+    front_matter = _json({"title": str(escape(title)), "hide": ["toc"], "search": {"exclude": True}})
+    return (f"---\n{front_matter}\n---\n\n# {escape(title)} {{#configurator}}\n\n{intro}\n\n"
             f"{{{{ configurator({json.dumps(model_id)}) }}}}\n")
 
 

@@ -46,3 +46,20 @@ def test_an_empty_cache_setting_turns_the_cache_off(tmp_path, monkeypatch):
 
 def test_keys_do_not_run_parts_together():
     assert disk_cache.content_key(b"ab", b"c") != disk_cache.content_key(b"a", b"bc")
+
+
+def test_entries_no_build_used_for_a_month_are_pruned_at_most_once_a_day(cache):
+    import os
+    import time
+    now = time.time()
+    disk_cache.write("pages", "old", b"x")
+    disk_cache.write("pages", "recent", b"x")
+    disk_cache.write("pages", "read-lately", b"x")
+    for name, days in (("old", 31), ("recent", 29), ("read-lately", 40)):
+        os.utime(cache / "pages" / name, (now - days * 86400, now - days * 86400))
+    assert disk_cache.read("pages", "read-lately") == b"x"  # reading marks it used
+    assert disk_cache.prune(now) == 1
+    assert sorted(p.name for p in (cache / "pages").iterdir()) == ["read-lately", "recent"]
+    os.utime(cache / "pages" / "recent", (now - 45 * 86400, now - 45 * 86400))
+    assert disk_cache.prune(now + 3600) == 0          # looked an hour ago: not again yet
+    assert disk_cache.prune(now + 25 * 3600) == 1     # a day later it looks again

@@ -41,6 +41,32 @@ def test_two_builds_of_the_same_commit_are_byte_identical(tmp_path: Path, monkey
     assert {"api/catalog.json", "api/fit.json", "search/search_index.json"} <= a.keys()
 
 
+def test_a_build_from_the_cache_writes_the_same_site_as_a_build_without_it(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch):
+    """After an English page is edited, the pages it affects are rendered again (its translations become
+    outdated, the guide cards show its new reading time) and the others come from the cache."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH_2020)
+    project, cache = copy_project(tmp_path / "project"), tmp_path / "cache"
+    monkeypatch.setenv("BUILD_CACHE_DIR", str(cache))
+    assert build(project, tmp_path / "before").returncode == 0
+    kept = {p.name for p in (cache / "pages").iterdir()}
+    edit(project / "docs" / "en" / "guides" / "what-we-dont-offer.md",
+         "Each limit comes with what to do instead.", "Each limit comes with what to do instead. " + "Read on. " * 600)
+    assert build(project, tmp_path / "from-cache").returncode == 0
+    rendered_again = {p.name for p in (cache / "pages").iterdir()} - kept
+    monkeypatch.setenv("BUILD_CACHE_DIR", "")
+    assert build(project, tmp_path / "without-cache").returncode == 0
+    a, b = tree(tmp_path / "from-cache"), tree(tmp_path / "without-cache")
+    assert a.keys() == b.keys()
+    assert not [name for name in a if a[name] != b[name]]
+    assert 0 < len(rendered_again) < len(kept) / 2
+    before = tree(tmp_path / "before")
+    assert before["index.html"] != a["index.html"]  # a new reading time on the home page's cards
+    banner = "Cette traduction n’est peut-être plus à jour"
+    assert banner not in before["fr/guides/what-we-dont-offer/index.html"].decode()
+    assert banner in a["fr/guides/what-we-dont-offer/index.html"].decode()
+
+
 def test_the_built_site_passes_its_checks(site: Path):
     assert check_site(site) == []
 

@@ -1,0 +1,99 @@
+"""What a build takes from an earlier one: processed pages and the API files, kept in the build cache
+(``sizing.disk_cache``) under a hash of everything they are made from.
+
+A page's rendered Markdown is a pure function of its text, its English original (heading ids, parity), the
+list of files in docs/ (links), the data, the code of the pipeline and the packages it runs on, the language
+and the page's place in the site; a page showing guide cards also depends on the guides' front matter and
+reading times, and a page calling another macro that reads other pages (a reading time, the translation
+status) on the text of every page. A page whose inputs are all unchanged is neither checked nor rendered
+again, since the same inputs passed the same checks; any change renders it anew.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from sizing import disk_cache
+
+from .code_version import code_version
+from .context import BuildData
+from .guide_macros import guide_cards_inputs
+from .library import PageLinks
+from .pages import api_files
+from .pipeline import PageSource, english_source, process_page
+
+# macros whose output depends on other pages' text (see guide_macros and translation_tables), but for
+# guide_cards, which depends on less (guide_cards_inputs)
+PAGE_READING_MACROS = ("reading_time", "translation_status_table")
+
+
+@dataclass(frozen=True)
+class DocsState:
+    """What a page may read of docs/ besides itself and its English original."""
+
+    files: bytes   # a hash of the path of every file (what a link may point to)
+    pages: bytes   # a hash of the path and text of every page (what reading times and statuses read)
+
+
+_docs_states: dict[Path, tuple[tuple[tuple[str, int, int], ...], DocsState]] = {}
+
+
+def docs_state(docs_dir: Path) -> DocsState:
+    """The state of ``docs_dir``, hashed again only when a file was added, removed, or changed size or time."""
+    files = sorted(path for path in docs_dir.rglob("*") if path.is_file())
+    signature = tuple((path.as_posix(), path.stat().st_mtime_ns, path.stat().st_size) for path in files)
+    known = _docs_states.get(docs_dir)
+    if known is not None and known[0] == signature:
+        return known[1]
+    listing, pages = hashlib.sha256(), hashlib.sha256()
+    for path in files:
+        relative = path.relative_to(docs_dir).as_posix().encode() + b"\0"
+        listing.update(relative)
+        if path.suffix == ".md":
+            pages.update(relative + path.read_bytes() + b"\0")
+    state = DocsState(listing.digest(), pages.digest())
+    _docs_states[docs_dir] = (signature, state)
+    return state
+
+
+_guide_cards_inputs: dict[tuple[bytes, str, str], bytes] = {}
+
+
+def page_key(page: PageSource, english: str | None, data: BuildData, links: PageLinks, docs: DocsState) -> str:
+    # A page can reach a macro only by writing its name, so a page without these names reads no other page.
+    reads_pages = any(name in page.markdown for name in PAGE_READING_MACROS)
+    cards = b""
+    if "guide_cards" in page.markdown:
+        memo = (docs.pages, data.fingerprint, page.lang)
+        if memo not in _guide_cards_inputs:
+            _guide_cards_inputs[memo] = guide_cards_inputs(data, page.lang)
+        cards = _guide_cards_inputs[memo]
+    return disk_cache.content_key(
+        code_version(), data.fingerprint.encode(), docs.files, docs.pages if reads_pages else b"", cards,
+        json.dumps([page.path, page.lang, page.generated, links.root, links.lang_root]).encode(),
+        page.source.encode(), page.markdown.encode(), (english or "").encode())
+
+
+def processed_page(page: PageSource, docs_dir: Path, data: BuildData, links: PageLinks, docs: DocsState) -> str:
+    """``process_page``'s result, taken from the build cache when every input is unchanged."""
+    english = None if page.generated else english_source(page.path, page.lang, docs_dir)
+    key = page_key(page, english[0] if english else None, data, links, docs)
+    stored = disk_cache.read("pages", key)
+    if stored is not None:
+        return stored.decode("utf-8")
+    rendered = process_page(page, docs_dir, data, links)
+    disk_cache.write("pages", key, rendered.encode("utf-8"))
+    return rendered
+
+
+def stored_api_files(data: BuildData) -> dict[str, str]:
+    """``api_files``, taken from the build cache when the data and the code are unchanged."""
+    key = disk_cache.content_key(code_version(), data.fingerprint.encode())
+    stored = disk_cache.read("api", key)
+    if stored is not None:
+        return json.loads(stored)
+    files = api_files(data)
+    disk_cache.write("api", key, json.dumps(files, ensure_ascii=False).encode("utf-8"))
+    return files

@@ -1,0 +1,151 @@
+"""Pages and API files taken from the build cache: reused while every input is unchanged, rendered anew as
+soon as one changes (the page's text, its English original, the files of docs/, other pages' text for the
+pages that read them, the data, the page's place)."""
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from macros import guide_macros, incremental
+from macros.context import build_data
+from macros.incremental import docs_state, processed_page, stored_api_files
+from macros.library import PageLinks
+from macros.pipeline import PageSource
+from sizing.catalog import DATA_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def docs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of docs/ (where the macros that read pages read too) and an empty build cache."""
+    monkeypatch.setenv("BUILD_CACHE_DIR", str(tmp_path / "cache"))
+    target = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs", target)
+    monkeypatch.setattr(guide_macros, "DOCS_DIR", target)
+    return target
+
+
+@pytest.fixture
+def renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The pages really processed (not taken from the cache), in order."""
+    done: list[str] = []
+    real = incremental.process_page
+
+    def counted(page: PageSource, *args: object) -> str:
+        done.append(page.path)
+        return real(page, *args)
+    monkeypatch.setattr(incremental, "process_page", counted)
+    return done
+
+
+def source(docs: Path, lang: str, page: str) -> PageSource:
+    text = (docs / lang / page).read_text(encoding="utf-8")
+    body = text.split("---\n", 2)[2] if text.startswith("---\n") else text
+    return PageSource(f"docs/{lang}/{page}", lang, text, body)
+
+
+LINKS = PageLinks(root="../../", lang_root="../../fr/")
+
+
+def process(docs: Path, lang: str, page: str, links: PageLinks = LINKS, data=None) -> str:  # noqa: ANN001
+    return processed_page(source(docs, lang, page), docs, data or build_data(), links, docs_state(docs))
+
+
+def test_an_unchanged_page_is_taken_from_the_cache_with_the_same_text(docs, renders):
+    first = process(docs, "fr", "guides/quantization.md")
+    again = process(docs, "fr", "guides/quantization.md")
+    assert again == first
+    assert renders == ["docs/fr/guides/quantization.md"]
+
+
+def test_editing_the_page_renders_it_again(docs, renders):
+    process(docs, "fr", "reference/api.md")
+    page = docs / "fr" / "reference" / "api.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nUne phrase de plus.\n", encoding="utf-8")
+    assert "Une phrase de plus." in process(docs, "fr", "reference/api.md")
+    assert len(renders) == 2
+
+
+def test_editing_the_english_original_checks_the_translation_again(docs, renders):
+    process(docs, "fr", "reference/api.md")
+    english = docs / "en" / "reference" / "api.md"
+    english.write_text(english.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
+    process(docs, "fr", "reference/api.md")
+    assert len(renders) == 2
+
+
+def test_a_page_showing_guide_cards_is_rendered_again_when_a_guide_reads_longer(docs, renders):
+    process(docs, "en", "index.md", PageLinks())
+    process(docs, "en", "reference/api.md")
+    other = docs / "en" / "guides" / "what-we-dont-offer.md"
+    other.write_text(other.read_text(encoding="utf-8") + "\n" + "More words to read. " * 400 + "\n",
+                     encoding="utf-8")
+    process(docs, "en", "index.md", PageLinks())      # its guide cards show reading times
+    process(docs, "en", "reference/api.md")          # shows no other page: taken from the cache
+    assert renders == ["docs/en/index.md", "docs/en/reference/api.md", "docs/en/index.md"]
+
+
+def test_a_page_showing_guide_cards_is_rendered_again_when_a_guide_changes_its_title(docs, renders):
+    process(docs, "fr", "index.md", PageLinks(lang_root="fr/"))
+    guide = docs / "fr" / "guides" / "quantization.md"
+    text = guide.read_text(encoding="utf-8")
+    guide.write_text(text.replace("title: ", "title: Nouveau titre — ", 1), encoding="utf-8")
+    assert "Nouveau titre" in process(docs, "fr", "index.md", PageLinks(lang_root="fr/"))
+    assert len(renders) == 2
+
+
+def test_an_edit_that_changes_no_card_leaves_the_pages_showing_cards_in_the_cache(docs, renders):
+    process(docs, "en", "index.md", PageLinks())
+    guide = docs / "en" / "guides" / "quantization.md"
+    guide.write_text(guide.read_text(encoding="utf-8").replace("real models.", "models people run."),
+                     encoding="utf-8")
+    process(docs, "en", "index.md", PageLinks())
+    process(docs, "en", "guides/quantization.md")
+    assert renders == ["docs/en/index.md", "docs/en/guides/quantization.md"]
+
+
+def test_the_translation_status_page_is_rendered_again_after_any_edit(docs, renders):
+    process(docs, "en", "reference/translating.md")
+    other = docs / "zh" / "reference" / "api.md"
+    other.write_text(other.read_text(encoding="utf-8") + "\n多一句。\n", encoding="utf-8")
+    process(docs, "en", "reference/translating.md")
+    assert len(renders) == 2
+
+
+def test_adding_a_file_to_docs_renders_pages_again_since_their_links_may_now_lead_somewhere(docs, renders):
+    process(docs, "en", "reference/api.md")
+    (docs / "en" / "reference" / "new.md").write_text("# New\n", encoding="utf-8")
+    process(docs, "en", "reference/api.md")
+    assert len(renders) == 2
+
+
+def test_a_page_at_another_place_or_with_other_data_is_rendered_again(docs, renders):
+    process(docs, "en", "guides/quantization.md")
+    process(docs, "en", "guides/quantization.md", PageLinks(root="../", lang_root="../"))
+    data = build_data()
+    process(docs, "en", "guides/quantization.md", data=replace(data, fingerprint="edited data"))
+    assert len(renders) == 3
+
+
+def test_a_page_that_fails_is_not_kept_and_fails_again(docs, renders):
+    page = docs / "fr" / "reference" / "api.md"
+    page.write_text(page.read_text(encoding="utf-8") + '\n{{ price("no-such-node") }}\n', encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(Exception, match="no-such-node"):
+            process(docs, "fr", "reference/api.md")
+    assert len(renders) == 2
+
+
+def test_api_files_are_kept_per_data_state(docs, monkeypatch):
+    data = build_data(DATA_DIR)
+    first = stored_api_files(data)
+    computed: list[str] = []
+    real = incremental.api_files
+    monkeypatch.setattr(incremental, "api_files", lambda d: computed.append(d.fingerprint) or real(d))
+    assert stored_api_files(data) == first
+    stored_api_files(replace(data, fingerprint="edited data"))
+    assert computed == ["edited data"]
