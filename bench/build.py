@@ -360,11 +360,12 @@ def main() -> int:
                 for kind in ("empty", "filled"):
                     pairs = []
                     for run in range(runs):
-                        env = {"BUILD_CACHE_DIR": str(work / f"{kind}-{run}" if kind == "empty" else work / "cache")}
+                        fresh = work / f"empty-{project.name}-{run}"  # a new empty cache for each build
+                        env = {"BUILD_CACHE_DIR": str(fresh if kind == "empty" else work / "cache")}
                         if kind == "filled" and run == 0:  # fill the cache with the variant's own build
                             mkdocs_build(project / "mkdocs.yml", project / "site", env=env)
                         variant = mkdocs_build(project / "mkdocs.yml", project / "site", env=env)
-                        env = {"BUILD_CACHE_DIR": str(work / f"{kind}-{run}-real")} if kind == "empty" else env
+                        env = {"BUILD_CACHE_DIR": str(fresh.with_name(fresh.name + "-real"))} if kind == "empty" else env
                         pairs.append((variant, mkdocs_build(config, work / "full", env=env)))
                     ratio = statistics.median(variant / real for variant, real in pairs)
                     columns.append(f"{statistics.median(v for v, _ in pairs):12.2f}s "

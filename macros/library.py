@@ -23,6 +23,7 @@ from sizing.catalog import closest
 from sizing.collectives import (
     allreduces_per_token, gradient_bytes, link_ratio, node_allreduce_seconds,
 )
+from sizing.configurations import Configuration
 from sizing.fit import Fit, Verdict
 from sizing.matrix import Cell
 from sizing.schema import DiffusionModel, Gpu, Interconnect, Llm, Node, Precision
@@ -204,6 +205,13 @@ class Macros:
     def _node_label(self, node: Node, full: bool = False) -> str:
         gpu = self.catalog.gpu_of(node)
         return text("units", "node_name", self.lang, cards=node.cards, gpu=gpu.name if full else gpu.short_name)
+
+    def _configuration_ids(self, configuration: Configuration) -> Markup:
+        """A configuration's id (its first node's), and how many offers share its hardware."""
+        if len(configuration.nodes) == 1:
+            return code(configuration.id)
+        return Markup("{} {}").format(code(configuration.id), text(
+            "reference", "offers_of_hardware", self.lang, count=self.f.number(len(configuration.nodes))))
 
     def _link_label(self, link: Interconnect, topology: str) -> str:
         qualifier = text("topology_short", topology, self.lang)
@@ -511,11 +519,13 @@ def macro_reference(self: Macros) -> str:
 
 @macro
 def id_reference(self: Macros) -> str:
-    """Every valid id: nodes, GPUs, models, precisions, links."""
+    """Every valid id: GPUs, models, precisions, links, and nodes (the first of each hardware configuration,
+    with how many more offers share its hardware; those are listed in data/nodes.yml)."""
     c = self.catalog
-    groups = {"nodes": c.nodes, "gpus": c.gpus, "models": c.models, "precisions": c.precisions,
-              "interconnects": c.interconnects}
-    rows = [[text("reference", kind, self.lang), Markup(", ").join(code(i) for i in ids)]
-            for kind, ids in groups.items()]
+    groups = {"gpus": c.gpus, "models": c.models, "precisions": c.precisions, "interconnects": c.interconnects}
+    rows = [[text("reference", "nodes", self.lang),
+             Markup(", ").join(self._configuration_ids(configuration) for configuration in c.configurations.values())]]
+    rows += [[text("reference", kind, self.lang), Markup(", ").join(code(i) for i in ids)]
+             for kind, ids in groups.items()]
     headers = [text("reference", "kind", self.lang), text("reference", "ids", self.lang)]
     return table(text("reference", "ids_caption", self.lang), headers, rows)

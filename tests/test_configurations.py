@@ -70,3 +70,15 @@ def test_the_api_publishes_one_cell_per_configuration_and_maps_every_node_to_it(
     cells = fit_document(resold.catalog, resold.matrix)["models"]["llama-3.3-70b"]["fits"]["bf16"]["8192"]
     assert len(cells) == 41 and "4x-a100-sxm4-80gb-b" not in cells
     assert cells["4x-a100-sxm4-80gb"][:2] == ["split", 4]
+
+
+def test_the_writers_id_reference_lists_each_configuration_once_with_its_number_of_offers(resold):
+    html = {lang: render_page("{{ id_reference() }}", f"docs/{lang}/reference/macros.md", lang, resold)
+            for lang in ("en", "fr", "zh")}
+    assert "<code>4x-a100-sxm4-80gb</code> (the first of 3 offers of this hardware, all in data/nodes.yml)" \
+        in html["en"]
+    assert "<code>4x-a100-sxm4-80gb</code> (la première des 3 offres de ce matériel" in html["fr"]
+    assert "<code>4x-a100-sxm4-80gb</code> （同一硬件共 3 个报价中的第一个" in html["zh"]
+    assert "4x-a100-sxm4-80gb-b" not in html["en"]
+    assert html["en"].count("<code>") == 41 + sum(len(getattr(resold.catalog, kind)) for kind in
+                                                   ("gpus", "models", "precisions", "interconnects"))
