@@ -15,7 +15,9 @@ PACKAGES = ("jinja2", "markupsafe", "babel", "matplotlib", "pydantic", "pyyaml")
 
 @cache
 def code_version() -> bytes:
-    """A hash of the pipeline's code and templates as loaded by this process, and of the packages it uses."""
+    """A hash of the pipeline's code, templates and tables, and of the packages it uses. Taken once per process,
+    like the modules and templates it describes (which `mkdocs serve` does not reload either): an entry is
+    never keyed by code other than the code that made it."""
     digest = hashlib.sha256(sys.version.encode())
     for name in CODE_FOLDERS:
         for path in sorted((PROJECT_ROOT / name).rglob("*")):

@@ -7,10 +7,13 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
+# Templates are code: loaded once per process like the modules, which is what the build cache's key of
+# rendered pages assumes (see macros.code_version); no check of their files on every use.
 TEMPLATES = Environment(
     loader=FileSystemLoader(Path(__file__).resolve().parent / "templates"),
     autoescape=select_autoescape(["html"]),
     trim_blocks=True,
+    auto_reload=False,
 )
 
 
