@@ -58,16 +58,19 @@ def docs_state(docs_dir: Path) -> DocsState:
     return state
 
 
-_guide_cards_inputs: dict[tuple[bytes, str, str], bytes] = {}
+_guide_cards_inputs: dict[tuple[bytes, str, str], bytes] = {}  # for the docs/ of the latest build only
 
 
 def page_key(page: PageSource, english: str | None, data: BuildData, links: PageLinks, docs: DocsState) -> str:
+    """A hash of everything the page's output is made from (see the module's docstring)."""
     # A page can reach a macro only by writing its name, so a page without these names reads no other page.
     reads_pages = any(name in page.markdown for name in PAGE_READING_MACROS)
     cards = b""
     if "guide_cards" in page.markdown:
         memo = (docs.pages, data.fingerprint, page.lang)
         if memo not in _guide_cards_inputs:
+            if any(known[0] != docs.pages for known in _guide_cards_inputs):
+                _guide_cards_inputs.clear()
             _guide_cards_inputs[memo] = guide_cards_inputs(data, page.lang)
         cards = _guide_cards_inputs[memo]
     return disk_cache.content_key(

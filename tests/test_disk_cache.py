@@ -63,3 +63,16 @@ def test_entries_no_build_used_for_a_month_are_pruned_at_most_once_a_day(cache):
     os.utime(cache / "pages" / "recent", (now - 45 * 86400, now - 45 * 86400))
     assert disk_cache.prune(now + 3600) == 0          # looked an hour ago: not again yet
     assert disk_cache.prune(now + 25 * 3600) == 1     # a day later it looks again
+
+
+def test_the_garbage_collector_runs_again_after_a_parse_even_a_failed_one(cache, tmp_path):
+    import gc
+    data = tmp_path / "nodes.yml"
+    data.write_text("nodes:\n  - id: a\n    id: b\n", encoding="utf-8")
+    with pytest.raises(yaml.YAMLError):
+        load_yaml(data)
+    assert gc.isenabled()
+    data.write_text("nodes: []\n", encoding="utf-8")
+    load_yaml(data)
+    load_yaml(data)  # from the cache
+    assert gc.isenabled()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import edit
 from macros import guide_macros, incremental
 from macros.context import build_data
 from macros.incremental import docs_state, processed_page, stored_api_files
@@ -51,6 +52,10 @@ def source(docs: Path, lang: str, page: str) -> PageSource:
 LINKS = PageLinks(root="../../", lang_root="../../fr/")
 
 
+def append(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
 def process(docs: Path, lang: str, page: str, links: PageLinks = LINKS, data=None) -> str:  # noqa: ANN001
     return processed_page(source(docs, lang, page), docs, data or build_data(), links, docs_state(docs))
 
@@ -64,16 +69,14 @@ def test_an_unchanged_page_is_taken_from_the_cache_with_the_same_text(docs, rend
 
 def test_editing_the_page_renders_it_again(docs, renders):
     process(docs, "fr", "reference/api.md")
-    page = docs / "fr" / "reference" / "api.md"
-    page.write_text(page.read_text(encoding="utf-8") + "\nUne phrase de plus.\n", encoding="utf-8")
+    append(docs / "fr" / "reference" / "api.md", "\nUne phrase de plus.\n")
     assert "Une phrase de plus." in process(docs, "fr", "reference/api.md")
     assert len(renders) == 2
 
 
 def test_editing_the_english_original_checks_the_translation_again(docs, renders):
     process(docs, "fr", "reference/api.md")
-    english = docs / "en" / "reference" / "api.md"
-    english.write_text(english.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
+    append(docs / "en" / "reference" / "api.md", "\nOne more sentence.\n")
     process(docs, "fr", "reference/api.md")
     assert len(renders) == 2
 
@@ -81,9 +84,7 @@ def test_editing_the_english_original_checks_the_translation_again(docs, renders
 def test_a_page_showing_guide_cards_is_rendered_again_when_a_guide_reads_longer(docs, renders):
     process(docs, "en", "index.md", PageLinks())
     process(docs, "en", "reference/api.md")
-    other = docs / "en" / "guides" / "what-we-dont-offer.md"
-    other.write_text(other.read_text(encoding="utf-8") + "\n" + "More words to read. " * 400 + "\n",
-                     encoding="utf-8")
+    append(docs / "en" / "guides" / "what-we-dont-offer.md", "\n" + "More words to read. " * 400 + "\n")
     process(docs, "en", "index.md", PageLinks())      # its guide cards show reading times
     process(docs, "en", "reference/api.md")          # shows no other page: taken from the cache
     assert renders == ["docs/en/index.md", "docs/en/reference/api.md", "docs/en/index.md"]
@@ -91,18 +92,14 @@ def test_a_page_showing_guide_cards_is_rendered_again_when_a_guide_reads_longer(
 
 def test_a_page_showing_guide_cards_is_rendered_again_when_a_guide_changes_its_title(docs, renders):
     process(docs, "fr", "index.md", PageLinks(lang_root="fr/"))
-    guide = docs / "fr" / "guides" / "quantization.md"
-    text = guide.read_text(encoding="utf-8")
-    guide.write_text(text.replace("title: ", "title: Nouveau titre — ", 1), encoding="utf-8")
+    edit(docs / "fr" / "guides" / "quantization.md", "title: ", "title: Nouveau titre — ")
     assert "Nouveau titre" in process(docs, "fr", "index.md", PageLinks(lang_root="fr/"))
     assert len(renders) == 2
 
 
 def test_an_edit_that_changes_no_card_leaves_the_pages_showing_cards_in_the_cache(docs, renders):
     process(docs, "en", "index.md", PageLinks())
-    guide = docs / "en" / "guides" / "quantization.md"
-    guide.write_text(guide.read_text(encoding="utf-8").replace("real models.", "models people run."),
-                     encoding="utf-8")
+    edit(docs / "en" / "guides" / "quantization.md", "real models.", "models people run.")
     process(docs, "en", "index.md", PageLinks())
     process(docs, "en", "guides/quantization.md")
     assert renders == ["docs/en/index.md", "docs/en/guides/quantization.md"]
@@ -110,8 +107,7 @@ def test_an_edit_that_changes_no_card_leaves_the_pages_showing_cards_in_the_cach
 
 def test_the_translation_status_page_is_rendered_again_after_any_edit(docs, renders):
     process(docs, "en", "reference/translating.md")
-    other = docs / "zh" / "reference" / "api.md"
-    other.write_text(other.read_text(encoding="utf-8") + "\n多一句。\n", encoding="utf-8")
+    append(docs / "zh" / "reference" / "api.md", "\n多一句。\n")
     process(docs, "en", "reference/translating.md")
     assert len(renders) == 2
 
@@ -132,8 +128,7 @@ def test_a_page_at_another_place_or_with_other_data_is_rendered_again(docs, rend
 
 
 def test_a_page_that_fails_is_not_kept_and_fails_again(docs, renders):
-    page = docs / "fr" / "reference" / "api.md"
-    page.write_text(page.read_text(encoding="utf-8") + '\n{{ price("no-such-node") }}\n', encoding="utf-8")
+    append(docs / "fr" / "reference" / "api.md", '\n{{ price("no-such-node") }}\n')
     for _ in range(2):
         with pytest.raises(Exception, match="no-such-node"):
             process(docs, "fr", "reference/api.md")
