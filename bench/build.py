@@ -170,7 +170,7 @@ def _hook_time_here(project: Path, site: Path) -> tuple[float, float, float]:
     return spent[0], import_seconds, time.perf_counter() - start
 
 
-# --- one page edited, as between two builds in CI or in `mkdocs serve` ----------------------------------
+# --- one page edited, one price changed: as between two builds in CI or in `mkdocs serve` ---------------
 EDITED_PAGE = Path("docs/en/guides/quantization.md")
 
 
@@ -182,6 +182,16 @@ def edit_page(project: Path, run: int) -> None:
     marker = "Benchmark edit " + "".join("abcdefghij"[int(d)] for d in str(run)) + "."  # no digit: no typed figure
     text = re.sub(r"(This guide works it out for real models\.)( Benchmark edit [a-j]+\.)?", rf"\1 {marker}", text)
     page.write_text(text, encoding="utf-8")
+
+
+def edit_price(project: Path, run: int) -> None:
+    """Raise the monthly price of the last node by a few dollars, differently on every run: every page
+    depends on the data, so every page is rendered again, and the charts that show prices are drawn again."""
+    nodes = project / "data" / "nodes.yml"
+    text = (ROOT / "data" / "nodes.yml").read_text(encoding="utf-8")
+    last = list(re.finditer(r"amount: (\d+)", text))[-1]
+    changed = f"amount: {int(last.group(1)) + 1 + run}"
+    nodes.write_text(text[:last.start()] + changed + text[last.end():], encoding="utf-8")
 
 
 # --- scaling ------------------------------------------------------------------------------------------
@@ -299,24 +309,27 @@ def main() -> int:
     try:
         config = ROOT / "mkdocs.yml"
         cache = {"BUILD_CACHE_DIR": str(work / "cache")}
-        edited = copy_project(work / "edited")
+        edited, priced = copy_project(work / "edited"), copy_project(work / "priced")
         if not args.skip_baseline:
             baseline_project = prerendered_project(work / "baseline")
             # alternate the builds so that a slower spell of a shared machine hits them alike. "cold" starts from
             # an empty build cache, as a clean clone does; "warm" finds everything from an identical build;
-            # "one page edited" finds everything but what an edit to one English guide changes
+            # "edited" finds everything but what an edit to one English guide changes; "priced" finds the charts
+            # that show no price and the parsed data files but nodes.yml
             mkdocs_build(config, work / "full", env=cache)  # fills the cache
-            times: dict[str, list[float]] = {"cold": [], "warm": [], "edited": [], "baseline": []}
+            times: dict[str, list[float]] = {"cold": [], "priced": [], "edited": [], "warm": [], "baseline": []}
             for run in range(args.runs):
                 times["cold"].append(mkdocs_build(config, work / "full", env={"BUILD_CACHE_DIR": str(work / f"empty{run}")}))
-                times["warm"].append(mkdocs_build(config, work / "full", env=cache))
+                edit_price(priced, run)
+                times["priced"].append(mkdocs_build(priced / "mkdocs.yml", work / "full", env=cache))
                 edit_page(edited, run)
                 times["edited"].append(mkdocs_build(edited / "mkdocs.yml", work / "full", env=cache))
+                times["warm"].append(mkdocs_build(config, work / "full", env=cache))
                 times["baseline"].append(mkdocs_build(baseline_project / "mkdocs.yml", work / "base"))
             baseline = statistics.median(times["baseline"])
             print(f"baseline, macros pre-rendered, no hook  {baseline:5.2f} s  (medians of {args.runs}, alternating)")
-            for key, label in (("cold", "full build, empty build cache"), ("edited", "full build, one page edited"),
-                               ("warm", "full build, nothing changed")):
+            for key, label in (("cold", "full build, empty build cache"), ("priced", "full build, one price changed"),
+                               ("edited", "full build, one page edited"), ("warm", "full build, nothing changed")):
                 full = statistics.median(times[key])
                 print(f"{label:<40}{full:5.2f} s  {full / baseline:5.2f}× baseline; "
                       f"pipeline adds {full - baseline:+.2f} s = {100 * (full - baseline) / full:.1f} % of the build")
@@ -327,6 +340,7 @@ def main() -> int:
             hook_wall_time(ROOT, work / "timed", cache)  # fills the cache if it is empty yet
             for label, project, env, change in (
                     ("empty build cache", ROOT, {"BUILD_CACHE_DIR": ""}, None),
+                    ("one price changed", priced, cache, edit_price),
                     ("one page edited", edited, cache, edit_page),
                     ("nothing changed", ROOT, cache, None)):
                 runs = []
