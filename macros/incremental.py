@@ -20,13 +20,13 @@ from sizing import disk_cache
 from .code_version import code_version
 from .context import BuildData
 from .guide_macros import guide_cards_inputs
-from .library import PageLinks
+from .library import READS_OTHER_PAGES, PageLinks
 from .pages import api_files
 from .pipeline import PageSource, english_source, process_page
 
-# macros whose output depends on other pages' text (see guide_macros and translation_tables), but for
-# guide_cards, which depends on less (guide_cards_inputs)
-PAGE_READING_MACROS = ("reading_time", "translation_status_table")
+# macros whose output depends on other pages' text, but for guide_cards, which depends on less
+# (guide_cards_inputs)
+PAGE_READING_MACROS = tuple(sorted(READS_OTHER_PAGES - {"guide_cards"}))
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,9 @@ _docs_states: dict[Path, tuple[tuple[tuple[str, int, int], ...], DocsState]] = {
 
 def docs_state(docs_dir: Path) -> DocsState:
     """The state of ``docs_dir``, hashed again only when a file was added, removed, or changed size or time."""
-    files = sorted(path for path in docs_dir.rglob("*") if path.is_file())
+    # what MkDocs leaves out of a site (dotfiles, an editor's swap files) cannot change a page
+    files = sorted(path for path in docs_dir.rglob("*")
+                   if path.is_file() and not any(part.startswith(".") for part in path.relative_to(docs_dir).parts))
     signature = tuple((path.as_posix(), path.stat().st_mtime_ns, path.stat().st_size) for path in files)
     known = _docs_states.get(docs_dir)
     if known is not None and known[0] == signature:

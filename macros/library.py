@@ -65,8 +65,9 @@ def _describe(hint: Any) -> str:
 
 
 # A macro's output depends only on the catalog, its arguments, the language and (for some) the page's
-# position: computed once per build and data state. Those that read docs/ files are never cached.
-UNCACHED = {"guide_cards", "reading_time", "translation_status_table"}
+# position: computed once per build and data state. Those that read other pages of docs/ are never cached
+# here (macros.incremental keys the pages that call them by what they read).
+READS_OTHER_PAGES = frozenset({"guide_cards", "reading_time", "translation_status_table"})
 LINK_DEPENDENT = {"configurator"}
 _results: dict[str, dict[tuple[Any, ...], str]] = {}
 
@@ -124,7 +125,7 @@ class Macros:
                 if not _check_type(value, hints[param]):
                     raise MacroError(f"argument '{param}' of {name}() must be {_describe(hints[param])}, "
                                      f"found {value!r}; it takes {signature_of(name)}")
-            key = None if name in UNCACHED else (
+            key = None if name in READS_OTHER_PAGES else (
                 name, repr(bound.args[1:]), repr(sorted(bound.kwargs.items())), self.lang,
                 self.links if name in LINK_DEPENDENT else None)
             cache = _results.setdefault(self.fingerprint, {})

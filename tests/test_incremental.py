@@ -119,6 +119,13 @@ def test_adding_a_file_to_docs_renders_pages_again_since_their_links_may_now_lea
     assert len(renders) == 2
 
 
+def test_an_editors_swap_file_in_docs_changes_nothing(docs, renders):
+    process(docs, "en", "reference/api.md")
+    (docs / "en" / "reference" / ".api.md.swp").write_bytes(b"\0")
+    process(docs, "en", "reference/api.md")
+    assert len(renders) == 1
+
+
 def test_a_page_at_another_place_or_with_other_data_is_rendered_again(docs, renders):
     process(docs, "en", "guides/quantization.md")
     process(docs, "en", "guides/quantization.md", PageLinks(root="../", lang_root="../"))
