@@ -4,6 +4,7 @@ per-model pages, write the JSON API; fail the build on any error.
 Thin on purpose: the catalog, the calculations and the macros know nothing of MkDocs."""
 from __future__ import annotations
 
+import gc
 import shutil
 import sys
 from dataclasses import dataclass
@@ -137,6 +138,10 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
                                   inclusion=InclusionLevel.NOT_IN_NAV))
                 generated.add(uri)
     _inputs[config.docs_dir] = BuildInputs(data, docs_state(Path(config.docs_dir)), frozenset(generated))
+    # Everything alive now (MkDocs' configuration and theme, the modules, the catalog) lives until the build
+    # ends: the cyclic garbage collector stops walking it again and again until then (finish_site,
+    # on_build_error). A tenth of a cold build, and most of what a 4,100-node catalog added to a warm one.
+    gc.freeze()
     return files
 
 
@@ -188,7 +193,8 @@ def translation_banner(docs_dir: Path, page: Page, links: PageLinks) -> dict[str
 @event_priority(-200)
 def finish_site(config: MkDocsConfig) -> None:
     """Once every language is built: the English 404 back at the root, api/*.json, per-language search;
-    then the build cache forgets what no build has used for a month."""
+    then the build cache forgets what no build has used for a month, and the garbage collector walks every
+    object again."""
     i18n = config.plugins.get("i18n")
     if i18n is not None and getattr(i18n, "building", False):
         return
@@ -204,6 +210,12 @@ def finish_site(config: MkDocsConfig) -> None:
         for lang, content in search_indexes(index.read_text(encoding="utf-8"), configured_languages(config)).items():
             (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")
     disk_cache.prune()
+    gc.unfreeze()
+
+
+def on_build_error(error: Exception) -> None:
+    """A failed build: the collector walks every object again (`mkdocs serve` goes on after one)."""
+    gc.unfreeze()
 
 
 on_post_build = CombinedEvent(keep_language_404, finish_site)

@@ -28,7 +28,7 @@ def _configurator_page(data: BuildData, lang: str, model_id: str) -> str:
     title = text("configurator", "page_title", lang, model=name)
     intro = text("configurator", "page_intro", lang, model=escape(name))
     # MkDocs and Material print the title into HTML as it is: escape text that comes from data/
-    # JSON is YAML, and a hundred times faster to write than PyYAML's emitter
+    # JSON is YAML; PyYAML's emitter took most of the time of making these pages
     front_matter = _json({"title": str(escape(title)), "hide": ["toc"], "search": {"exclude": True}})
     return (f"---\n{front_matter}\n---\n\n# {escape(title)} {{#configurator}}\n\n{intro}\n\n"
             f"{{{{ configurator({json.dumps(model_id)}) }}}}\n")

@@ -187,3 +187,26 @@ def test_hostile_text_in_data_is_escaped_everywhere_it_lands(tmp_path: Path):
     assert "Llama &lt;script&gt;alert(1)&lt;/script&gt;" in guide
     configurator = (site / "configurator" / "index.html").read_text()
     assert "\\u003cimg src=x" in configurator  # inside the page's JSON data
+
+
+def test_the_garbage_collector_walks_every_object_again_after_a_build_or_a_failed_one(tmp_path: Path):
+    """The hook freezes what lives for the whole build (gc.freeze) and must always unfreeze it: `mkdocs serve`
+    goes on building in the same process."""
+    import gc
+    import logging
+
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    logging.disable(logging.WARNING)
+    try:
+        mkdocs_build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site")))
+        assert gc.get_freeze_count() == 0
+        project = copy_project(tmp_path / "broken")
+        edit(project / "docs" / "fr" / "reference" / "api.md", "# ", '{{ price("no-such-node") }}\n\n# ')
+        with pytest.raises(Abort):  # MkDocs' answer to the hook's error about the unknown node
+            mkdocs_build(load_config(str(project / "mkdocs.yml"), site_dir=str(tmp_path / "broken-site")))
+        assert gc.get_freeze_count() == 0
+    finally:
+        logging.disable(logging.NOTSET)
