@@ -67,18 +67,27 @@ def test_an_unchanged_page_is_taken_from_the_cache_with_the_same_text(docs, rend
     assert renders == ["docs/fr/guides/quantization.md"]
 
 
-def test_editing_the_page_renders_it_again(docs, renders):
-    process(docs, "fr", "reference/api.md")
-    append(docs / "fr" / "reference" / "api.md", "\nUne phrase de plus.\n")
-    assert "Une phrase de plus." in process(docs, "fr", "reference/api.md")
-    assert len(renders) == 2
+RENDERED_AGAIN = {  # a change, and a page it must render again: (page's language, page, change)
+    "the page edited": ("fr", "reference/api.md",
+                        lambda docs: append(docs / "fr" / "reference" / "api.md", "\nUne phrase de plus.\n")),
+    "its English original edited (the translation is checked against it)": (
+        "fr", "reference/api.md", lambda docs: append(docs / "en" / "reference" / "api.md", "\nOne more.\n")),
+    "a guide's title changed, on a page showing guide cards": (
+        "fr", "index.md", lambda docs: edit(docs / "fr" / "guides" / "quantization.md", "title: ", "title: Titre — ")),
+    "any page edited, on the translation status page": (
+        "en", "reference/translating.md", lambda docs: append(docs / "zh" / "reference" / "api.md", "\n多一句。\n")),
+    "a file added to docs/ (a link may now lead to it)": (
+        "en", "reference/api.md", lambda docs: (docs / "en" / "reference" / "new.md").write_text("# New\n")),
+}
 
 
-def test_editing_the_english_original_checks_the_translation_again(docs, renders):
-    process(docs, "fr", "reference/api.md")
-    append(docs / "en" / "reference" / "api.md", "\nOne more sentence.\n")
-    process(docs, "fr", "reference/api.md")
-    assert len(renders) == 2
+@pytest.mark.parametrize("change", RENDERED_AGAIN, ids=list(RENDERED_AGAIN))
+def test_a_page_is_rendered_again_when_one_of_its_inputs_changes(docs, renders, change):
+    lang, page, alter = RENDERED_AGAIN[change]
+    process(docs, lang, page)
+    alter(docs)
+    process(docs, lang, page)
+    assert renders == [f"docs/{lang}/{page}"] * 2
 
 
 def test_a_page_showing_guide_cards_is_rendered_again_when_a_guide_reads_longer(docs, renders):
@@ -90,33 +99,12 @@ def test_a_page_showing_guide_cards_is_rendered_again_when_a_guide_reads_longer(
     assert renders == ["docs/en/index.md", "docs/en/reference/api.md", "docs/en/index.md"]
 
 
-def test_a_page_showing_guide_cards_is_rendered_again_when_a_guide_changes_its_title(docs, renders):
-    process(docs, "fr", "index.md", PageLinks(lang_root="fr/"))
-    edit(docs / "fr" / "guides" / "quantization.md", "title: ", "title: Nouveau titre — ")
-    assert "Nouveau titre" in process(docs, "fr", "index.md", PageLinks(lang_root="fr/"))
-    assert len(renders) == 2
-
-
 def test_an_edit_that_changes_no_card_leaves_the_pages_showing_cards_in_the_cache(docs, renders):
     process(docs, "en", "index.md", PageLinks())
     edit(docs / "en" / "guides" / "quantization.md", "real models.", "models people run.")
     process(docs, "en", "index.md", PageLinks())
     process(docs, "en", "guides/quantization.md")
     assert renders == ["docs/en/index.md", "docs/en/guides/quantization.md"]
-
-
-def test_the_translation_status_page_is_rendered_again_after_any_edit(docs, renders):
-    process(docs, "en", "reference/translating.md")
-    append(docs / "zh" / "reference" / "api.md", "\n多一句。\n")
-    process(docs, "en", "reference/translating.md")
-    assert len(renders) == 2
-
-
-def test_adding_a_file_to_docs_renders_pages_again_since_their_links_may_now_lead_somewhere(docs, renders):
-    process(docs, "en", "reference/api.md")
-    (docs / "en" / "reference" / "new.md").write_text("# New\n", encoding="utf-8")
-    process(docs, "en", "reference/api.md")
-    assert len(renders) == 2
 
 
 def test_an_editors_swap_file_in_docs_changes_nothing(docs, renders):
