@@ -520,8 +520,8 @@ def macro_reference(self: Macros) -> str:
 
 @macro
 def id_reference(self: Macros) -> str:
-    """Every valid id: GPUs, models, precisions, links, and nodes (the first of each hardware configuration,
-    with how many more offers share its hardware; those are listed in data/nodes.yml)."""
+    """Every valid id: nodes (the first of each hardware configuration, with the number of offers of that
+    hardware when there are several, all listed in data/nodes.yml), GPUs, models, precisions, links."""
     c = self.catalog
     groups = {"gpus": c.gpus, "models": c.models, "precisions": c.precisions, "interconnects": c.interconnects}
     rows = [[text("reference", "nodes", self.lang),
