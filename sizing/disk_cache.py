@@ -48,7 +48,10 @@ def read(kind: str, key: str) -> bytes | None:
     except FileNotFoundError:
         return None
     if entry is not None:
-        os.utime(entry)
+        try:
+            os.utime(entry)
+        except OSError:  # a cache shared read-only: still readable, just never pruned by this build
+            pass
     return data
 
 
