@@ -89,7 +89,7 @@ PHASES = {
     "macro rendering (Jinja + macros)": "render_page",
     "translation parity": "check_parity",
     "configurator pages": "configurator",
-    "charts drawn (matplotlib; none when cached)": "_draw",
+    "charts drawn in the build's process (none: a helper draws them)": "draw",
     "API + search index files": "finish_site",
 }
 

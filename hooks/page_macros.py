@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from macros.chart_helper import ChartError, fill_charts  # noqa: E402
 from macros.context import BuildData, build_data  # noqa: E402
 from macros.errors import PageError  # noqa: E402
 from macros.incremental import DocsState, docs_state, processed_page, stored_api_files  # noqa: E402
@@ -170,6 +171,14 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     if generated is None:
         page.meta["banner"] = translation_banner(docs_dir, page, page_links(page))
     return rendered
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    """The page's charts drawn in place of their placeholders (see macros.chart_helper)."""
+    try:
+        return fill_charts(output)
+    except ChartError as exc:
+        raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
 
 
 def translation_banner(docs_dir: Path, page: Page, links: PageLinks) -> dict[str, str] | None:

@@ -3,8 +3,10 @@
 Text stays text (the browser renders Chinese labels with its own fonts), ticks are written the way the page's
 language writes numbers and money, ids are salted so two builds give the same bytes. Drawing is a pure
 function of the description, so its SVG is kept by a hash of the description, the drawing and formatting
-code and the matplotlib and Babel versions: in memory for ``mkdocs serve``, and on disk (see
+code and the matplotlib and Babel versions (``chart_key``): in memory for ``mkdocs serve``, and on disk (see
 ``sizing.disk_cache``) so that a build whose charts did not change neither imports matplotlib nor draws.
+A description travels as JSON (``to_json``, ``from_json``) to the helper process that draws while the
+build goes on (``chart_helper``).
 """
 from __future__ import annotations
 
@@ -63,29 +65,60 @@ _drawn: dict[str, str] = {}
 
 
 def svg(chart: Chart) -> str:
-    """The chart as an SVG document without size or metadata, drawn once per distinct description."""
-    key = _key(chart)
+    """The chart as an SVG document without size or metadata, drawn here once per distinct description."""
+    key = chart_key(chart)
+    document = stored(key)
+    if document is None:
+        document = draw(chart)
+        keep(key, document)
+    return document
+
+
+def stored(key: str) -> str | None:
+    """The drawing of ``key`` if this process or the build cache has it."""
     if key not in _drawn:
         cached = disk_cache.read("charts", key)
-        if cached is not None:
-            _drawn[key] = cached.decode("utf-8")
-        else:
-            _drawn[key] = _draw(chart)
-            disk_cache.write("charts", key, _drawn[key].encode("utf-8"))
+        if cached is None:
+            return None
+        _drawn[key] = cached.decode("utf-8")
     return _drawn[key]
 
 
-def _key(chart: Chart) -> str:
+def keep(key: str, document: str) -> None:
+    _drawn[key] = document
+    disk_cache.write("charts", key, document.encode("utf-8"))
+
+
+def chart_key(chart: Chart) -> str:
     """Everything the drawing depends on: the description, the code that draws it and writes its ticks,
     and the versions of matplotlib and of Babel (whose locale data writes the ticks)."""
-    return disk_cache.content_key(
-        Path(__file__).read_bytes(), Path(__file__).with_name("formatting.py").read_bytes(),
-        f"matplotlib {version('matplotlib')} babel {version('babel')}".encode(),
-        type(chart).__name__.encode(), json.dumps(asdict(chart), ensure_ascii=False, sort_keys=True).encode())
+    return disk_cache.content_key(_CODE_VERSION, to_json(chart).encode())
+
+
+_CODE_VERSION = (Path(__file__).read_bytes() + Path(__file__).with_name("formatting.py").read_bytes()
+                 + f"matplotlib {version('matplotlib')} babel {version('babel')}".encode())
+
+
+def to_json(chart: Chart) -> str:
+    return json.dumps({"type": type(chart).__name__, **asdict(chart)}, ensure_ascii=False, sort_keys=True)
+
+
+def from_json(text: str) -> Chart:
+    """The chart ``to_json`` wrote (JSON lists back into the tuples the descriptions hold)."""
+    fields = json.loads(text)
+    kind = fields.pop("type")
+    if kind == "BarChart":
+        marker = fields.pop("marker")
+        return BarChart(**{name: tuple(value) if isinstance(value, list) else value for name, value in fields.items()},
+                        marker=tuple(marker) if marker else None)
+    if kind == "ScatterChart":
+        return ScatterChart(fields["lang"], tuple(tuple(point) for point in fields["points"]), fields["x_title"],
+                            fields["y_title"], tuple(tuple(item) for item in fields["legend"]), fields["currency"])
+    raise ValueError(f"unknown chart type {kind!r}")
 
 
 # --- drawing ----------------------------------------------------------------------------------------------
-def _draw(chart: Chart) -> str:
+def draw(chart: Chart) -> str:
     import matplotlib  # imported only when a chart is not drawn yet: about a third of a second
     from matplotlib.figure import Figure
 

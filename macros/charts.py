@@ -9,7 +9,8 @@ from sizing.choices import nodes_that_hold
 from sizing.fit import card_budget, llm_need
 from sizing.units import GIB
 
-from .chart_drawing import BarChart, Chart, ScatterChart, svg
+from .chart_drawing import BarChart, Chart, ScatterChart
+from .chart_helper import placeholder
 from .library import Macros, macro
 from .strings import text
 from .tables import block
@@ -22,13 +23,10 @@ def _t(m: Macros, key: str, **values: object) -> str:
 
 
 def _figure(chart: Chart, title: str, description: str) -> Markup:
-    """The chart inline, with role img, its title and description (its accessible name and text), captioned."""
-    document = svg(chart).replace("<svg ", '<svg role="img" class="chart" ', 1)
-    head = Markup("<title>{}</title><desc>{}</desc>").format(title, description)
-    opening_end = document.index(">", document.index("<svg")) + 1
-    document = document[:opening_end] + str(head) + document[opening_end:]
+    """The chart inline (drawn into the page's HTML by ``chart_helper``), with role img, its title and
+    description (its accessible name and text), captioned."""
     return block(Markup('<figure class="chart">{}<figcaption>{}</figcaption></figure>').format(
-        Markup(document.strip()), title))
+        placeholder(chart, title, description), title))
 
 
 @macro

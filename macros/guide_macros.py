@@ -323,7 +323,8 @@ _minutes: dict[str, int] = {}
 
 
 def page_reading_minutes(m: Macros, page: str) -> int:
-    """Minutes to read ``page`` as a reader of ``m.lang`` gets it, figures rendered. Kept in memory and in the
+    """Minutes to read ``page`` as a reader of ``m.lang`` gets it, figures rendered, a chart read as its title
+    and text alternative (the labels of its axes and ticks are not words to read). Kept in memory and in the
     build cache by the page's text, the data and the code, so that a page is rendered for its reading time
     once, not once per page that shows it nor on every build."""
     from .render import render_page
