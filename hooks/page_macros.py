@@ -23,7 +23,8 @@ if str(ROOT) not in sys.path:
 from macros.chart_helper import ChartError, fill_charts  # noqa: E402
 from macros.context import BuildData, build_data  # noqa: E402
 from macros.errors import PageError  # noqa: E402
-from macros.incremental import DocsState, docs_state, processed_page, stored_api_files  # noqa: E402
+from macros.helper import helper  # noqa: E402
+from macros.incremental import DocsState, docs_state, page_job, processed_page, stored_api_files  # noqa: E402
 from macros.library import PageLinks  # noqa: E402
 from macros.pages import configurator_page, search_indexes  # noqa: E402
 from macros.pipeline import LANGUAGES, PageSource  # noqa: E402
@@ -43,19 +44,20 @@ def _data():  # noqa: ANN202
         raise PluginError(str(exc)) from None
 
 
-def page_language(page: Page) -> str:
+def page_language(file: File) -> str:
     """The language of the page's text: a page served from English as a fallback keeps English figures."""
-    return getattr(page.file, "locale", None) or DEFAULT_LANGUAGE
+    return getattr(file, "locale", None) or DEFAULT_LANGUAGE
 
 
-def build_language(page: Page) -> str:
+def build_language(file: File) -> str:
     """The language being built (the reader's), whatever the language of the source file."""
-    return getattr(page.file, "locale_alternate_of", None) or page_language(page)
+    return getattr(file, "locale_alternate_of", None) or page_language(file)
 
 
-def page_links(page: Page) -> PageLinks:
-    root = "../" * page.url.count("/")
-    lang = build_language(page)
+def page_links(file: File) -> PageLinks:
+    url = "" if file.url in (".", "./") else file.url  # the home page's, as its Page has it
+    root = "../" * url.count("/")
+    lang = build_language(file)
     return PageLinks(root=root, lang_root=root + ("" if lang == DEFAULT_LANGUAGE else f"{lang}/"))
 
 
@@ -79,11 +81,19 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         if not (english / target).exists():
             raise PluginError(f"mkdocs.yml: {key}: '{target}' is not a page of docs/{DEFAULT_LANGUAGE}/; "
                               "fix the path or add the page")
+    if disk_cache.folder() is not None:
+        helper()  # started now, it has imported the pipeline by the time pages come (see prerender_pages)
     lang = current_language(config)
     home = config.site_url.rstrip("/") + ("/" if lang == DEFAULT_LANGUAGE else f"/{lang}/")
     config.extra["not_found"] = {key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")}
     config.extra["not_found"]["home_url"] = home
     return config
+
+
+def building_another_language(config: MkDocsConfig) -> bool:
+    """Whether this is mkdocs-static-i18n's build of a language after the first (within the same site build)."""
+    i18n = config.plugins.get("i18n")
+    return bool(i18n is not None and getattr(i18n, "building", False))
 
 
 def current_language(config: MkDocsConfig) -> str:
@@ -123,7 +133,7 @@ class BuildInputs:
 _inputs: dict[str, BuildInputs] = {}  # by docs_dir
 
 
-def on_files(files: Files, config: MkDocsConfig) -> Files:
+def add_generated_pages(files: Files, config: MkDocsConfig) -> Files:
     """One configurator page per model and language (generated: nothing to translate). They stand at
     docs/<lang>/configurator/<model>.md without a file on disk; on_page_read_source supplies the text."""
     data = _data()
@@ -146,6 +156,25 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     return files
 
 
+@event_priority(-110)  # after mkdocs-static-i18n has chosen the files of the language being built
+def prerender_pages(files: Files, config: MkDocsConfig) -> Files:
+    """Hand the helper process every page of this language's build, the last first, to render into the build
+    cache while MkDocs renders from the first (see macros.helper). Only with a build cache: it is where
+    MkDocs finds them."""
+    inputs = _inputs[config.docs_dir]
+    if disk_cache.folder() is None or (worker := helper()) is None:
+        return files
+    if not building_another_language(config):
+        worker.send({"kind": "api"})  # the API files (finish_site), made once per site
+    for file in reversed(files.documentation_pages()):
+        worker.send(page_job(file.src_uri, page_language(file), file.src_uri in inputs.generated,
+                             page_links(file), Path(config.docs_dir)))
+    return files
+
+
+on_files = CombinedEvent(add_generated_pages, prerender_pages)
+
+
 def generated_source(page: Page, inputs: BuildInputs) -> str | None:
     """The text of a generated configurator page; None for a page with a file of its own."""
     if page.file.src_uri not in inputs.generated:
@@ -158,18 +187,19 @@ def on_page_read_source(page: Page, config: MkDocsConfig) -> str | None:
     return generated_source(page, _inputs[config.docs_dir])
 
 
+@event_priority(60)  # before mkdocs-static-i18n's: the page's own text, as the helper process reads it too
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     inputs = _inputs[config.docs_dir]
     generated = generated_source(page, inputs)
-    source = PageSource(f"docs/{page.file.src_uri}", page_language(page),
+    source = PageSource(f"docs/{page.file.src_uri}", page_language(page.file),
                         generated or page.file.content_string, markdown, generated is not None)
     docs_dir = Path(config.docs_dir)
     try:
-        rendered = processed_page(source, docs_dir, inputs.data, page_links(page), inputs.docs)
+        rendered = processed_page(source, docs_dir, inputs.data, page_links(page.file), inputs.docs)
     except PageError as exc:
         raise PluginError(str(exc)) from None
     if generated is None:
-        page.meta["banner"] = translation_banner(docs_dir, page, page_links(page))
+        page.meta["banner"] = translation_banner(docs_dir, page, page_links(page.file))
     return rendered
 
 
@@ -183,7 +213,7 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 
 def translation_banner(docs_dir: Path, page: Page, links: PageLinks) -> dict[str, str] | None:
     """What to tell a reader of /fr/ or /zh/: this page is English for now, or its translation is behind."""
-    lang, shown = build_language(page), page_language(page)
+    lang, shown = build_language(page.file), page_language(page.file)
     if lang == DEFAULT_LANGUAGE:
         return None
     relative = Path(page.file.src_uri).relative_to(shown).as_posix()
@@ -204,8 +234,7 @@ def finish_site(config: MkDocsConfig) -> None:
     """Once every language is built: the English 404 back at the root, api/*.json, per-language search;
     then the build cache forgets what no build has used for a month, and the garbage collector walks every
     object again."""
-    i18n = config.plugins.get("i18n")
-    if i18n is not None and getattr(i18n, "building", False):
+    if building_another_language(config):
         return
     site = Path(config.site_dir)  # the i18n plugin writes every language below the same site_dir
     if config.site_dir in _english_404:

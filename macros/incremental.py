@@ -18,11 +18,11 @@ from pathlib import Path
 from sizing import disk_cache
 
 from .code_version import code_version
-from .context import BuildData
+from .context import BuildData, build_data
 from .guide_macros import guide_cards_inputs
 from .library import READS_OTHER_PAGES, PageLinks
-from .pages import api_files
-from .pipeline import PageSource, english_source, process_page
+from .pages import api_files, configurator_page
+from .pipeline import PageSource, english_source, markdown_of, process_page
 
 # macros whose output depends on other pages' text, but for guide_cards, which depends on less
 # (guide_cards_inputs)
@@ -91,6 +91,30 @@ def processed_page(page: PageSource, docs_dir: Path, data: BuildData, links: Pag
     rendered = process_page(page, docs_dir, data, links)
     disk_cache.write("pages", key, rendered.encode("utf-8"))
     return rendered
+
+
+def page_job(src_uri: str, lang: str, generated: bool, links: PageLinks, docs_dir: Path) -> dict[str, object]:
+    """A page of the build, for the helper process to render ahead of it (``prerender``, ``macros.helper``):
+    the same page, language, place in the site and docs/ that the build's own rendering will use."""
+    return {"kind": "page", "src_uri": src_uri, "lang": lang, "generated": generated, "root": links.root,
+            "lang_root": links.lang_root, "docs_dir": str(docs_dir)}
+
+
+def prerender(job: dict[str, object]) -> None:
+    """Render a ``page_job`` into the build cache, where the build finds it (in the helper process). A page
+    that fails is not kept: the build renders it itself and reports the error with its file and line."""
+    docs_dir, src_uri = Path(str(job["docs_dir"])), str(job["src_uri"])
+    try:
+        data = build_data()
+        if job["generated"]:
+            lang, _, name = src_uri.split("/")
+            source = configurator_page(data, lang, name.removesuffix(".md"))
+        else:
+            source = (docs_dir / src_uri).read_text(encoding="utf-8")
+        page = PageSource(f"docs/{src_uri}", str(job["lang"]), source, markdown_of(source), bool(job["generated"]))
+        processed_page(page, docs_dir, data, PageLinks(str(job["root"]), str(job["lang_root"])), docs_state(docs_dir))
+    except Exception:  # noqa: BLE001 - see the docstring: the build's own rendering reports it
+        return
 
 
 def stored_api_files(data: BuildData) -> dict[str, str]:

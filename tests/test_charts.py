@@ -7,7 +7,7 @@ from itertools import combinations
 
 import pytest
 
-from macros import chart_drawing, chart_helper
+from macros import chart_drawing, helper as build_helper
 from macros.chart_drawing import BarChart, ScatterChart, _box_around, _overlaps, from_json, label_place, text_width, to_json
 from macros.chart_helper import ChartError, fill_charts, placeholder
 from sitebuild import ROOT
@@ -90,12 +90,12 @@ def nothing_drawn(tmp_path, monkeypatch):
     """An empty build cache and no helper yet."""
     monkeypatch.setenv("BUILD_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(chart_drawing, "_drawn", {})
-    monkeypatch.setattr(chart_helper, "_helper", None)
+    monkeypatch.setattr(build_helper, "_helper", None)
 
 
 @pytest.mark.parametrize("helper", ["/bin/false", "/no/such/python"])  # ends at once; cannot start
 def test_without_a_helper_the_chart_is_drawn_here(nothing_drawn, monkeypatch, helper):
-    monkeypatch.setattr(chart_helper.sys, "executable", helper)
+    monkeypatch.setattr(build_helper.sys, "executable", helper)
     page = fill_charts(placeholder(LINKS, "Bande passante", "NVLink 4 : 450 GB/s"))
     assert "<text" in page and "每卡带宽" in page and '预算 "300" &amp; &lt;更多&gt;' in page
     assert page.startswith('<svg role="img" class="chart" ') and "<title>Bande passante</title>" in page
