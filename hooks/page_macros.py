@@ -22,11 +22,12 @@ if str(ROOT) not in sys.path:
 
 from macros.chart_helper import ChartError, fill_charts  # noqa: E402
 from macros.context import BuildData, build_data  # noqa: E402
-from macros.errors import PageError  # noqa: E402
+from macros.errors import MacroError, PageError  # noqa: E402
+from macros.guide_macros import fill_reading_times, remember_rendered  # noqa: E402
 from macros.helper import helper  # noqa: E402
 from macros.incremental import DocsState, docs_state, page_job, processed_page, stored_api_files  # noqa: E402
 from macros.library import PageLinks  # noqa: E402
-from macros.pages import configurator_page, search_indexes  # noqa: E402
+from macros.pages import generated_page_source, search_indexes  # noqa: E402
 from macros.pipeline import LANGUAGES, PageSource  # noqa: E402
 from macros.pipeline import SOURCE_LANGUAGE as DEFAULT_LANGUAGE  # noqa: E402
 from macros.strings import text  # noqa: E402
@@ -54,11 +55,19 @@ def build_language(file: File) -> str:
     return getattr(file, "locale_alternate_of", None) or page_language(file)
 
 
-def page_links(file: File) -> PageLinks:
-    url = "" if file.url in (".", "./") else file.url  # the home page's, as its Page has it
+def page_url(file: File) -> str:
+    """The page's URL in the site, as its Page has it (the home page's is "", not "./")."""
+    return "" if file.url in (".", "./") else file.url
+
+
+def links_at(url: str, lang: str) -> PageLinks:
+    """Links from the page at ``url`` of the site in ``lang`` (the language being built)."""
     root = "../" * url.count("/")
-    lang = build_language(file)
     return PageLinks(root=root, lang_root=root + ("" if lang == DEFAULT_LANGUAGE else f"{lang}/"))
+
+
+def page_links(file: File) -> PageLinks:
+    return links_at(page_url(file), build_language(file))
 
 
 def nav_pages(nav: object, trail: str = "nav") -> list[tuple[str, str]]:
@@ -82,7 +91,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
             raise PluginError(f"mkdocs.yml: {key}: '{target}' is not a page of docs/{DEFAULT_LANGUAGE}/; "
                               "fix the path or add the page")
     if disk_cache.folder() is not None:
-        helper()  # started now, it has imported the pipeline by the time pages come (see prerender_pages)
+        helper()  # started now, it imports the pipeline while MkDocs reads the site (see prerender_pages)
     lang = current_language(config)
     home = config.site_url.rstrip("/") + ("/" if lang == DEFAULT_LANGUAGE else f"/{lang}/")
     config.extra["not_found"] = {key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")}
@@ -158,18 +167,44 @@ def add_generated_pages(files: Files, config: MkDocsConfig) -> Files:
 
 @event_priority(-110)  # after mkdocs-static-i18n has chosen the files of the language being built
 def prerender_pages(files: Files, config: MkDocsConfig) -> Files:
-    """Hand the helper process every page of this language's build, the last first, to render into the build
-    cache while MkDocs renders from the first (see macros.helper). Only with a build cache: it is where
-    MkDocs finds them."""
-    inputs = _inputs[config.docs_dir]
-    if disk_cache.folder() is None or (worker := helper()) is None:
+    """Hand the helper process the pages to render into the build cache while MkDocs works (see macros.helper):
+    when the first language's build starts, this language's pages, the last first (MkDocs works from the
+    first), then every page of the languages built after it, ready by the time their turn comes; then the API
+    files. Only with a build cache: it is where MkDocs finds them."""
+    if building_another_language(config) or disk_cache.folder() is None or (worker := helper()) is None:
         return files
-    if not building_another_language(config):
-        worker.send({"kind": "api"})  # the API files (finish_site), made once per site
-    for file in reversed(files.documentation_pages()):
+    inputs, docs_dir = _inputs[config.docs_dir], Path(config.docs_dir)
+    pages = files.documentation_pages()
+    for file in reversed(pages):
         worker.send(page_job(file.src_uri, page_language(file), file.src_uri in inputs.generated,
-                             page_links(file), Path(config.docs_dir)))
+                             page_links(file), docs_dir))
+    if current_language(config) == DEFAULT_LANGUAGE:
+        for lang in build_languages(config):
+            for src_uri, shown, url in translated_site(pages, lang, docs_dir, inputs.generated):
+                worker.send(page_job(src_uri, shown, src_uri in inputs.generated, links_at(url, lang), docs_dir))
+    worker.send({"kind": "api"})  # written by finish_site, once the site is built
     return files
+
+
+def build_languages(config: MkDocsConfig) -> list[str]:
+    """The languages mkdocs-static-i18n builds after the default one."""
+    i18n = config.plugins.get("i18n")
+    return [lang for lang in getattr(i18n, "build_languages", []) if lang != DEFAULT_LANGUAGE]
+
+
+def translated_site(english: list[File], lang: str, docs_dir: Path,
+                    generated: frozenset[str]) -> list[tuple[str, str, str]]:
+    """(src_uri, language of the text, URL) of every page of ``lang``'s build, as mkdocs-static-i18n's folder
+    layout with fallback_to_default makes it from the English pages: docs/<lang>/<page> where it exists, the
+    English page in its place otherwise, at <lang>/<English URL>. A page listed wrongly costs only time (the
+    build renders it itself); tests/test_helper.py checks that a build then renders none."""
+    pages = []
+    for file in english:
+        own = f"{lang}/{file.src_uri.removeprefix(f'{DEFAULT_LANGUAGE}/')}"
+        translated = own in generated or (docs_dir / own).is_file()
+        pages.append((own if translated else file.src_uri, lang if translated else DEFAULT_LANGUAGE,
+                      f"{lang}/{page_url(file)}"))
+    return pages[::-1]
 
 
 on_files = CombinedEvent(add_generated_pages, prerender_pages)
@@ -179,8 +214,7 @@ def generated_source(page: Page, inputs: BuildInputs) -> str | None:
     """The text of a generated configurator page; None for a page with a file of its own."""
     if page.file.src_uri not in inputs.generated:
         return None
-    lang, _, name = page.file.src_uri.split("/")
-    return configurator_page(inputs.data, lang, name.removesuffix(".md"))
+    return generated_page_source(inputs.data, page.file.src_uri)
 
 
 def on_page_read_source(page: Page, config: MkDocsConfig) -> str | None:
@@ -200,15 +234,20 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         raise PluginError(str(exc)) from None
     if generated is None:
         page.meta["banner"] = translation_banner(docs_dir, page, page_links(page.file))
+    remember_rendered(page.file.src_uri, rendered)
     return rendered
 
 
-def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    """The page's charts drawn in place of their placeholders (see macros.chart_helper)."""
+@event_priority(100)  # before the search plugin indexes the page
+def on_page_context(context: dict[str, object], page: Page, config: MkDocsConfig, nav: object) -> dict[str, object]:
+    """The page's charts drawn and reading times counted in place of their placeholders (see
+    macros.chart_helper, macros.guide_macros.fill_reading_times): MkDocs has rendered every page's Markdown
+    by now, and the drawings have had that long to come."""
     try:
-        return fill_charts(output)
-    except ChartError as exc:
+        page.content = fill_reading_times(fill_charts(page.content), _inputs[config.docs_dir].data)
+    except (ChartError, MacroError) as exc:
         raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
+    return context
 
 
 def translation_banner(docs_dir: Path, page: Page, links: PageLinks) -> dict[str, str] | None:

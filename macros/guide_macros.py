@@ -3,12 +3,12 @@ reading times and guide cards."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-from sizing import disk_cache
 from sizing.choices import card_choices, effective_bits_per_parameter, nodes_that_hold, one_card_choices
 from sizing.fit import Verdict, card_budget
 from sizing.memory import component_bytes, kv_bytes_per_token, kv_cache_bytes, weight_bytes
@@ -16,9 +16,9 @@ from sizing.schema import DiffusionModel
 from sizing.units import GB, GIB
 from sizing.yaml_lines import safe_load
 
-from .code_version import code_version
 from .context import BuildData
 from .errors import MacroError
+from .formatting import formatter
 from .library import Macros, macro
 from .page_checks import check_front_matter
 from .reading import plain_text, reading_minutes
@@ -319,45 +319,58 @@ def _front_matter(path: Path) -> dict[str, object]:
     return check_front_matter(path.read_text(encoding="utf-8"), f"docs/{path.relative_to(DOCS_DIR).as_posix()}")
 
 
-_minutes: dict[str, int] = {}
+# A reading time is a placeholder in a page's rendered Markdown, filled in its HTML (``fill_reading_times``)
+# from the page it times as this build rendered it: every page's Markdown is rendered before any page's HTML
+# is finished, so no page is rendered a second time only to be counted, and a page showing a reading time
+# is not rendered again when the timed page reads longer.
+_PLACEHOLDER = re.compile(r'<span data-reading-time="([^"]+)" data-lang="([^"]+)"></span>')
+_CARDS = re.compile(r'<ul class="guide-cards">.*?</ul>', re.S)   # other guides' cards: not part of a page's reading
+_rendered: dict[str, str] = {}                                    # docs/-relative path -> rendered Markdown
+_counted: dict[tuple[str, str], tuple[str, int]] = {}             # (path, language of the text) -> (text, minutes)
 
 
-def page_reading_minutes(m: Macros, page: str) -> int:
-    """Minutes to read ``page`` as a reader of ``m.lang`` gets it, figures rendered, a chart read as its title
-    and text alternative (the labels of its axes and ticks are not words to read). Kept in memory and in the
-    build cache by the page's text, the data and the code, so that a page is rendered for its reading time
-    once, not once per page that shows it nor on every build."""
-    from .render import render_page
-    path, lang = _page_file(page, m.lang)
-    source = path.read_text(encoding="utf-8")
-    key = disk_cache.content_key(code_version(), m.fingerprint.encode(), f"{lang}/{page}".encode(), source.encode())
-    if key not in _minutes:
-        stored = disk_cache.read("minutes", key)
-        if stored is None:
-            body = source.split("---\n", 2)[2] if source.startswith("---\n") else source
-            offset = source[: len(source) - len(body)].count("\n")
-            # the cards of other guides are not part of a page's reading
-            rendered = render_page(body, f"docs/{lang}/{page}", lang, m.data, offset, omit="guide_cards")
-            stored = str(reading_minutes(plain_text(rendered), lang, m.catalog)).encode()
-            disk_cache.write("minutes", key, stored)
-        _minutes[key] = int(stored)
-    return _minutes[key]
+def _reading_time(m: Macros, page: str) -> Markup:
+    return Markup('<span data-reading-time="{}" data-lang="{}"></span>').format(page, m.lang)
 
 
-def guide_cards_inputs(data: BuildData, lang: str) -> bytes:
-    """Everything of docs/ that ``guide_cards`` shows to a reader of ``lang``: each guide's front matter and
-    reading time (what a page showing the cards is kept in the build cache by)."""
-    m = Macros(data, lang)
-    return json.dumps([(page, _front_matter(_page_file(page, lang)[0]), page_reading_minutes(m, page))
-                       for page in guide_pages()], ensure_ascii=False, sort_keys=True, default=str).encode()
+def remember_rendered(src_uri: str, markdown: str) -> None:
+    """Keep a page's rendered Markdown (``src_uri`` inside docs/) for the reading times that show it."""
+    _rendered[src_uri] = markdown
+
+
+def fill_reading_times(html: str, data: BuildData) -> str:
+    """``html`` with every reading time filled in: minutes to read the page a reader of the showing page's
+    language gets, figures rendered, a chart read as its title and text alternative (the labels of its axes
+    are not words to read)."""
+    def minutes(found: re.Match[str]) -> str:
+        page, lang = found.groups()
+        path, text_lang = _page_file(page, lang)
+        src_uri = path.relative_to(DOCS_DIR).as_posix()
+        rendered = _rendered.get(src_uri)
+        if rendered is None:
+            raise MacroError(f"the reading time of '{page}' needs docs/{src_uri} rendered in this build, and it "
+                             "was not: is it left out of the site (exclude_docs, draft)?")
+        counted = _counted.get((src_uri, text_lang))
+        if counted is None or counted[0] is not rendered:
+            text_only = plain_text(_CARDS.sub(" ", rendered))
+            counted = _counted[(src_uri, text_lang)] = (rendered, reading_minutes(text_only, text_lang, data.catalog))
+        return str(escape(text("guides", "min", lang, value=formatter(lang).number(counted[1]))))
+    return _PLACEHOLDER.sub(minutes, html) if 'data-reading-time="' in html else html
+
+
+def guide_cards_inputs(lang: str) -> bytes:
+    """Everything of docs/ that ``guide_cards`` renders for a reader of ``lang``: each guide's front matter
+    (what a page showing the cards is kept in the build cache by; reading times are filled in later)."""
+    return json.dumps([(page, _front_matter(_page_file(page, lang)[0])) for page in guide_pages()],
+                      ensure_ascii=False, sort_keys=True, default=str).encode()
 
 
 @macro
-def reading_time(self: Macros, page: str) -> str:
+def reading_time(self: Macros, page: str) -> Markup:
     """Minutes to read a page (path inside a language folder), computed from its own text."""
     if not (DOCS_DIR / SOURCE_LANGUAGE / page).exists():
         raise MacroError(f"no page '{page}' in docs/en/; give a path like 'guides/quantization.md'")
-    return _t(self, "min", value=self.f.number(page_reading_minutes(self, page)))
+    return _reading_time(self, page)
 
 
 @macro
@@ -370,11 +383,11 @@ def guide_cards(self: Macros, exclude: str | None = None) -> str:
         path, _ = _page_file(page, self.lang)
         meta = _front_matter(path)
         url = self.links.lang_root + page.removesuffix(".md") + "/"
-        minutes = _t(self, "min", value=self.f.number(page_reading_minutes(self, page)))
+        meta_line = escape(_t(self, "meta", category=meta.get("category", ""), minutes="\0"))
         items.append(Markup(
             '<li><p class="guide-meta">{meta}</p><p class="guide-title"><a href="{url}">{title}</a></p>'
             '<p>{summary}</p><p><a href="{url}" aria-hidden="true" tabindex="-1">{read}</a></p></li>').format(
-            meta=_t(self, "meta", category=meta.get("category", ""), minutes=minutes), url=url,
+            meta=meta_line.replace("\0", _reading_time(self, page)), url=url,
             title=meta.get("title", page), summary=meta.get("description", ""), read=_t(self, "read")))
     return block(Markup('<ul class="guide-cards">{}</ul>').format(Markup("").join(items)))
 

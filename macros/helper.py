@@ -1,9 +1,10 @@
 """The build's helper process: work MkDocs need not wait for, done on the machine's other core.
 
 MkDocs builds one page after another on one core. The hook hands the helper what it can do ahead of MkDocs:
-drawing a chart (``chart_helper``), rendering the pages of the language being built into the build cache
-(``incremental.prerender``), the last page first while MkDocs works from the first (MkDocs finds the pages
-past the point where they meet already rendered), and making the API files, which the build writes last. Whatever the helper makes is content-addressed (a page or a
+drawing a chart (``chart_helper``); rendering pages into the build cache (``incremental.prerender``): the
+first language's from the last while MkDocs works from the first (MkDocs finds the pages past the point
+where they meet already rendered), then those of the languages built after it, before MkDocs gets to them;
+and making the API files, which the build writes last. Whatever the helper makes is content-addressed (a page or a
 drawing under a hash of all it is made from), so it only saves time: what it has not made yet is made by the
 build itself, and an error in a page is reported by the build's own rendering of it.
 

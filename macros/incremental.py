@@ -3,9 +3,9 @@
 
 A page's rendered Markdown is a pure function of its text, its English original (heading ids, parity), the
 list of files in docs/ (links), the data, the code of the pipeline and the packages it runs on, the language
-and the page's place in the site; a page showing guide cards also depends on the guides' front matter and
-reading times, and a page calling another macro that reads other pages (a reading time, the translation
-status) on the text of every page. A page whose inputs are all unchanged is neither checked nor rendered
+and the page's place in the site; a page showing guide cards also depends on the guides' front matter (their
+reading times are filled into its HTML later, from the guides as the build rendered them), and a page showing
+the translation status on the text of every page. A page whose inputs are all unchanged is neither checked nor rendered
 again, since the same inputs passed the same checks; any change renders it anew.
 """
 from __future__ import annotations
@@ -21,12 +21,13 @@ from .code_version import code_version
 from .context import BuildData, build_data
 from .guide_macros import guide_cards_inputs
 from .library import READS_OTHER_PAGES, PageLinks
-from .pages import api_files, configurator_page
+from .pages import api_files, generated_page_source
 from .pipeline import PageSource, english_source, markdown_of, process_page
 
-# macros whose output depends on other pages' text, but for guide_cards, which depends on less
-# (guide_cards_inputs)
-PAGE_READING_MACROS = tuple(sorted(READS_OTHER_PAGES - {"guide_cards"}))
+# macros whose output depends on other pages' text; guide_cards depends on less (guide_cards_inputs), and
+# reading_time only on which pages exist (docs.files): the minutes are filled into the HTML later
+# (guide_macros.fill_reading_times)
+PAGE_READING_MACROS = tuple(sorted(READS_OTHER_PAGES - {"guide_cards", "reading_time"}))
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def docs_state(docs_dir: Path) -> DocsState:
     return state
 
 
-_guide_cards_inputs: dict[tuple[bytes, str, str], bytes] = {}  # for the docs/ of the latest build only
+_guide_cards_inputs: dict[tuple[bytes, str], bytes] = {}  # for the docs/ of the latest build only
 
 
 def page_key(page: PageSource, english: str | None, data: BuildData, links: PageLinks, docs: DocsState) -> str:
@@ -69,11 +70,11 @@ def page_key(page: PageSource, english: str | None, data: BuildData, links: Page
     reads_pages = any(name in page.markdown for name in PAGE_READING_MACROS)
     cards = b""
     if "guide_cards" in page.markdown:
-        memo = (docs.pages, data.fingerprint, page.lang)
+        memo = (docs.pages, page.lang)
         if memo not in _guide_cards_inputs:
             if any(known[0] != docs.pages for known in _guide_cards_inputs):
                 _guide_cards_inputs.clear()
-            _guide_cards_inputs[memo] = guide_cards_inputs(data, page.lang)
+            _guide_cards_inputs[memo] = guide_cards_inputs(page.lang)
         cards = _guide_cards_inputs[memo]
     return disk_cache.content_key(
         code_version(), data.fingerprint.encode(), docs.files, docs.pages if reads_pages else b"", cards,
@@ -107,8 +108,7 @@ def prerender(job: dict[str, object]) -> None:
     try:
         data = build_data()
         if job["generated"]:
-            lang, _, name = src_uri.split("/")
-            source = configurator_page(data, lang, name.removesuffix(".md"))
+            source = generated_page_source(data, src_uri)
         else:
             source = (docs_dir / src_uri).read_text(encoding="utf-8")
         page = PageSource(f"docs/{src_uri}", str(job["lang"]), source, markdown_of(source), bool(job["generated"]))

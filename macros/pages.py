@@ -23,6 +23,12 @@ def configurator_page(data: BuildData, lang: str, model_id: str) -> str:
     return _configurator_pages[key]
 
 
+def generated_page_source(data: BuildData, src_uri: str) -> str:
+    """The source of the generated page standing at ``<lang>/configurator/<model>.md`` in docs/."""
+    lang, _, name = src_uri.split("/")
+    return configurator_page(data, lang, name.removesuffix(".md"))
+
+
 def _configurator_page(data: BuildData, lang: str, model_id: str) -> str:
     name = data.catalog.models[model_id].name
     title = text("configurator", "page_title", lang, model=name)

@@ -46,9 +46,8 @@ def _evaluate(call: Call, names: dict[str, object]) -> str:
 
 
 def render_page(markdown: str, page: str, lang: str, data: BuildData, line_offset: int = 0,
-                links: PageLinks = PageLinks(), omit: str | None = None) -> str:
-    """Markdown with every macro call replaced by its output for ``lang``; calls to the macro ``omit``
-    write nothing (a page's reading time leaves out the cards of other pages)."""
+                links: PageLinks = PageLinks()) -> str:
+    """Markdown with every macro call replaced by its output for ``lang``."""
     if not has_macros(markdown):
         return markdown
     compiled = compile_page(markdown, page, line_offset)
@@ -56,8 +55,7 @@ def render_page(markdown: str, page: str, lang: str, data: BuildData, line_offse
     out = [compiled.texts[0]]
     try:
         for call, text in zip(compiled.calls, compiled.texts[1:]):
-            if omit is None or call.name != omit:
-                out.append(_evaluate(call, names))
+            out.append(_evaluate(call, names))
             out.append(text)
     except BadPage as problem:
         raise PageError(page, problem.line + line_offset, str(problem)) from None

@@ -3,6 +3,7 @@ soon as one changes (the page's text, its English original, the files of docs/, 
 pages that read them, the data, the page's place)."""
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -90,13 +91,24 @@ def test_a_page_is_rendered_again_when_one_of_its_inputs_changes(docs, renders, 
     assert renders == [f"docs/{lang}/{page}"] * 2
 
 
-def test_a_page_showing_guide_cards_is_rendered_again_when_a_guide_reads_longer(docs, renders):
-    process(docs, "en", "index.md", PageLinks())
-    process(docs, "en", "reference/api.md")
+def test_a_guide_that_reads_longer_leaves_the_cards_in_the_cache_and_shows_its_new_reading_time(
+        docs, renders, monkeypatch):
+    """Reading times are filled into the HTML from the guides as the build rendered them
+    (guide_macros.fill_reading_times): the page showing the cards is not rendered again for them."""
+    monkeypatch.setattr(guide_macros, "_rendered", {})
+    data = build_data()
+    shown = re.compile(r'<p class="guide-meta">[^<]*?(\d+) min</p><p class="guide-title">'
+                       r'<a href="[^"]*guides/what-we-dont-offer/"')
+
+    def minutes_on_the_home_page() -> int:
+        for guide in guide_macros.guide_pages():
+            guide_macros.remember_rendered(f"en/{guide}", process(docs, "en", guide))
+        return int(shown.search(guide_macros.fill_reading_times(process(docs, "en", "index.md"), data)).group(1))
+    before = minutes_on_the_home_page()
     append(docs / "en" / "guides" / "what-we-dont-offer.md", "\n" + "More words to read. " * 400 + "\n")
-    process(docs, "en", "index.md", PageLinks())      # its guide cards show reading times
-    process(docs, "en", "reference/api.md")          # shows no other page: taken from the cache
-    assert renders == ["docs/en/index.md", "docs/en/reference/api.md", "docs/en/index.md"]
+    assert minutes_on_the_home_page() > before
+    assert renders.count("docs/en/index.md") == 1
+    assert renders.count("docs/en/guides/what-we-dont-offer.md") == 2
 
 
 def test_an_edit_that_changes_no_card_leaves_the_pages_showing_cards_in_the_cache(docs, renders):
@@ -139,3 +151,11 @@ def test_api_files_are_kept_per_data_state(docs, monkeypatch):
     assert stored_api_files(data) == first
     stored_api_files(replace(data, fingerprint="edited data"))
     assert computed == ["edited data"]
+
+
+def test_a_reading_time_of_a_page_the_build_did_not_render_stops_it_naming_the_page(monkeypatch):
+    from macros.errors import MacroError
+    monkeypatch.setattr(guide_macros, "_rendered", {})
+    placeholder = '<p><span data-reading-time="guides/quantization.md" data-lang="fr"></span></p>'
+    with pytest.raises(MacroError, match=r"docs/fr/guides/quantization.md rendered in this build"):
+        guide_macros.fill_reading_times(placeholder, build_data())
