@@ -20,11 +20,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from macros.helper import helper  # noqa: E402 - the standard library only
+from sizing import disk_cache  # noqa: E402 - the standard library only
+
+if disk_cache.folder() is not None:
+    # Started before anything heavy is imported: the helper imports the pipeline while this process does,
+    # and is ready for pages about when MkDocs is (see prerender_pages).
+    helper()
+
 from macros.chart_helper import ChartError, fill_charts  # noqa: E402
 from macros.context import BuildData, build_data  # noqa: E402
 from macros.errors import MacroError, PageError  # noqa: E402
 from macros.guide_macros import fill_reading_times, remember_rendered  # noqa: E402
-from macros.helper import helper  # noqa: E402
 from macros.incremental import DocsState, docs_state, page_job, processed_page, stored_api_files  # noqa: E402
 from macros.library import PageLinks  # noqa: E402
 from macros.pages import generated_page_source, search_indexes  # noqa: E402
@@ -32,7 +39,6 @@ from macros.pipeline import LANGUAGES, PageSource  # noqa: E402
 from macros.pipeline import SOURCE_LANGUAGE as DEFAULT_LANGUAGE  # noqa: E402
 from macros.strings import text  # noqa: E402
 from macros.translations import State, page_status  # noqa: E402
-from sizing import disk_cache  # noqa: E402
 from sizing.errors import CatalogError  # noqa: E402
 
 TRANSLATORS_GUIDE = "reference/translating/"
@@ -90,8 +96,6 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         if not (english / target).exists():
             raise PluginError(f"mkdocs.yml: {key}: '{target}' is not a page of docs/{DEFAULT_LANGUAGE}/; "
                               "fix the path or add the page")
-    if disk_cache.folder() is not None:
-        helper()  # started now, it imports the pipeline while MkDocs reads the site (see prerender_pages)
     lang = current_language(config)
     home = config.site_url.rstrip("/") + ("/" if lang == DEFAULT_LANGUAGE else f"/{lang}/")
     config.extra["not_found"] = {key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")}
