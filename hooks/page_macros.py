@@ -20,10 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from macros.helper import helper  # noqa: E402 - the standard library only
-from sizing import disk_cache  # noqa: E402 - the standard library only
+from macros.helper import helper, remember_build, worth_starting  # noqa: E402 - light: nothing of the pipeline
 
-if disk_cache.folder() is not None:
+if worth_starting():
     # Started before anything heavy is imported: the helper imports the pipeline while this process does,
     # and is ready for pages about when MkDocs is (see prerender_pages).
     helper()
@@ -39,6 +38,7 @@ from macros.pipeline import LANGUAGES, PageSource  # noqa: E402
 from macros.pipeline import SOURCE_LANGUAGE as DEFAULT_LANGUAGE  # noqa: E402
 from macros.strings import text  # noqa: E402
 from macros.translations import State, page_status  # noqa: E402
+from sizing import disk_cache  # noqa: E402
 from sizing.errors import CatalogError  # noqa: E402
 
 TRANSLATORS_GUIDE = "reference/translating/"
@@ -174,8 +174,8 @@ def prerender_pages(files: Files, config: MkDocsConfig) -> Files:
     """Hand the helper process the pages to render into the build cache while MkDocs works (see macros.helper):
     when the first language's build starts, this language's pages, the last first (MkDocs works from the
     first), then every page of the languages built after it, ready by the time their turn comes; then the API
-    files. Only with a build cache: it is where MkDocs finds them."""
-    if building_another_language(config) or disk_cache.folder() is None or (worker := helper()) is None:
+    files. Only when the build cache has not seen this data and code yet (macros.helper.worth_starting)."""
+    if building_another_language(config) or not worth_starting() or (worker := helper()) is None:
         return files
     inputs, docs_dir = _inputs[config.docs_dir], Path(config.docs_dir)
     pages = files.documentation_pages()
@@ -290,6 +290,7 @@ def finish_site(config: MkDocsConfig) -> None:
     if index.exists():
         for lang, content in search_indexes(index.read_text(encoding="utf-8"), configured_languages(config)).items():
             (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")
+    remember_build()
     disk_cache.prune()
     gc.unfreeze()
 

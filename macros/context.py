@@ -1,11 +1,11 @@
 """The data every page renders from: the catalog and its verdict matrix, loaded once per data state."""
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from sizing.catalog import DATA_DIR, Catalog, load_catalog
+from sizing.catalog import Catalog, load_catalog
+from sizing.fingerprint import DATA_DIR, data_fingerprint
 from sizing.matrix import VerdictMatrix
 
 
@@ -14,15 +14,6 @@ class BuildData:
     catalog: Catalog
     matrix: VerdictMatrix
     fingerprint: str
-
-
-def fingerprint(data_dir: Path) -> str:
-    """Changes whenever a data file's content changes."""
-    digest = hashlib.sha256()
-    for path in sorted(data_dir.glob("*.yml")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 _loaded: dict[Path, BuildData] = {}
@@ -42,7 +33,7 @@ def build_data(data_dir: Path = DATA_DIR) -> BuildData:
     if cached is not None and _stats.get(key) == stat:
         return cached
     _stats[key] = stat
-    current = fingerprint(key)
+    current = data_fingerprint(key)
     if cached is None or cached.fingerprint != current:
         from .library import forget_results
         if cached is not None:

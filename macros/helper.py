@@ -24,6 +24,11 @@ import threading
 import traceback
 from pathlib import Path
 
+from sizing import disk_cache
+from sizing.fingerprint import DATA_DIR, data_fingerprint
+
+from .code_version import code_version
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 _IN_HELPER = "GUIDES_BUILD_HELPER"          # set in the helper's environment
 REPLY_TIMEOUT_SECONDS = 120.0               # a drawing takes a tenth of a second; past this the helper is stuck
@@ -112,6 +117,22 @@ def helper() -> Helper | None:
             return None
         atexit.register(_helper.close)
     return _helper
+
+
+def _build_key(data_dir: Path) -> str:
+    return disk_cache.content_key(code_version(), data_fingerprint(data_dir).encode())
+
+
+def worth_starting(data_dir: Path = DATA_DIR) -> bool:
+    """Whether the build should hand pages to the helper: with a build cache, and no build with it rendered
+    this data with this code yet, so that every page is rendered again. A build that finds them renders the
+    few pages an edit changed itself: there the helper's start and checks would cost more than they save."""
+    return disk_cache.folder() is not None and disk_cache.read("builds", _build_key(data_dir)) is None
+
+
+def remember_build(data_dir: Path = DATA_DIR) -> None:
+    """Note in the build cache that a build rendered this data with this code (see ``worth_starting``)."""
+    disk_cache.write("builds", _build_key(data_dir), b"")
 
 
 def current() -> Helper | None:

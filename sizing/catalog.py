@@ -14,13 +14,13 @@ from pydantic import BaseModel, ValidationError
 
 from .configurations import Configuration, group_configurations
 from .errors import CatalogError, Problem
+from .fingerprint import DATA_DIR
 from .schema import (
     Assumptions, AssumptionsFile, DecodeMeasurement, DiffusionModel, Gpu, GpusFile, Interconnect,
     InterconnectsFile, Llm, MeasurementsFile, ModelsFile, Node, NodesFile, Precision, PrecisionsFile,
 )
 from .yaml_lines import line_of, load_yaml
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 FILES = {
     "gpus": ("gpus.yml", GpusFile),
     "interconnects": ("interconnects.yml", InterconnectsFile),

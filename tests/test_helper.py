@@ -10,7 +10,7 @@ from mkdocs.config import load_config
 from mkdocs.utils.meta import get_data
 
 from macros import incremental
-from macros.helper import Helper
+from macros.helper import Helper, remember_build, worth_starting
 from macros.incremental import prerender
 from macros.pipeline import markdown_of
 
@@ -64,3 +64,18 @@ def test_a_page_the_helper_cannot_render_is_left_to_the_build(tmp_path, monkeypa
     prerender({"kind": "page", "src_uri": "en/broken.md", "lang": "en", "generated": False, "root": "../",
                "lang_root": "../", "docs_dir": str(docs)})  # no exception: the build reports it, by file and line
     assert not (tmp_path / "cache" / "pages").exists()
+
+
+def test_the_helper_is_worth_starting_only_for_data_or_code_the_build_cache_has_not_seen(tmp_path, monkeypatch):
+    """A build after a page edit finds every other page in the cache: the helper would only check them."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "nodes.yml").write_text("nodes: []\n", encoding="utf-8")
+    monkeypatch.setenv("BUILD_CACHE_DIR", str(tmp_path / "cache"))
+    assert worth_starting(data)
+    remember_build(data)
+    assert not worth_starting(data)
+    (data / "nodes.yml").write_text("nodes: [] # a price changed\n", encoding="utf-8")
+    assert worth_starting(data)
+    monkeypatch.setenv("BUILD_CACHE_DIR", "")
+    assert not worth_starting(data)  # no cache: nowhere to put what it renders
