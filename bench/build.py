@@ -47,9 +47,10 @@ def page_url(lang: str, relative: str) -> str:
 def prerendered_project(target: Path) -> Path:
     """A copy whose pages hold their rendered Markdown, generated pages as files, and no hook."""
     from macros.context import build_data
-    from macros.library import PageLinks
+    from macros.links import PageLinks
     from macros.pages import configurator_page
     from macros.pipeline import PageSource, process_page
+    from macros.site_facts import facts_of
     from mkdocs.utils.meta import get_data
 
     project = copy_project(target)
@@ -57,7 +58,7 @@ def prerendered_project(target: Path) -> Path:
     docs = project / "docs"
     for lang in LANGS:
         for model in data.catalog.models:
-            (docs / lang / "configurator" / f"{model}.md").write_text(configurator_page(data, lang, model))
+            (docs / lang / "configurator" / f"{model}.md").write_text(configurator_page(facts_of(data), lang, model))
     for path in sorted(docs.rglob("*.md")):
         lang, relative = path.relative_to(docs).parts[0], "/".join(path.relative_to(docs).parts[1:])
         source = path.read_text(encoding="utf-8")
@@ -89,7 +90,7 @@ PHASES = {
     "macro rendering (Jinja + macros)": "render_page",
     "translation parity": "check_parity",
     "configurator pages": "configurator",
-    "charts drawn in the build's process (none: a helper draws them)": "draw",
+    "charts drawn (by the helper process when there is a build cache)": "draw",
     "API + search index files": "finish_site",
 }
 
@@ -121,7 +122,8 @@ def _profile_here(site: Path) -> list[tuple[str, float]]:
     def cumulative(name: str) -> float:
         return max((entry[3] for (path, _, fn), entry in stats.stats.items()
                     if fn == name and any(part in path for part in ours)), default=0.0)
-    hook_entries = ("on_config", "on_files", "on_page_read_source", "on_page_markdown", "keep_language_404", "finish_site")
+    hook_entries = ("on_config", "add_generated_pages", "prerender_pages", "on_page_read_source", "on_page_markdown",
+                    "on_page_context", "on_post_page", "fill_unfilled_pages", "keep_language_404", "finish_site")
     own = sum(cumulative(name) for name in hook_entries)
     rows = [("whole build (profiled)", total), ("project code, all hook entry points", own)]
     rows += [(label, cumulative(function)) for label, function in PHASES.items()]

@@ -20,22 +20,22 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from macros.helper import helper, remember_build, worth_starting  # noqa: E402 - light: nothing of the pipeline
+from macros.helper import current, helper, remember_build, worth_prerendering  # noqa: E402 - light
 
-if worth_starting():
-    # Started before anything heavy is imported: the helper imports the pipeline while this process does,
-    # and is ready for pages about when MkDocs is (see prerender_pages).
-    helper()
+# Started before anything else is imported: the helper imports the pipeline and loads the catalog while
+# MkDocs starts up; this process imports neither (see macros.helper and macros.fetch).
+helper()
 
-from macros.chart_helper import ChartError, fill_charts  # noqa: E402
-from macros.context import BuildData, build_data  # noqa: E402
+from macros import fetch  # noqa: E402
+from macros.build_cache import DocsState, docs_state  # noqa: E402
+from macros.chart_helper import ChartError, charts_drawn, fill_charts  # noqa: E402
 from macros.errors import MacroError, PageError  # noqa: E402
-from macros.guide_macros import fill_reading_times, remember_rendered  # noqa: E402
-from macros.incremental import DocsState, docs_state, page_job, processed_page, stored_api_files  # noqa: E402
-from macros.library import PageLinks  # noqa: E402
+from macros.guides import fill_reading_times, remember_rendered  # noqa: E402
+from macros.links import PageLinks  # noqa: E402
+from macros.page_source import LANGUAGES, PageSource  # noqa: E402
+from macros.page_source import SOURCE_LANGUAGE as DEFAULT_LANGUAGE  # noqa: E402
 from macros.pages import generated_page_source, search_indexes  # noqa: E402
-from macros.pipeline import LANGUAGES, PageSource  # noqa: E402
-from macros.pipeline import SOURCE_LANGUAGE as DEFAULT_LANGUAGE  # noqa: E402
+from macros.site_facts import SiteFacts  # noqa: E402
 from macros.strings import text  # noqa: E402
 from macros.translations import State, page_status  # noqa: E402
 from sizing import disk_cache  # noqa: E402
@@ -44,9 +44,9 @@ from sizing.errors import CatalogError  # noqa: E402
 TRANSLATORS_GUIDE = "reference/translating/"
 
 
-def _data():  # noqa: ANN202
+def _facts() -> SiteFacts:
     try:
-        return build_data()
+        return fetch.site_facts()
     except CatalogError as exc:
         raise PluginError(str(exc)) from None
 
@@ -64,6 +64,11 @@ def build_language(file: File) -> str:
 def page_url(file: File) -> str:
     """The page's URL in the site, as its Page has it (the home page's is "", not "./")."""
     return "" if file.url in (".", "./") else file.url
+
+
+def stage(lang: str) -> int:
+    """When the helper is to render pages of the site in ``lang`` (see macros.helper): in building order."""
+    return 1 + 2 * LANGUAGES.index(lang)
 
 
 def links_at(url: str, lang: str) -> PageLinks:
@@ -138,9 +143,13 @@ def configured_languages(config: MkDocsConfig) -> list[str]:
 class BuildInputs:
     """What every page of one language's build reads, noted once by on_files."""
 
-    data: BuildData
-    docs: DocsState                 # see macros.incremental
+    facts: SiteFacts
+    docs: DocsState                 # see macros.build_cache
     generated: frozenset[str]       # src_uri of every generated configurator page
+
+    @property
+    def version(self) -> str:
+        return fetch.build_version(self.facts, self.docs)
 
 
 _inputs: dict[str, BuildInputs] = {}  # by docs_dir
@@ -149,20 +158,20 @@ _inputs: dict[str, BuildInputs] = {}  # by docs_dir
 def add_generated_pages(files: Files, config: MkDocsConfig) -> Files:
     """One configurator page per model and language (generated: nothing to translate). They stand at
     docs/<lang>/configurator/<model>.md without a file on disk; on_page_read_source supplies the text."""
-    data = _data()
+    facts = _facts()
     generated = set()
     for lang in configured_languages(config):
         if not any((Path(config.docs_dir) / lang).rglob("*.md")):
             raise PluginError(f"docs/{lang}/ holds no page: a language folder must hold at least its home page "
                               f"(index.md); add pages, or remove '{lang}' from plugins.i18n.languages in mkdocs.yml")
-        for model_id in data.catalog.models:
+        for model_id in facts.models:
             uri = f"{lang}/configurator/{model_id}.md"
             if files.get_file_from_path(uri) is None:
                 files.append(File(uri, config.docs_dir, config.site_dir, config.use_directory_urls,
                                   inclusion=InclusionLevel.NOT_IN_NAV))
                 generated.add(uri)
-    _inputs[config.docs_dir] = BuildInputs(data, docs_state(Path(config.docs_dir)), frozenset(generated))
-    # Everything alive now (MkDocs' configuration and theme, the modules, the catalog) lives until the build
+    _inputs[config.docs_dir] = BuildInputs(facts, docs_state(Path(config.docs_dir)), frozenset(generated))
+    # Everything alive now (MkDocs' configuration and theme, the modules) lives until the build
     # ends: the cyclic garbage collector stops walking it again and again until then (finish_site,
     # on_build_error). With a 4,100-node catalog the walks grew with every node (bench/build.py).
     gc.freeze()
@@ -171,22 +180,24 @@ def add_generated_pages(files: Files, config: MkDocsConfig) -> Files:
 
 @event_priority(-110)  # after mkdocs-static-i18n has chosen the files of the language being built
 def prerender_pages(files: Files, config: MkDocsConfig) -> Files:
-    """Hand the helper process the pages to render into the build cache while MkDocs works (see macros.helper):
-    when the first language's build starts, this language's pages, the last first (MkDocs works from the
-    first), then every page of the languages built after it, ready by the time their turn comes; then the API
-    files. Only when the build cache has not seen this data and code yet (macros.helper.worth_starting)."""
-    if building_another_language(config) or not worth_starting() or (worker := helper()) is None:
+    """Hand the helper process every page to render into the build cache while MkDocs works (see
+    macros.helper), in MkDocs' order: when the first language's build starts, this language's pages, then
+    every page of the languages built after it, ready by the time their turn comes; then the API files. Only
+    when the build cache has not seen this data and code yet (macros.helper.worth_prerendering): otherwise
+    the build asks for the pages it does not find, one by one."""
+    if building_another_language(config) or not worth_prerendering() or (worker := current()) is None:
         return files
     inputs, docs_dir = _inputs[config.docs_dir], Path(config.docs_dir)
-    pages = files.documentation_pages()
-    for file in reversed(pages):
-        worker.send(page_job(file.src_uri, page_language(file), file.src_uri in inputs.generated,
-                             page_links(file), docs_dir))
-    if current_language(config) == DEFAULT_LANGUAGE:
-        for lang in build_languages(config):
-            for src_uri, shown, url in translated_site(pages, lang, docs_dir, inputs.generated):
-                worker.send(page_job(src_uri, shown, src_uri in inputs.generated, links_at(url, lang), docs_dir))
-    worker.send({"kind": "api"})  # written by finish_site, once the site is built
+    pages, lang = files.documentation_pages(), current_language(config)
+    for file in pages:
+        worker.send(fetch.page_job(file.src_uri, page_language(file), file.src_uri in inputs.generated,
+                                   page_links(file), docs_dir, stage(lang), inputs.version))
+    if lang == DEFAULT_LANGUAGE:
+        for other in build_languages(config):
+            for src_uri, shown, url in translated_site(pages, other, docs_dir, inputs.generated):
+                worker.send(fetch.page_job(src_uri, shown, src_uri in inputs.generated, links_at(url, other),
+                                           docs_dir, stage(other), inputs.version))
+    worker.send(fetch.api_request(inputs.facts.fingerprint))  # written by finish_site, once the site is built
     return files
 
 
@@ -208,7 +219,7 @@ def translated_site(english: list[File], lang: str, docs_dir: Path,
         translated = own in generated or (docs_dir / own).is_file()
         pages.append((own if translated else file.src_uri, lang if translated else DEFAULT_LANGUAGE,
                       f"{lang}/{page_url(file)}"))
-    return pages[::-1]
+    return pages
 
 
 on_files = CombinedEvent(add_generated_pages, prerender_pages)
@@ -218,7 +229,7 @@ def generated_source(page: Page, inputs: BuildInputs) -> str | None:
     """The text of a generated configurator page; None for a page with a file of its own."""
     if page.file.src_uri not in inputs.generated:
         return None
-    return generated_page_source(inputs.data, page.file.src_uri)
+    return generated_page_source(inputs.facts, page.file.src_uri)
 
 
 def on_page_read_source(page: Page, config: MkDocsConfig) -> str | None:
@@ -231,27 +242,60 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     generated = generated_source(page, inputs)
     source = PageSource(f"docs/{page.file.src_uri}", page_language(page.file),
                         generated or page.file.content_string, markdown, generated is not None)
-    docs_dir = Path(config.docs_dir)
+    docs_dir, links = Path(config.docs_dir), page_links(page.file)
+    job = fetch.page_job(page.file.src_uri, source.lang, source.generated, links, docs_dir,
+                         stage(build_language(page.file)), inputs.version)
     try:
-        rendered = processed_page(source, docs_dir, inputs.data, page_links(page.file), inputs.docs)
+        rendered = fetch.page_markdown(source, job, docs_dir, inputs.facts, links, inputs.docs)
     except PageError as exc:
         raise PluginError(str(exc)) from None
     if generated is None:
-        page.meta["banner"] = translation_banner(docs_dir, page, page_links(page.file))
+        page.meta["banner"] = translation_banner(docs_dir, page, links)
     remember_rendered(page.file.src_uri, rendered)
     return rendered
 
 
 @event_priority(100)  # before the search plugin indexes the page
 def on_page_context(context: dict[str, object], page: Page, config: MkDocsConfig, nav: object) -> dict[str, object]:
-    """The page's charts drawn and reading times counted in place of their placeholders (see
-    macros.chart_helper, macros.guide_macros.fill_reading_times): MkDocs has rendered every page's Markdown
-    by now, and the drawings have had that long to come."""
+    """Reading times counted in place of their placeholders (macros.guides.fill_reading_times): MkDocs has
+    rendered every page's Markdown by now."""
     try:
-        page.content = fill_reading_times(fill_charts(page.content), _inputs[config.docs_dir].data)
-    except (ChartError, MacroError) as exc:
+        page.content = fill_reading_times(page.content, _inputs[config.docs_dir].facts.reading_rates)
+    except MacroError as exc:
         raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
     return context
+
+
+_unfilled: list[Page] = []  # written with chart placeholders: their drawings were not ready
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    """The page's charts drawn in place of their placeholders (see macros.chart_helper), if the helper has
+    drawn them by now; otherwise the page is written as it is and filled when the language's pages are all
+    written (fill_unfilled_pages), so MkDocs need not wait for the drawings. Search indexes a chart by its
+    title and text alternative either way: it read the page before this."""
+    if 'data-chart="' not in output:
+        return output
+    if not charts_drawn(output):
+        _unfilled.append(page)
+        return output
+    return _filled(output, page)
+
+
+def _filled(html: str, page: Page) -> str:
+    try:
+        return fill_charts(html)
+    except ChartError as exc:
+        raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
+
+
+@event_priority(110)  # before the next language's build
+def fill_unfilled_pages(config: MkDocsConfig) -> None:
+    """Fill the charts of the pages written before their drawings were ready (on_post_page)."""
+    while _unfilled:
+        page = _unfilled.pop()
+        written = Path(page.file.abs_dest_path)
+        written.write_text(_filled(written.read_text(encoding="utf-8"), page), encoding="utf-8")
 
 
 def translation_banner(docs_dir: Path, page: Page, links: PageLinks) -> dict[str, str] | None:
@@ -282,7 +326,7 @@ def finish_site(config: MkDocsConfig) -> None:
     site = Path(config.site_dir)  # the i18n plugin writes every language below the same site_dir
     if config.site_dir in _english_404:
         (site / "404.html").write_bytes(_english_404.pop(config.site_dir))
-    for relative, content in stored_api_files(_data()).items():
+    for relative, content in fetch.api_files(_inputs[config.docs_dir].facts).items():
         target = site / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
@@ -297,7 +341,8 @@ def finish_site(config: MkDocsConfig) -> None:
 
 def on_build_error(error: Exception) -> None:
     """A failed build: the collector walks every object again (`mkdocs serve` goes on after one)."""
+    _unfilled.clear()
     gc.unfreeze()
 
 
-on_post_build = CombinedEvent(keep_language_404, finish_site)
+on_post_build = CombinedEvent(fill_unfilled_pages, keep_language_404, finish_site)

@@ -3,9 +3,11 @@
 Importing matplotlib and drawing take over half a second, which MkDocs would wait for whenever a chart
 changed (a new price redraws the price chart in three languages) or the build cache is empty. So a page is
 rendered with a placeholder for each chart it shows (``placeholder``: the chart's description, its title and
-its text alternative), the description goes to the helper, and the page's finished HTML gets the drawing in
-place of the placeholder (``fill_charts``), by then usually ready. A drawing the helper did not deliver (it
-could not start, or it ended) is drawn here; an error in its drawing stops the build as one here would.
+its text alternative), the helper draws the chart once it has rendered the pages MkDocs needs first, and the
+page's finished HTML gets the drawing in place of the placeholder (``fill_charts``): as MkDocs writes the page
+if the drawing is ready (``charts_drawn``), otherwise once the language's pages are written (the hook). A
+drawing the helper did not deliver (it could not start, or it ended) is drawn here; an error in its drawing
+stops the build as one here would.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from html import unescape
 from markupsafe import Markup
 
 from .chart_drawing import Chart, chart_key, from_json, keep, stored, svg, to_json
-from .helper import HelperError, current, helper, in_helper
+from .helper import HelperError, Request, current, helper, in_helper, later
 
 _PLACEHOLDER = re.compile(r'<svg role="img" class="chart" data-chart="([^"]*)">(<title>.*?</desc>)</svg>', re.S)
 
@@ -26,15 +28,23 @@ class ChartError(Exception):
 
 def placeholder(chart: Chart, title: str, description: str) -> Markup:
     """Where the chart goes in a page: replaced by its drawing in the page's HTML (``fill_charts``). Has the
-    chart drawn unless it is drawn already: by the helper, or at once in the helper itself."""
+    helper draw the chart unless it is drawn already (in the helper itself: after the pages of its stage)."""
     key = chart_key(chart)
     if stored(key) is None:
         if in_helper():
-            svg(chart)
+            later(_request(key, chart))
         elif (drawer := helper()) is not None:
-            drawer.send({"kind": "chart", "key": key, "chart": to_json(chart)})
+            drawer.send(_request(key, chart))
     return Markup('<svg role="img" class="chart" data-chart="{}"><title>{}</title><desc>{}</desc></svg>').format(
         to_json(chart), title, description)
+
+
+def charts_drawn(html: str) -> bool:
+    """Whether every chart of ``html`` is drawn already: ``fill_charts`` would not wait for the helper."""
+    def drawn(chart: Chart) -> bool:
+        key = chart_key(chart)
+        return stored(key) is not None or ((drawer := current()) is not None and drawer.replied(key))
+    return all(drawn(from_json(unescape(found.group(1)))) for found in _PLACEHOLDER.finditer(html))
 
 
 def fill_charts(html: str) -> str:
@@ -49,11 +59,15 @@ def fill_charts(html: str) -> str:
     return _PLACEHOLDER.sub(drawing, html)
 
 
+def _request(key: str, chart: Chart) -> Request:
+    return {"kind": "chart", "key": key, "stage": 0, "chart": to_json(chart)}
+
+
 def _drawing(chart: Chart) -> str:
     key = chart_key(chart)
     document = stored(key)
     try:
-        reply = drawer.reply(key) if document is None and (drawer := current()) is not None else None
+        reply = drawer.ask(_request(key, chart)) if document is None and (drawer := current()) is not None else None
     except HelperError as exc:
         raise ChartError(str(exc)) from None
     if reply is not None:

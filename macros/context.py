@@ -17,22 +17,13 @@ class BuildData:
 
 
 _loaded: dict[Path, BuildData] = {}
-_stats: dict[Path, tuple[tuple[str, int, int], ...]] = {}
-
-
-def _stat(data_dir: Path) -> tuple[tuple[str, int, int], ...]:
-    return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(data_dir.glob("*.yml")))
 
 
 def build_data(data_dir: Path = DATA_DIR) -> BuildData:
-    """The catalog of ``data_dir``, re-read only when a data file changed (so once per build, and
-    again in ``mkdocs serve`` after an edit). Files are hashed only when their size or time changed."""
+    """The catalog of ``data_dir``, loaded again only when a data file changed (so once per build, and
+    again in ``mkdocs serve`` after an edit)."""
     key = data_dir.resolve()
     cached = _loaded.get(key)
-    stat = _stat(key)
-    if cached is not None and _stats.get(key) == stat:
-        return cached
-    _stats[key] = stat
     current = data_fingerprint(key)
     if cached is None or cached.fingerprint != current:
         from .library import forget_results

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sizing.catalog import Catalog
 
-from .page_checks import front_matter_end
+from .front_matter import front_matter_end
 
 READER_VISIBLE_KEYS = ("title", "description", "category")  # front matter a reader sees; the rest is bookkeeping
 _FENCE = re.compile(r"^\s*(```|~~~)")

@@ -1,11 +1,6 @@
 """Macros of the sizing guides: image and video cards, quantization formats, mixture-of-experts nodes,
-reading times and guide cards."""
+reading times and guide cards (``guides`` counts the minutes)."""
 from __future__ import annotations
-
-import json
-import re
-from functools import cache
-from pathlib import Path
 
 from markupsafe import Markup, escape
 
@@ -14,19 +9,13 @@ from sizing.fit import Verdict, card_budget
 from sizing.memory import component_bytes, kv_bytes_per_token, kv_cache_bytes, weight_bytes
 from sizing.schema import DiffusionModel
 from sizing.units import GB, GIB
-from sizing.yaml_lines import safe_load
 
-from .context import BuildData
 from .errors import MacroError
-from .formatting import formatter
+from .guides import guide_front_matter, guide_pages, reading_time_placeholder
 from .library import Macros, macro
-from .page_checks import check_front_matter
-from .reading import plain_text, reading_minutes
 from .strings import text
 from .tables import block, table
 from .translations import DOCS_DIR, SOURCE_LANGUAGE
-
-GUIDES_FILE = Path(__file__).resolve().parent / "guides.yml"
 
 
 def _t(m: Macros, key: str, **values: object) -> str:
@@ -303,74 +292,12 @@ def pcie_only_gpus(self: Macros) -> str:
 
 
 # --- guides: reading time and cards --------------------------------------------------------------------
-@cache
-def guide_pages() -> tuple[str, ...]:
-    return tuple(safe_load(GUIDES_FILE.read_text(encoding="utf-8")))
-
-
-def _page_file(page: str, lang: str) -> tuple[Path, str]:
-    """The file a reader of ``lang`` gets for ``page``, and the language of its text."""
-    own = DOCS_DIR / lang / page
-    return (own, lang) if own.exists() else (DOCS_DIR / SOURCE_LANGUAGE / page, SOURCE_LANGUAGE)
-
-
-def _front_matter(path: Path) -> dict[str, object]:
-    """A guide's front matter; a PageError naming the guide's file and line when it is broken."""
-    return check_front_matter(path.read_text(encoding="utf-8"), f"docs/{path.relative_to(DOCS_DIR).as_posix()}")
-
-
-# A reading time is a placeholder in a page's rendered Markdown, filled in its HTML (``fill_reading_times``)
-# from the page it times as this build rendered it: every page's Markdown is rendered before any page's HTML
-# is finished, so no page is rendered a second time only to be counted, and a page showing a reading time
-# is not rendered again when the timed page reads longer.
-_PLACEHOLDER = re.compile(r'<span data-reading-time="([^"]+)" data-lang="([^"]+)"></span>')
-_CARDS = re.compile(r'<ul class="guide-cards">.*?</ul>', re.S)   # other guides' cards: not part of a page's reading
-_rendered: dict[str, str] = {}                                    # docs/-relative path -> rendered Markdown
-_counted: dict[tuple[str, str], tuple[str, int]] = {}             # (path, language of the text) -> (text, minutes)
-
-
-def _reading_time(m: Macros, page: str) -> Markup:
-    return Markup('<span data-reading-time="{}" data-lang="{}"></span>').format(page, m.lang)
-
-
-def remember_rendered(src_uri: str, markdown: str) -> None:
-    """Keep a page's rendered Markdown (``src_uri`` inside docs/) for the reading times that show it."""
-    _rendered[src_uri] = markdown
-
-
-def fill_reading_times(html: str, data: BuildData) -> str:
-    """``html`` with every reading time filled in: minutes to read the page a reader of the showing page's
-    language gets, figures rendered, a chart read as its title and text alternative (the labels of its axes
-    are not words to read)."""
-    def minutes(found: re.Match[str]) -> str:
-        page, lang = found.groups()
-        path, text_lang = _page_file(page, lang)
-        src_uri = path.relative_to(DOCS_DIR).as_posix()
-        rendered = _rendered.get(src_uri)
-        if rendered is None:
-            raise MacroError(f"the reading time of '{page}' needs docs/{src_uri} rendered in this build, and it "
-                             "was not: is it left out of the site (exclude_docs, draft)?")
-        counted = _counted.get((src_uri, text_lang))
-        if counted is None or counted[0] is not rendered:
-            text_only = plain_text(_CARDS.sub(" ", rendered))
-            counted = _counted[(src_uri, text_lang)] = (rendered, reading_minutes(text_only, text_lang, data.catalog))
-        return str(escape(text("guides", "min", lang, value=formatter(lang).number(counted[1]))))
-    return _PLACEHOLDER.sub(minutes, html) if 'data-reading-time="' in html else html
-
-
-def guide_cards_inputs(lang: str) -> bytes:
-    """Everything of docs/ that ``guide_cards`` renders for a reader of ``lang``: each guide's front matter
-    (what a page showing the cards is kept in the build cache by; reading times are filled in later)."""
-    return json.dumps([(page, _front_matter(_page_file(page, lang)[0])) for page in guide_pages()],
-                      ensure_ascii=False, sort_keys=True, default=str).encode()
-
-
 @macro
 def reading_time(self: Macros, page: str) -> Markup:
     """Minutes to read a page (path inside a language folder), computed from its own text."""
     if not (DOCS_DIR / SOURCE_LANGUAGE / page).exists():
         raise MacroError(f"no page '{page}' in docs/en/; give a path like 'guides/quantization.md'")
-    return _reading_time(self, page)
+    return reading_time_placeholder(page, self.lang)
 
 
 @macro
@@ -380,14 +307,13 @@ def guide_cards(self: Macros, exclude: str | None = None) -> str:
     for page in guide_pages():
         if page == exclude:
             continue
-        path, _ = _page_file(page, self.lang)
-        meta = _front_matter(path)
+        meta = guide_front_matter(page, self.lang)
         url = self.links.lang_root + page.removesuffix(".md") + "/"
         meta_line = escape(_t(self, "meta", category=meta.get("category", ""), minutes="\0"))
         items.append(Markup(
             '<li><p class="guide-meta">{meta}</p><p class="guide-title"><a href="{url}">{title}</a></p>'
             '<p>{summary}</p><p><a href="{url}" aria-hidden="true" tabindex="-1">{read}</a></p></li>').format(
-            meta=meta_line.replace("\0", _reading_time(self, page)), url=url,
+            meta=meta_line.replace("\0", reading_time_placeholder(page, self.lang)), url=url,
             title=meta.get("title", page), summary=meta.get("description", ""), read=_t(self, "read")))
     return block(Markup('<ul class="guide-cards">{}</ul>').format(Markup("").join(items)))
 

@@ -1,20 +1,26 @@
-"""The build's helper process: work MkDocs need not wait for, done on the machine's other core.
+"""The build's helper process: the pipeline's work, done on the machine's other core while MkDocs works.
 
-MkDocs builds one page after another on one core. The hook hands the helper what it can do ahead of MkDocs:
-drawing a chart (``chart_helper``); rendering pages into the build cache (``incremental.prerender``): the
-first language's from the last while MkDocs works from the first (MkDocs finds the pages past the point
-where they meet already rendered), then those of the languages built after it, before MkDocs gets to them;
-and making the API files, which the build writes last. Whatever the helper makes is content-addressed (a page or a
-drawing under a hash of all it is made from), so it only saves time: what it has not made yet is made by the
-build itself, and an error in a page is reported by the build's own rendering of it.
+MkDocs builds one page after another on one core. Whenever the build cache is on, the hook starts the helper
+as it is loaded, and the helper imports the pipeline and loads the catalog while MkDocs starts up. The build's
+own process then imports none of it: it takes each result from the build cache (``build_cache``), else asks
+the helper and waits (``fetch``, ``chart_helper``). What the helper makes is content-addressed (a page, a
+drawing, the API files, under a hash of all they are made from), so it only saves time: should the helper
+fail, end or not start, the build's process makes the result itself, and an error in a page or in the data
+is always reported by the build's own attempt.
 
-Run as ``python -m macros.helper``, this module is the helper: one JSON request per line on standard input,
-charts first, then pages, then the API files; a chart gets a JSON reply line on standard output, the others
-none (what they make is in the build cache).
+When the cache has not seen this data with this code (``worth_prerendering``), every page must be rendered
+again, and the hook hands the helper all of them when the build starts, in the order MkDocs needs them:
+each language's pages (stage 1, 3, 5), then the charts those pages show (the stage after: MkDocs needs a
+drawing only once the language's every page is rendered), then the API files (written last). What the
+build waits for is done first.
+
+In the helper, ``serve`` reads one JSON request per line on standard input and writes one JSON reply per
+request on standard output.
 """
 from __future__ import annotations
 
 import atexit
+import itertools
 import json
 import os
 import queue
@@ -23,6 +29,7 @@ import sys
 import threading
 import traceback
 from pathlib import Path
+from typing import Any
 
 from sizing import disk_cache
 from sizing.fingerprint import DATA_DIR, data_fingerprint
@@ -31,54 +38,61 @@ from .code_version import code_version
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 _IN_HELPER = "GUIDES_BUILD_HELPER"          # set in the helper's environment
-REPLY_TIMEOUT_SECONDS = 120.0               # a drawing takes a tenth of a second; past this the helper is stuck
-PRIORITY = {"chart": 0, "page": 1, "api": 2}  # a page waits for its charts; the API files are written last
+REPLY_TIMEOUT_SECONDS = 120.0               # a page or a drawing takes a tenth of a second; past this it is stuck
+API_STAGE = 99                              # after every language's pages and charts
+Request = dict[str, Any]
 
 
 def in_helper() -> bool:
-    """Whether this process is the helper (which draws its own pages' charts itself)."""
+    """Whether this process is the helper."""
     return os.environ.get(_IN_HELPER) == "1"
 
 
 class HelperError(Exception):
-    """The helper failed at something the build cannot do without (a chart it was asked to draw)."""
+    """The helper replied nothing in time: it is stuck."""
 
 
 class Helper:
-    """The helper process, the charts asked of it and its replies (read by a thread as they come)."""
+    """The helper process, what was sent to it and its replies (read by a thread as they come)."""
 
     def __init__(self) -> None:
         # run from the project root: `-m` imports this project's macros, whatever the build's working folder
-        self._process = subprocess.Popen([sys.executable, "-m", "macros.helper"], cwd=PROJECT_ROOT,
+        self._process = subprocess.Popen([sys.executable, "-c", "from macros.helper import serve; serve()"], cwd=PROJECT_ROOT,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, _IN_HELPER: "1"})
-        self._asked: set[str] = set()
-        self._replies: dict[str, dict[str, str]] = {}
+        self._sent: dict[str, bool] = {}            # key -> whether it was sent as urgent
+        self._replies: dict[str, dict[str, Any]] = {}
         self._changed = threading.Condition()
         self.ended = False
         threading.Thread(target=self._read_replies, name="build helper replies", daemon=True).start()
 
-    def send(self, request: dict[str, object]) -> None:
-        """Hand the helper a request (``{"kind": "chart", "key": ..., ...}`` or ``{"kind": "page", ...}``)."""
-        if self.ended or request.get("key") in self._asked:
+    def send(self, request: Request, urgent: bool = False) -> None:
+        """Hand the helper a request: ``{"kind": ..., "key": ..., "stage": ...}`` and what its kind needs. It
+        is done in the order of its stage, or before anything else when ``urgent``."""
+        key = str(request["key"])
+        if self.ended or key in self._replies or self._sent.get(key, False) or (key in self._sent and not urgent):
             return
         try:
-            self._process.stdin.write(json.dumps(request).encode() + b"\n")
+            self._process.stdin.write(json.dumps({**request, "urgent": urgent}).encode() + b"\n")
             self._process.stdin.flush()
         except OSError:  # it ended: what it did not make is made by the build
             self._end()
             return
-        if request["kind"] == "chart":
-            self._asked.add(str(request["key"]))
+        self._sent[key] = urgent
 
-    def reply(self, key: str) -> dict[str, str] | None:
-        """The helper's reply to the chart ``key``; None when it was not asked or ended without replying."""
-        if key not in self._asked:
-            return None
+    def ask(self, request: Request) -> dict[str, Any] | None:
+        """The helper's reply to ``request``, asked for before anything else unless it came already; None when
+        the helper ended without replying."""
+        self.send(request, urgent=True)
+        key = str(request["key"])
         with self._changed:
             if not self._changed.wait_for(lambda: key in self._replies or self.ended, REPLY_TIMEOUT_SECONDS):
                 raise HelperError(f"the build's helper process replied nothing for {REPLY_TIMEOUT_SECONDS:.0f} s; "
                                   "build again, and report it if it happens again")
             return self._replies.get(key)
+
+    def replied(self, key: str) -> bool:
+        """Whether the helper's reply to ``key`` came (without waiting for it)."""
+        return key in self._replies
 
     def close(self) -> None:
         try:
@@ -106,9 +120,10 @@ _helper: Helper | None = None
 
 def helper() -> Helper | None:
     """This process's helper, started on first use (and again if it ended), serving every later build of the
-    process too (``mkdocs serve``); None when it cannot start or this process is the helper."""
+    process too (``mkdocs serve``); None without a build cache (where the helper puts what it makes), when it
+    cannot start, or in the helper itself."""
     global _helper
-    if in_helper():
+    if in_helper() or disk_cache.folder() is None:
         return None
     if _helper is None or _helper.ended:
         try:
@@ -119,59 +134,80 @@ def helper() -> Helper | None:
     return _helper
 
 
+def current() -> Helper | None:
+    """The helper if one was started and has not ended, without starting one."""
+    return _helper if _helper is not None and not _helper.ended else None
+
+
 def _build_key(data_dir: Path) -> str:
     return disk_cache.content_key(code_version(), data_fingerprint(data_dir).encode())
 
 
-def worth_starting(data_dir: Path = DATA_DIR) -> bool:
-    """Whether the build should hand pages to the helper: with a build cache, and no build with it rendered
-    this data with this code yet, so that every page is rendered again. A build that finds them renders the
-    few pages an edit changed itself: there the helper's start and checks would cost more than they save."""
+def worth_prerendering(data_dir: Path = DATA_DIR) -> bool:
+    """Whether the build should hand the helper every page: with a build cache, and no build with it rendered
+    this data with this code yet, so that every page is rendered again. A build that finds them asks the
+    helper only for the few pages an edit changed."""
     return disk_cache.folder() is not None and disk_cache.read("builds", _build_key(data_dir)) is None
 
 
 def remember_build(data_dir: Path = DATA_DIR) -> None:
-    """Note in the build cache that a build rendered this data with this code (see ``worth_starting``)."""
+    """Note in the build cache that a build rendered this data with this code (see ``worth_prerendering``)."""
     disk_cache.write("builds", _build_key(data_dir), b"")
 
 
-def current() -> Helper | None:
-    """The helper if one was started, without starting one."""
-    return _helper
-
-
 # --- the helper's side -------------------------------------------------------------------------------------
-def serve() -> None:
-    """Do what is asked on standard input, charts first, until the input ends."""
-    from .chart_drawing import draw, from_json
-    from .context import build_data
-    from .incremental import prerender, stored_api_files
+_jobs: queue.PriorityQueue[tuple[int, int, Request | None]] = queue.PriorityQueue()
+_order = itertools.count()
+_stage = 0  # of the request being done
 
-    jobs: queue.PriorityQueue[tuple[int, int, dict[str, object] | None]] = queue.PriorityQueue()
+
+def _queue(request: Request) -> None:
+    _jobs.put((0 if request.get("urgent") else int(request["stage"]), next(_order), request))
+
+
+def later(request: Request) -> None:
+    """In the helper: do ``request`` (a chart a page being rendered shows) after the requests of this stage."""
+    _queue({**request, "stage": _stage + 1, "urgent": False})
+
+
+def serve() -> None:
+    """Do what is asked on standard input, by stage, until the input ends."""
+    global _stage
+    from .chart_drawing import from_json, svg
+    from .context import build_data
+    from .incremental import prerender, stored_api_files, stored_facts
 
     def read_requests() -> None:
-        for number, line in enumerate(sys.stdin.buffer):
-            request = json.loads(line)
-            jobs.put((PRIORITY[str(request["kind"])], number, request))
-        jobs.put((-1, 0, None))  # the build ended: what is left is of no use
+        for line in sys.stdin.buffer:
+            _queue(json.loads(line))
+        _jobs.put((-1, 0, None))  # the build ended: what is left is of no use
     threading.Thread(target=read_requests, daemon=True).start()
-    while (request := jobs.get()[2]) is not None:
-        if request["kind"] == "page":
-            prerender(request)
-            continue
-        if request["kind"] == "api":
+
+    def do(request: Request) -> dict[str, Any]:
+        kind = request["kind"]
+        if kind == "page":
+            return {"done": prerender(request)}
+        if kind == "chart":
             try:
-                stored_api_files(build_data())  # into the build cache, where the build's last step finds them
-            except Exception:  # noqa: BLE001 - the build makes them itself and reports what is wrong
-                pass
+                return {"svg": svg(from_json(str(request["chart"])))}
+            except Exception:  # noqa: BLE001 - reported to the build, which stops with it
+                return {"error": traceback.format_exc()}
+        try:  # the facts of the data, or the API files: the build makes them itself and reports what is wrong
+            stored_facts(build_data()) if kind == "facts" else stored_api_files(build_data())
+        except Exception:  # noqa: BLE001
+            return {"done": False}
+        return {"done": True}
+
+    try:
+        build_data()  # while MkDocs starts up: every page needs the catalog
+    except Exception:  # noqa: BLE001 - bad data: the build reports it
+        pass
+    done: set[str] = set()
+    while (request := _jobs.get()[2]) is not None:
+        if request["key"] in done:  # asked again as urgent, or queued twice
             continue
-        try:
-            reply = {"key": request["key"], "svg": draw(from_json(str(request["chart"])))}
-        except Exception:  # noqa: BLE001 - reported to the build, which stops with it
-            reply = {"key": request["key"], "error": traceback.format_exc()}
-        sys.stdout.buffer.write(json.dumps(reply).encode() + b"\n")
+        done.add(request["key"])
+        _stage = int(request["stage"])
+        sys.stdout.buffer.write(json.dumps({"key": request["key"], **do(request)}).encode() + b"\n")
         sys.stdout.buffer.flush()
 
-
-if __name__ == "__main__":
-    serve()

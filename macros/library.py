@@ -11,7 +11,6 @@ import json
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from sizing.api import speed_for_display
-from sizing.catalog import closest
+from sizing.errors import closest
 from sizing.collectives import (
     allreduces_per_token, gradient_bytes, link_ratio, node_allreduce_seconds,
 )
@@ -33,6 +32,7 @@ from sizing.yaml_lines import safe_load
 from .context import BuildData
 from .errors import MacroError
 from .formatting import formatter
+from .links import PageLinks
 from .strings import text
 from .tables import code, table
 
@@ -86,14 +86,6 @@ def _signature(name: str) -> tuple[inspect.Signature, dict[str, Any]]:
 def signature_of(name: str) -> str:
     params = list(inspect.signature(MACROS[name]).parameters.values())[1:]
     return f"{name}({', '.join(p.name if p.default is p.empty else f'{p.name}={p.default!r}' for p in params)})"
-
-
-@dataclass(frozen=True)
-class PageLinks:
-    """Relative paths from the page being rendered: to the site root, and to its language's root."""
-
-    root: str = ""
-    lang_root: str = ""
 
 
 class Macros:
@@ -503,8 +495,7 @@ def macro_reference(self: Macros) -> str:
     """This table: every macro, what it gives, and an example computed live."""
     rows = []
     calls = self.as_globals()
-    for name in MACROS:
-        entry = reference_entries()[name]
+    for name, entry in reference_entries().items():  # in the reference's order: the same in every process
         description = inspect.getdoc(MACROS[name]) if self.lang == "en" else entry[self.lang]
         if entry["output"] == "table":
             output = text("reference", "table_output", self.lang)

@@ -1,4 +1,5 @@
-"""Generated content: the per-model configurator pages and the JSON API files."""
+"""Generated content the build's own process makes without the pipeline: the source of the per-model
+configurator pages and the search index of each language (the API files are ``api_files``)."""
 from __future__ import annotations
 
 import json
@@ -6,54 +7,40 @@ from typing import Any
 
 from markupsafe import escape
 
-from sizing.api import catalog_document, fit_document
-
-from .context import BuildData
+from .site_facts import SiteFacts
 from .strings import text
-
 
 _configurator_pages: dict[tuple[str, str, str], str] = {}
 
 
-def configurator_page(data: BuildData, lang: str, model_id: str) -> str:
+def configurator_page(facts: SiteFacts, lang: str, model_id: str) -> str:
     """The Markdown source of one model's configurator page (only macros and strings)."""
-    key = (data.fingerprint, lang, model_id)
+    key = (facts.fingerprint, lang, model_id)
     if key not in _configurator_pages:
-        _configurator_pages[key] = _configurator_page(data, lang, model_id)
+        _configurator_pages[key] = _configurator_page(facts, lang, model_id)
     return _configurator_pages[key]
 
 
-def generated_page_source(data: BuildData, src_uri: str) -> str:
+def generated_page_source(facts: SiteFacts, src_uri: str) -> str:
     """The source of the generated page standing at ``<lang>/configurator/<model>.md`` in docs/."""
     lang, _, name = src_uri.split("/")
-    return configurator_page(data, lang, name.removesuffix(".md"))
+    return configurator_page(facts, lang, name.removesuffix(".md"))
 
 
-def _configurator_page(data: BuildData, lang: str, model_id: str) -> str:
-    name = data.catalog.models[model_id].name
+def _configurator_page(facts: SiteFacts, lang: str, model_id: str) -> str:
+    name = facts.models[model_id]
     title = text("configurator", "page_title", lang, model=name)
     intro = text("configurator", "page_intro", lang, model=escape(name))
     # MkDocs and Material print the title into HTML as it is: escape text that comes from data/
     # JSON is YAML; PyYAML's emitter took most of the time of making these pages
-    front_matter = _json({"title": str(escape(title)), "hide": ["toc"], "search": {"exclude": True}})
+    front_matter = compact_json({"title": str(escape(title)), "hide": ["toc"], "search": {"exclude": True}})
     return (f"---\n{front_matter}\n---\n\n# {escape(title)} {{#configurator}}\n\n{intro}\n\n"
             f"{{{{ configurator({json.dumps(model_id)}) }}}}\n")
 
 
-def _json(document: Any) -> str:
+def compact_json(document: Any) -> str:
     """Deterministic JSON: sorted keys, no spaces."""
     return json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def api_files(data: BuildData) -> dict[str, str]:
-    """``api/catalog.json``, ``api/fit.json`` (every model) and ``api/fit/<model>.json`` (one model each,
-    what the configurator page loads)."""
-    fit = fit_document(data.catalog, data.matrix)
-    files = {"api/catalog.json": _json(catalog_document(data.catalog)), "api/fit.json": _json(fit)}
-    for model_id, model in fit["models"].items():
-        files[f"api/fit/{model_id}.json"] = _json({**{k: v for k, v in fit.items() if k != "models"},
-                                                   "model": model_id, **model})
-    return files
 
 
 def search_indexes(index_json: str, languages: list[str], default: str = "en") -> dict[str, str]:

@@ -3,56 +3,24 @@
 The MkDocs hook calls ``process_page``; tests call it directly on a page's text."""
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from .context import BuildData
 from .errors import PageError
 from .figures import hand_typed_figures, product_names
-from .library import PageLinks
-from .page_checks import (
-    check_front_matter, check_glossary, check_heading_ids, check_links, check_parity, heading_ids,
-)
+from .front_matter import check_front_matter
+from .links import PageLinks
+from .page_checks import check_glossary, check_heading_ids, check_links, check_parity, heading_ids
+from .page_source import LANGUAGES, SOURCE_LANGUAGE, PageSource, english_source
 from .page_template import compile_page, has_macros
 from .render import render_page
-
-SOURCE_LANGUAGE = "en"
-LANGUAGES = ("en", "fr", "zh")
-
-
-@dataclass(frozen=True)
-class PageSource:
-    path: str          # docs/<lang>/<page>.md
-    lang: str          # the language of the page's text
-    source: str        # the whole file, front matter included
-    markdown: str      # what MkDocs hands over: the file without its front matter
-    generated: bool = False
-
-
-_FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.S)  # as mkdocs.utils.meta has it
-
-
-def markdown_of(source: str) -> str:
-    """The page without its front matter: the text MkDocs hands to the hook."""
-    found = _FRONT_MATTER.match(source)
-    return source[found.end():].lstrip("\n") if found else source
 
 
 def front_matter_lines(source: str, markdown: str) -> int:
     """Lines MkDocs removed above ``markdown`` (front matter), so errors cite the file's own lines."""
     start = source.find(markdown[:200]) if markdown else -1
     return source.count("\n", 0, start) if start > 0 else 0
-
-
-def english_source(path: str, lang: str, docs_dir: Path) -> tuple[str, str] | None:
-    """The English page a translation comes from: its text and its path; None for an English page."""
-    relative = Path(path).relative_to(f"docs/{lang}")
-    english_file = docs_dir / SOURCE_LANGUAGE / relative
-    if lang == SOURCE_LANGUAGE or not english_file.exists():
-        return None
-    return english_file.read_text(encoding="utf-8"), f"docs/{SOURCE_LANGUAGE}/{relative.as_posix()}"
 
 
 def site_has_page(target: str, docs_dir: Path, data: BuildData) -> bool:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from html import unescape
+from typing import TYPE_CHECKING
 
-from sizing.catalog import Catalog
+if TYPE_CHECKING:
+    from sizing.catalog import Catalog
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
@@ -29,8 +32,12 @@ def reading_units(text: str, lang: str) -> int:
     return len(_WORD.findall(text))
 
 
-def reading_minutes(text: str, lang: str, catalog: Catalog) -> int:
+def reading_rates(catalog: Catalog) -> dict[str, int]:
+    """Reading units (``reading_units``) per minute in each language."""
     a = catalog.assumptions
-    rate = {"en": a.reading_words_per_minute_en, "fr": a.reading_words_per_minute_fr,
-            "zh": a.reading_characters_per_minute_zh}[lang].value
-    return max(1, math.ceil(reading_units(text, lang) / rate))
+    return {"en": a.reading_words_per_minute_en.value, "fr": a.reading_words_per_minute_fr.value,
+            "zh": a.reading_characters_per_minute_zh.value}
+
+
+def reading_minutes(text: str, lang: str, rates: Mapping[str, int]) -> int:
+    return max(1, math.ceil(reading_units(text, lang) / rates[lang]))

@@ -10,12 +10,13 @@ import re
 from jinja2 import UndefinedError
 from jinja2.exceptions import SecurityError
 
-from sizing.catalog import closest
+from sizing.errors import closest
 
 from . import charts, configurator, guide_macros, translation_tables  # noqa: F401 - register their macros
 from .context import BuildData
 from .errors import MacroError, PageError
-from .library import MACROS, Macros, PageLinks
+from .library import MACROS, Macros
+from .links import PageLinks
 from .page_template import BadPage, Call, compile_page, expression, has_macros
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sizing.yaml_lines import safe_load
 
-from .page_checks import front_matter_end
+from .front_matter import front_matter_end
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
 SOURCE_LANGUAGE = "en"

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -13,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .configurations import Configuration, group_configurations
-from .errors import CatalogError, Problem
+from .errors import CatalogError, Problem, did_you_mean
 from .fingerprint import DATA_DIR
 from .schema import (
     Assumptions, AssumptionsFile, DecodeMeasurement, DiffusionModel, Gpu, GpusFile, Interconnect,
@@ -93,19 +92,6 @@ class Catalog:
 
     def precisions_for(self, model: Model) -> list[Precision]:
         return [p for p in self.precisions.values() if model.kind in p.applies_to]
-
-
-def closest(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
-    """The valid ids nearest to a mistyped one."""
-    return difflib.get_close_matches(word, list(choices), n=n, cutoff=0.5)
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    choices = list(choices)
-    near = closest(word, choices)
-    if near:
-        return "did you mean " + " or ".join(f"'{c}'" for c in near) + "?"
-    return "valid ids: " + ", ".join(f"'{c}'" for c in choices)
 
 
 # --- reading and schema validation -----------------------------------------------------------------

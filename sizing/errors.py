@@ -1,6 +1,8 @@
 """Errors that name the file, the line, the record and the field, and say how to fix it."""
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,3 +39,16 @@ class CatalogError(Exception):
 
 class SizingError(ValueError):
     """A calculation was asked something the data cannot answer (e.g. a precision a model lacks)."""
+
+
+def closest(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
+    """The valid ids nearest to a mistyped one."""
+    return difflib.get_close_matches(word, list(choices), n=n, cutoff=0.5)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    choices = list(choices)
+    near = closest(word, choices)
+    if near:
+        return "did you mean " + " or ".join(f"'{c}'" for c in near) + "?"
+    return "valid ids: " + ", ".join(f"'{c}'" for c in choices)

@@ -6,11 +6,21 @@ from pathlib import Path
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
+_known: dict[Path, tuple[tuple[tuple[str, int, int], ...], str]] = {}
+
 
 def data_fingerprint(data_dir: Path = DATA_DIR) -> str:
-    """Changes whenever a data file's content changes."""
+    """Changes whenever a data file's content changes. The files are hashed again only when one was added or
+    removed or changed size or time (so once per build, and again in ``mkdocs serve`` after an edit)."""
+    folder = data_dir.resolve()
+    files = sorted(folder.glob("*.yml"))
+    signature = tuple((path.name, path.stat().st_mtime_ns, path.stat().st_size) for path in files)
+    known = _known.get(folder)
+    if known is not None and known[0] == signature:
+        return known[1]
     digest = hashlib.sha256()
-    for path in sorted(data_dir.glob("*.yml")):
+    for path in files:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
+    _known[folder] = (signature, digest.hexdigest())
     return digest.hexdigest()

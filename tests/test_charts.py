@@ -79,9 +79,9 @@ print(drawn_by_helper, page == "<p>avant</p>" + (expected[:end] + "<title>Débit
 """
 
 
-def test_a_chart_drawn_by_the_helper_is_the_drawing_made_here_titled_and_described():
+def test_a_chart_drawn_by_the_helper_is_the_drawing_made_here_titled_and_described(tmp_path):
     run = subprocess.run([sys.executable, "-c", FILL], cwd=ROOT, capture_output=True, text=True, check=True,
-                         env={**os.environ, "BUILD_CACHE_DIR": ""})
+                         env={**os.environ, "BUILD_CACHE_DIR": str(tmp_path)})
     assert run.stdout.split() == ["True", "True"]  # the build's process never imported matplotlib
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import edit
 from macros.context import build_data
-from macros.reading import plain_text, reading_minutes, reading_units
+from macros.reading import plain_text, reading_minutes, reading_rates, reading_units
 from macros.render import render_page
 from sitebuild import LANGUAGES, ROOT, build, copy_project, page, visible_text
 
@@ -83,7 +83,7 @@ def test_reading_time_on_every_card_matches_the_formula_on_the_pages_own_text(si
                 "fr": catalog.assumptions.reading_words_per_minute_fr,
                 "zh": catalog.assumptions.reading_characters_per_minute_zh}[lang].value
         minutes = -(-reading_units(text, lang) // rate)  # ceil
-        assert minutes == reading_minutes(text, lang, catalog) >= 1
+        assert minutes == reading_minutes(text, lang, reading_rates(catalog)) >= 1
         title = re.search(r'^title: "?(.*?)"?$', source, re.M).group(1)
         assert re.search(rf"· {minutes} {unit}\s+{re.escape(title)}", cards), (guide, minutes)
 

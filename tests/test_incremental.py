@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 from conftest import edit
-from macros import guide_macros, incremental
+from macros import guide_macros, guides, incremental
 from macros.context import build_data
-from macros.incremental import docs_state, processed_page, stored_api_files
-from macros.library import PageLinks
-from macros.pipeline import PageSource
+from macros.build_cache import docs_state
+from macros.incremental import processed_page, stored_api_files
+from macros.links import PageLinks
+from macros.page_source import PageSource
+from macros.reading import reading_rates
 from sizing.catalog import DATA_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +30,7 @@ def docs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     target = tmp_path / "docs"
     shutil.copytree(ROOT / "docs", target)
     monkeypatch.setattr(guide_macros, "DOCS_DIR", target)
+    monkeypatch.setattr(guides, "DOCS_DIR", target)
     return target
 
 
@@ -94,16 +97,16 @@ def test_a_page_is_rendered_again_when_one_of_its_inputs_changes(docs, renders, 
 def test_a_guide_that_reads_longer_leaves_the_cards_in_the_cache_and_shows_its_new_reading_time(
         docs, renders, monkeypatch):
     """Reading times are filled into the HTML from the guides as the build rendered them
-    (guide_macros.fill_reading_times): the page showing the cards is not rendered again for them."""
-    monkeypatch.setattr(guide_macros, "_rendered", {})
-    data = build_data()
+    (guides.fill_reading_times): the page showing the cards is not rendered again for them."""
+    monkeypatch.setattr(guides, "_rendered", {})
+    rates = reading_rates(build_data().catalog)
     shown = re.compile(r'<p class="guide-meta">[^<]*?(\d+) min</p><p class="guide-title">'
                        r'<a href="[^"]*guides/what-we-dont-offer/"')
 
     def minutes_on_the_home_page() -> int:
-        for guide in guide_macros.guide_pages():
-            guide_macros.remember_rendered(f"en/{guide}", process(docs, "en", guide))
-        return int(shown.search(guide_macros.fill_reading_times(process(docs, "en", "index.md"), data)).group(1))
+        for guide in guides.guide_pages():
+            guides.remember_rendered(f"en/{guide}", process(docs, "en", guide))
+        return int(shown.search(guides.fill_reading_times(process(docs, "en", "index.md"), rates)).group(1))
     before = minutes_on_the_home_page()
     append(docs / "en" / "guides" / "what-we-dont-offer.md", "\n" + "More words to read. " * 400 + "\n")
     assert minutes_on_the_home_page() > before
@@ -155,7 +158,7 @@ def test_api_files_are_kept_per_data_state(docs, monkeypatch):
 
 def test_a_reading_time_of_a_page_the_build_did_not_render_stops_it_naming_the_page(monkeypatch):
     from macros.errors import MacroError
-    monkeypatch.setattr(guide_macros, "_rendered", {})
+    monkeypatch.setattr(guides, "_rendered", {})
     placeholder = '<p><span data-reading-time="guides/quantization.md" data-lang="fr"></span></p>'
     with pytest.raises(MacroError, match=r"docs/fr/guides/quantization.md rendered in this build"):
-        guide_macros.fill_reading_times(placeholder, build_data())
+        guides.fill_reading_times(placeholder, {"en": 200, "fr": 200, "zh": 300})

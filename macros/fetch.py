@@ -1,0 +1,91 @@
+"""How the build's own process gets what the pipeline makes: from the build cache (``build_cache``), else from
+the helper process, which it then waits for (``helper``), else by making it itself. Only then does it import
+the pipeline (``incremental``): in a build without a helper, or for something the helper could not make,
+whose error the build's own attempt then reports (a page's file and line, the data's record and field)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sizing.fingerprint import data_fingerprint
+
+from .build_cache import DocsState, cached_api_files, cached_facts, cached_page, page_key
+from .helper import API_STAGE, HelperError, Request, current
+from .links import PageLinks
+from .page_source import PageSource, english_source
+from .site_facts import SiteFacts
+
+
+def page_job(src_uri: str, lang: str, generated: bool, links: PageLinks, docs_dir: Path, stage: int,
+             version: str) -> Request:
+    """A page for the helper to render into the build cache (``incremental.prerender``): the page (inside
+    docs/), the language of its text, its place in the site, the stage of the language being built, and
+    ``version``, the state of data/ and docs/ it is rendered from (``build_version``): in `mkdocs serve`, a
+    page after an edit is a new request."""
+    return {"kind": "page", "key": json.dumps(["page", src_uri, lang, links.root, links.lang_root, version]),
+            "stage": stage,
+            "src_uri": src_uri, "lang": lang, "generated": generated, "root": links.root,
+            "lang_root": links.lang_root, "docs_dir": str(docs_dir)}
+
+
+def build_version(facts: SiteFacts, docs: DocsState) -> str:
+    return f"{facts.fingerprint} {docs.pages.hex()}"
+
+
+def facts_request(fingerprint: str) -> Request:
+    return {"kind": "facts", "key": f"facts {fingerprint}", "stage": 0}
+
+
+def api_request(fingerprint: str) -> Request:
+    return {"kind": "api", "key": f"api {fingerprint}", "stage": API_STAGE}
+
+
+def _helped(request: Request) -> bool:
+    """Whether the helper made what ``request`` asks for (into the build cache), waiting for it if need be."""
+    if (worker := current()) is None:
+        return False
+    try:
+        reply = worker.ask(request)
+    except HelperError:  # stuck: the build makes it itself
+        return False
+    return bool(reply and reply.get("done"))
+
+
+def site_facts() -> SiteFacts:
+    """The facts of data/ (``site_facts``); CatalogError when the data is invalid."""
+    fingerprint = data_fingerprint()
+    facts = cached_facts(fingerprint)
+    if facts is None and _helped(facts_request(fingerprint)):
+        facts = cached_facts(fingerprint)
+    if facts is None:
+        from .context import build_data
+        from .incremental import stored_facts
+        facts = stored_facts(build_data())
+    return facts
+
+
+def page_markdown(page: PageSource, job: Request, docs_dir: Path, facts: SiteFacts, links: PageLinks,
+                  docs: DocsState) -> str:
+    """The page's rendered Markdown (``pipeline.process_page``); PageError naming its file and line."""
+    english = None if page.generated else english_source(page.path, page.lang, docs_dir)
+    key = page_key(page, english[0] if english else None, facts.fingerprint, links, docs)
+    rendered = cached_page(key)
+    if rendered is None and _helped(job):
+        rendered = cached_page(key)
+    if rendered is None:
+        from .context import build_data
+        from .incremental import processed_page
+        rendered = processed_page(page, docs_dir, build_data(), links, docs)
+    return rendered
+
+
+def api_files(facts: SiteFacts) -> dict[str, str]:
+    """The API files of the data (``api_files.api_files``), by path inside the site."""
+    files = cached_api_files(facts.fingerprint)
+    if files is None and _helped(api_request(facts.fingerprint)):
+        files = cached_api_files(facts.fingerprint)
+    if files is None:
+        from .context import build_data
+        from .incremental import stored_api_files
+        files = stored_api_files(build_data())
+    return files
