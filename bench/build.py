@@ -90,7 +90,7 @@ PHASES = {
     "macro rendering (Jinja + macros)": "render_page",
     "translation parity": "check_parity",
     "configurator pages": "configurator",
-    "charts drawn (by the helper process when there is a build cache)": "draw",
+    "charts drawn (inline SVG)": "draw",
     "API + search index files": "finish_site",
 }
 

@@ -28,7 +28,6 @@ helper()
 
 from macros import fetch  # noqa: E402
 from macros.build_cache import DocsState, docs_state  # noqa: E402
-from macros.chart_helper import ChartError, charts_drawn, fill_charts  # noqa: E402
 from macros.errors import MacroError, PageError  # noqa: E402
 from macros.guides import fill_reading_times, remember_rendered  # noqa: E402
 from macros.links import PageLinks  # noqa: E402
@@ -68,7 +67,7 @@ def page_url(file: File) -> str:
 
 def stage(lang: str) -> int:
     """When the helper is to render pages of the site in ``lang`` (see macros.helper): in building order."""
-    return 1 + 2 * LANGUAGES.index(lang)
+    return 1 + LANGUAGES.index(lang)
 
 
 def links_at(url: str, lang: str) -> PageLinks:
@@ -266,38 +265,6 @@ def on_page_context(context: dict[str, object], page: Page, config: MkDocsConfig
     return context
 
 
-_unfilled: list[Page] = []  # written with chart placeholders: their drawings were not ready
-
-
-def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    """The page's charts drawn in place of their placeholders (see macros.chart_helper), if the helper has
-    drawn them by now; otherwise the page is written as it is and filled when the language's pages are all
-    written (fill_unfilled_pages), so MkDocs need not wait for the drawings. Search indexes a chart by its
-    title and text alternative either way: it read the page before this."""
-    if 'data-chart="' not in output:
-        return output
-    if not charts_drawn(output):
-        _unfilled.append(page)
-        return output
-    return _filled(output, page)
-
-
-def _filled(html: str, page: Page) -> str:
-    try:
-        return fill_charts(html)
-    except ChartError as exc:
-        raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
-
-
-@event_priority(110)  # before the next language's build
-def fill_unfilled_pages(config: MkDocsConfig) -> None:
-    """Fill the charts of the pages written before their drawings were ready (on_post_page)."""
-    while _unfilled:
-        page = _unfilled.pop()
-        written = Path(page.file.abs_dest_path)
-        written.write_text(_filled(written.read_text(encoding="utf-8"), page), encoding="utf-8")
-
-
 def translation_banner(docs_dir: Path, page: Page, links: PageLinks) -> dict[str, str] | None:
     """What to tell a reader of /fr/ or /zh/: this page is English for now, or its translation is behind."""
     lang, shown = build_language(page.file), page_language(page.file)
@@ -341,8 +308,7 @@ def finish_site(config: MkDocsConfig) -> None:
 
 def on_build_error(error: Exception) -> None:
     """A failed build: the collector walks every object again (`mkdocs serve` goes on after one)."""
-    _unfilled.clear()
     gc.unfreeze()
 
 
-on_post_build = CombinedEvent(fill_unfilled_pages, keep_language_404, finish_site)
+on_post_build = CombinedEvent(keep_language_404, finish_site)

@@ -1,38 +1,31 @@
-"""Draw a chart described by plain data (a ``BarChart`` or a ``ScatterChart``) as SVG with matplotlib.
+"""Draw a chart described by plain data (a ``BarChart`` or a ``ScatterChart``) as inline SVG, by hand.
 
-Text stays text (the browser renders Chinese labels with its own fonts), ticks are written the way the page's
-language writes numbers and money, ids are salted so two builds give the same bytes. Drawing is a pure
-function of the description, so its SVG is kept by a hash of the description, the drawing and formatting
-code and the matplotlib and Babel versions (``chart_key``): in memory for ``mkdocs serve``, and on disk (see
-``sizing.disk_cache``) so that a build whose charts did not change neither imports matplotlib nor draws.
-A description travels as JSON (``to_json``, ``from_json``) to the helper process that draws while the
-build goes on (``chart_helper``).
+Two kinds of chart need a few lines, rectangles, circles and labels: written directly, a chart takes under a
+millisecond and no plotting library (matplotlib took a third of a second to import, on every build that drew
+one). Text stays text (the browser renders Chinese labels with its own fonts, a reader can select it); ticks
+fall on round values and are written the way the page's language writes numbers and money; text and axes
+take the colour of the page's text. A drawing is a pure function of its description: the same bytes on every
+build. It is kept out of the search index and of reading times (``DRAWING``): a chart is read through its
+title and its text alternative.
 """
 from __future__ import annotations
 
-import io
-import json
+import math
 import re
-import warnings
-from dataclasses import asdict, dataclass
-from importlib.metadata import version
-from pathlib import Path
-
-from sizing import disk_cache
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
 
 from .formatting import formatter
 
-STYLE = {
-    "svg.fonttype": "none",             # keep text as <text>, so any script renders with the reader's fonts
-    "svg.hashsalt": "gpu-node-guides",  # stable ids: two builds give the same bytes
-    "font.family": "sans-serif",
-    "font.size": 10,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
-LABEL_SIZE = 10.0        # tick and bar labels, in points
+WIDTH = 504.0             # user units: points across a 7-inch figure
+LABEL_SIZE = 10.0         # tick, category and value labels, axis titles
+LEGEND_SIZE = 8.0
+MARKER_LABEL_SIZE = 8.0
 POINT_LABEL_SIZE = 7.0
-WIDTH_INCHES = 7.0
+TICK, PAD = 3.5, 3.5      # a tick mark's length, and the space between it and its label
+POINT_RADIUS = 2.65
+MARGIN = 0.05             # of the data's span, left free at the ends of an axis
+DRAWING = re.compile(r'<g data-search-exclude="true"[^>]*>.*?</g>', re.S)  # everything but title and desc
 
 
 @dataclass(frozen=True)
@@ -61,151 +54,170 @@ class ScatterChart:
 
 
 Chart = BarChart | ScatterChart
-_drawn: dict[str, str] = {}
 
 
-def svg(chart: Chart) -> str:
-    """The chart as an SVG document without size or metadata, drawn here once per distinct description."""
-    key = chart_key(chart)
-    document = stored(key)
-    if document is None:
-        document = draw(chart)
-        keep(key, document)
-    return document
+def draw(chart: Chart, title: str, description: str) -> str:
+    """The chart as an SVG element sized by its container, with its title and text alternative."""
+    height, parts = _bars(chart) if isinstance(chart, BarChart) else _scatter(chart)
+    return (f'<svg role="img" class="chart" viewBox="0 0 {_n(WIDTH)} {_n(height)}" font-family="sans-serif" '
+            f'font-size="{_n(LABEL_SIZE)}"><title>{escape(title)}</title><desc>{escape(description)}</desc>'
+            f'<g data-search-exclude="true" fill="currentColor">{"".join(parts)}</g></svg>')
 
 
-def stored(key: str) -> str | None:
-    """The drawing of ``key`` if this process or the build cache has it."""
-    if key not in _drawn:
-        cached = disk_cache.read("charts", key)
-        if cached is None:
-            return None
-        _drawn[key] = cached.decode("utf-8")
-    return _drawn[key]
+# --- the two kinds ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Plot:
+    """The plotting area, in user units (y downwards), and the data values at its edges."""
+
+    left: float
+    right: float
+    top: float
+    bottom: float
+    x_range: tuple[float, float]
+    y_range: tuple[float, float] = (0.0, 1.0)
+
+    def x(self, value: float) -> float:
+        low, high = self.x_range
+        return self.left + (self.right - self.left) * (value - low) / (high - low)
+
+    def y(self, value: float) -> float:
+        low, high = self.y_range
+        return self.bottom - (self.bottom - self.top) * (value - low) / (high - low)
 
 
-def keep(key: str, document: str) -> None:
-    _drawn[key] = document
-    disk_cache.write("charts", key, document.encode("utf-8"))
-
-
-def chart_key(chart: Chart) -> str:
-    """Everything the drawing depends on: the description, the code that draws it and writes its ticks,
-    and the versions of matplotlib and of Babel (whose locale data writes the ticks)."""
-    return disk_cache.content_key(_CODE_VERSION, to_json(chart).encode())
-
-
-_CODE_VERSION = (Path(__file__).read_bytes() + Path(__file__).with_name("formatting.py").read_bytes()
-                 + f"matplotlib {version('matplotlib')} babel {version('babel')}".encode())
-
-
-def to_json(chart: Chart) -> str:
-    return json.dumps({"type": type(chart).__name__, **asdict(chart)}, ensure_ascii=False, sort_keys=True)
-
-
-def from_json(text: str) -> Chart:
-    """The chart ``to_json`` wrote (JSON lists back into the tuples the descriptions hold)."""
-    fields = json.loads(text)
-    kind = fields.pop("type")
-    if kind == "BarChart":
-        marker = fields.pop("marker")
-        return BarChart(**{name: tuple(value) if isinstance(value, list) else value for name, value in fields.items()},
-                        marker=tuple(marker) if marker else None)
-    if kind == "ScatterChart":
-        return ScatterChart(fields["lang"], tuple(tuple(point) for point in fields["points"]), fields["x_title"],
-                            fields["y_title"], tuple(tuple(item) for item in fields["legend"]), fields["currency"])
-    raise ValueError(f"unknown chart type {kind!r}")
-
-
-# --- drawing ----------------------------------------------------------------------------------------------
-def draw(chart: Chart) -> str:
-    import matplotlib  # imported only when a chart is not drawn yet: about a third of a second
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(STYLE):
-        # Margins are set from the labels' estimated widths rather than measured by a "tight" bounding box,
-        # which would draw the figure twice.
-        if isinstance(chart, BarChart):
-            height = 0.42 * len(chart.labels) + 0.95
-            figure = Figure(figsize=(WIDTH_INCHES, height))
-            left = max(text_width(label, LABEL_SIZE) for label in chart.labels) / 72 + 0.2
-            right = max(text_width(label, LABEL_SIZE) for label in chart.value_labels) / 72 + 0.1
-            figure.subplots_adjust(left=left / WIDTH_INCHES, right=1 - right / WIDTH_INCHES,
-                                   top=1 - 0.3 / height, bottom=0.65 / height)
-            _draw_bars(figure, chart)
-        else:
-            height = 4.4
-            figure = Figure(figsize=(WIDTH_INCHES, height))
-            figure.subplots_adjust(left=1.0 / WIDTH_INCHES, right=1 - 0.15 / WIDTH_INCHES,
-                                   top=1 - 0.35 / height, bottom=0.65 / height)
-            _draw_scatter(figure, chart)
-        buffer = io.StringIO()
-        with warnings.catch_warnings():
-            # Chinese labels are measured with a Latin font's metrics; the browser draws them with its own fonts
-            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-            figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    document = buffer.getvalue()
-    document = document[document.index("<svg"):]
-    return re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r"<svg \1", document, count=1)
-
-
-def _tick_formatter(lang: str, money: str | None = None):  # noqa: ANN202 - matplotlib FuncFormatter
-    from matplotlib.ticker import FuncFormatter
-
-    f = formatter(lang)
-
-    def write(value: float, _position: int) -> str:
-        decimals = len(f"{value:g}".partition(".")[2])
-        return f.money(value, money, decimals) if money else f.number(value, decimals)
-    return FuncFormatter(write)
-
-
-def _draw_bars(figure, chart: BarChart) -> None:  # noqa: ANN001 - matplotlib Figure
-    axes = figure.add_subplot()
-    bars = axes.barh(list(chart.labels), list(chart.values), color=list(chart.colours))
-    axes.bar_label(bars, labels=list(chart.value_labels), padding=3)
-    axes.xaxis.set_major_formatter(_tick_formatter(chart.lang))
-    axes.set_xlabel(chart.axis_title)
-    axes.invert_yaxis()  # the first bar on top
+def _bars(chart: BarChart) -> tuple[float, list[str]]:
+    height = 30.2 * len(chart.labels) + 68.4
+    left = max(text_width(label, LABEL_SIZE) for label in chart.labels) + TICK + PAD + 7
+    right = max(text_width(label, LABEL_SIZE) for label in chart.value_labels) + 7
+    largest = max([*chart.values, chart.marker[0] if chart.marker else 0.0])
+    plot = Plot(left, WIDTH - right, 21.6, height - 46.8, (0.0, largest * (1 + MARGIN) or 1.0))
+    band = (plot.bottom - plot.top) / len(chart.labels)
+    parts = []
+    for index, (label, value, value_label, colour) in enumerate(
+            zip(chart.labels, chart.values, chart.value_labels, chart.colours)):
+        centre = plot.top + band * (index + 0.5)
+        parts.append(f'<rect x="{_n(plot.left)}" y="{_n(centre - 0.4 * band)}" width="{_n(plot.x(value) - plot.left)}" '
+                     f'height="{_n(0.8 * band)}" fill="{colour}"/>')
+        parts.append(_line(plot.left - TICK, centre, plot.left, centre))
+        parts.append(_text(plot.left - TICK - PAD, _middle(centre, LABEL_SIZE), label, "end"))
+        parts.append(_text(plot.x(value) + 3, _middle(centre, LABEL_SIZE), value_label))
+    parts += _x_axis(plot, chart.lang, None, chart.axis_title, height)
+    parts.append(_line(plot.left, plot.top, plot.left, plot.bottom))
     if chart.marker:
         value, label, colour = chart.marker
-        axes.axvline(value, color=colour, linestyle="--")
-        axes.text(value, -0.6, " " + label, color=colour, fontsize=8, va="bottom")
+        at = plot.x(value)
+        parts.append(f'<line x1="{_n(at)}" y1="{_n(plot.top - 4)}" x2="{_n(at)}" y2="{_n(plot.bottom)}" '
+                     f'stroke="{colour}" stroke-width="1.5" stroke-dasharray="5.5 2.4"/>')
+        parts.append(_text(at + 2, plot.top - 7, label, size=MARKER_LABEL_SIZE, colour=colour))
+    return height, parts
 
 
-def _draw_scatter(figure, chart: ScatterChart) -> None:  # noqa: ANN001 - matplotlib Figure
-    from matplotlib.lines import Line2D
-
-    axes = figure.add_subplot()
-    axes.scatter([p[0] for p in chart.points], [p[1] for p in chart.points], color=[p[2] for p in chart.points],
-                 s=28, zorder=3)
-    axes.set_ylim(bottom=0)
-    axes.xaxis.set_major_formatter(_tick_formatter(chart.lang, chart.currency))
-    axes.yaxis.set_major_formatter(_tick_formatter(chart.lang))
-    axes.set_xlabel(chart.x_title)
-    axes.set_ylabel(chart.y_title)
-    axes.legend(handles=[Line2D([], [], marker="o", linestyle="", color=colour, label=label)
-                         for colour, label in chart.legend],
-                loc="lower left", bbox_to_anchor=(0, 1.01), ncols=len(chart.legend), fontsize=8, frameon=False)
-    axes.get_xlim(), axes.get_ylim()  # settle the autoscaled limits before placing labels in display units
-    # Labels beside their points, kept clear of each other and of the points (in display units, once the
-    # axes' limits are set), joined to their point by a thin line when moved off its line.
-    to_display = axes.transData.transform
-    plot = axes.get_window_extent()
+def _scatter(chart: ScatterChart) -> tuple[float, list[str]]:
+    height = 316.8
+    xs, ys = [p[0] for p in chart.points], [p[1] for p in chart.points]
+    span = (max(xs) - min(xs)) or max(xs) or 1.0
+    plot = Plot(72.0, WIDTH - 10.8, 25.2, height - 46.8,
+                (min(xs) - MARGIN * span, max(xs) + MARGIN * span), (0.0, max(ys) * (1 + MARGIN) or 1.0))
+    parts = _x_axis(plot, chart.lang, chart.currency, chart.x_title, height)
+    parts += _y_axis(plot, chart.lang, chart.y_title)
+    # the legend above the plot, in a row
+    x, y = plot.left, plot.top - 12
+    for colour, label in chart.legend:
+        parts.append(_dot(x + POINT_RADIUS, y, colour))
+        parts.append(_text(x + 2 * POINT_RADIUS + 5, _middle(y, LEGEND_SIZE), label, size=LEGEND_SIZE))
+        x += 2 * POINT_RADIUS + 5 + text_width(label, LEGEND_SIZE) + 18
     points = sorted(chart.points)
-    centres = [tuple(to_display((x, y))) for x, y, _, _ in points]
-    scale = figure.dpi / 72  # display units per typographic point
-    taken = [_box_around(cx, cy, 4 * scale) for cx, cy in centres]
-    for (x, y, _, label), (cx, cy) in zip(points, centres):
-        place = label_place(cx, cy, text_width(label, POINT_LABEL_SIZE) * scale, POINT_LABEL_SIZE * scale,
-                            (plot.x0, plot.x1), taken, step=POINT_LABEL_SIZE * 1.6 * scale, gap=4 * scale)
+    centres = [(plot.x(px), plot.y(py)) for px, py, _, _ in points]
+    parts += [_dot(cx, cy, point[2]) for point, (cx, cy) in zip(points, centres)]
+    # Labels beside their points, clear of each other and of the points, joined to their point by a thin line
+    # when moved off its line. label_place works with y upwards.
+    taken = [_box_around(cx, height - cy, 4) for cx, cy in centres]
+    for point, (cx, cy) in zip(points, centres):
+        label = point[3]
+        place = label_place(cx, height - cy, text_width(label, POINT_LABEL_SIZE), POINT_LABEL_SIZE,
+                            (plot.left, plot.right), taken, step=POINT_LABEL_SIZE * 1.6, gap=4)
         taken.append(place.box)
-        axes.annotate(label, (x, y), xytext=(place.dx / scale, place.dy / scale), textcoords="offset points",
-                      fontsize=POINT_LABEL_SIZE, ha=place.align, va="bottom",
-                      arrowprops={"arrowstyle": "-", "lw": 0.5, "alpha": 0.5} if place.moved else None)
+        if place.moved:
+            parts.append(_line(cx, cy, cx + place.dx, cy - place.dy, width=0.5, opacity=0.5))
+        parts.append(_text(cx + place.dx, cy - place.dy - 1.5, label, "start" if place.align == "left" else "end",
+                           size=POINT_LABEL_SIZE))
+    return height, parts
 
 
-# --- label placement (display units, y upwards) -----------------------------------------------------------
+# --- axes -------------------------------------------------------------------------------------------------
+def _x_axis(plot: Plot, lang: str, currency: str | None, title: str, height: float) -> list[str]:
+    parts = [_line(plot.left, plot.bottom, plot.right, plot.bottom)]
+    for value, label in tick_labels(*plot.x_range, lang, currency):
+        at = plot.x(value)
+        parts.append(_line(at, plot.bottom, at, plot.bottom + TICK))
+        parts.append(_text(at, plot.bottom + TICK + PAD + 0.8 * LABEL_SIZE, label, "middle"))
+    parts.append(_text((plot.left + plot.right) / 2, height - 10, title, "middle"))
+    return parts
+
+
+def _y_axis(plot: Plot, lang: str, title: str) -> list[str]:
+    parts = [_line(plot.left, plot.top, plot.left, plot.bottom)]
+    for value, label in tick_labels(*plot.y_range, lang):
+        at = plot.y(value)
+        parts.append(_line(plot.left - TICK, at, plot.left, at))
+        parts.append(_text(plot.left - TICK - PAD, _middle(at, LABEL_SIZE), label, "end"))
+    middle = (plot.top + plot.bottom) / 2
+    parts.append(f'<text x="14" y="{_n(middle)}" text-anchor="middle" transform="rotate(-90 14 {_n(middle)})">'
+                 f'{escape(title)}</text>')
+    return parts
+
+
+def nice_ticks(low: float, high: float, most: int = 8) -> list[float]:
+    """Round values between ``low`` and ``high``, at most ``most`` intervals apart: steps of 1, 2, 2.5 or 5
+    times a power of ten."""
+    rough = (high - low) / most
+    power = 10 ** math.floor(math.log10(rough))
+    step = next(power * factor for factor in (1, 2, 2.5, 5, 10) if power * factor >= rough)
+    first = math.ceil(low / step - 1e-9)
+    return [k * step for k in range(first, math.floor(high / step + 1e-9) + 1)]
+
+
+def tick_labels(low: float, high: float, lang: str, currency: str | None = None) -> list[tuple[float, str]]:
+    """(value, label) of each tick: numbers, or amounts of ``currency``, as the language writes them, all
+    with the decimals of the step."""
+    ticks = nice_ticks(low, high)
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
+    decimals = len(f"{round(step, 6):g}".partition(".")[2])
+    f = formatter(lang)
+    return [(value, f.money(value, currency, decimals) if currency else f.number(value, decimals)) for value in ticks]
+
+
+# --- SVG elements -----------------------------------------------------------------------------------------
+def _n(value: float) -> str:
+    """A coordinate, to a hundredth: short and the same on every build."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _middle(centre: float, size: float) -> float:
+    """The baseline that centres text of ``size`` on ``centre`` (about where its x-height's middle sits)."""
+    return centre + 0.35 * size
+
+
+def _line(x1: float, y1: float, x2: float, y2: float, width: float = 0.8, opacity: float = 1.0) -> str:
+    faded = f' stroke-opacity="{_n(opacity)}"' if opacity != 1 else ""
+    return (f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="currentColor" '
+            f'stroke-width="{_n(width)}"{faded}/>')
+
+
+def _dot(x: float, y: float, colour: str) -> str:
+    return f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(POINT_RADIUS)}" fill="{colour}"/>'
+
+
+def _text(x: float, y: float, content: str, anchor: str = "start", size: float = LABEL_SIZE,
+          colour: str | None = None) -> str:
+    attributes = f' text-anchor="{anchor}"' if anchor != "start" else ""
+    attributes += f' font-size="{_n(size)}"' if size != LABEL_SIZE else ""
+    attributes += f' fill="{colour}"' if colour else ""
+    return f'<text x="{_n(x)}" y="{_n(y)}"{attributes}>{escape(content)}</text>'
+
+
+# --- label placement (y upwards) --------------------------------------------------------------------------
 Box = tuple[float, float, float, float]  # left, bottom, right, top
 
 

@@ -1,4 +1,4 @@
-"""The guides' charts, drawn at build time by matplotlib (see ``chart_drawing``) from the engine's results:
+"""The guides' charts, drawn at build time as inline SVG (see ``chart_drawing``) from the engine's results:
 labels and ticks in the page's language, a title and a text alternative on every chart, same bytes on every
 build."""
 from __future__ import annotations
@@ -9,8 +9,7 @@ from sizing.choices import nodes_that_hold
 from sizing.fit import card_budget, llm_need
 from sizing.units import GIB
 
-from .chart_drawing import BarChart, Chart, ScatterChart
-from .chart_helper import placeholder
+from .chart_drawing import BarChart, Chart, ScatterChart, draw
 from .library import Macros, macro
 from .strings import text
 from .tables import block
@@ -23,10 +22,9 @@ def _t(m: Macros, key: str, **values: object) -> str:
 
 
 def _figure(chart: Chart, title: str, description: str) -> Markup:
-    """The chart inline (drawn into the page's HTML by ``chart_helper``), with role img, its title and
-    description (its accessible name and text), captioned."""
+    """The chart inline, with role img, its title and description (its accessible name and text), captioned."""
     return block(Markup('<figure class="chart">{}<figcaption>{}</figcaption></figure>').format(
-        placeholder(chart, title, description), title))
+        Markup(draw(chart, title, description)), title))
 
 
 @macro

@@ -10,7 +10,7 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CODE_FOLDERS = ("macros", "sizing")
-PACKAGES = ("jinja2", "markupsafe", "babel", "matplotlib", "pydantic", "pyyaml")
+PACKAGES = ("jinja2", "markupsafe", "babel", "pydantic", "pyyaml")
 
 
 @cache

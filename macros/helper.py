@@ -3,16 +3,15 @@
 MkDocs builds one page after another on one core. Whenever the build cache is on, the hook starts the helper
 as it is loaded, and the helper imports the pipeline and loads the catalog while MkDocs starts up. The build's
 own process then imports none of it: it takes each result from the build cache (``build_cache``), else asks
-the helper and waits (``fetch``, ``chart_helper``). What the helper makes is content-addressed (a page, a
-drawing, the API files, under a hash of all they are made from), so it only saves time: should the helper
-fail, end or not start, the build's process makes the result itself, and an error in a page or in the data
-is always reported by the build's own attempt.
+the helper and waits (``fetch``). What the helper makes is content-addressed (a page or the API files, under
+a hash of all they are made from), so it only saves time: should the helper fail, end or not start, the
+build's process makes the result itself, and an error in a page or in the data is always reported by the
+build's own attempt.
 
 When the cache has not seen this data with this code (``worth_prerendering``), every page must be rendered
 again, and the hook hands the helper all of them when the build starts, in the order MkDocs needs them:
-each language's pages (stage 1, 3, 5), then the charts those pages show (the stage after: MkDocs needs a
-drawing only once the language's every page is rendered), then the API files (written last). What the
-build waits for is done first.
+each language's pages (stage 1, 2, 3), then the API files (written last). What the build waits for is done
+first.
 
 In the helper, ``serve`` reads one JSON request per line on standard input and writes one JSON reply per
 request on standard output.
@@ -20,14 +19,12 @@ request on standard output.
 from __future__ import annotations
 
 import atexit
-import itertools
 import json
 import os
 import queue
 import subprocess
 import sys
 import threading
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +35,8 @@ from .code_version import code_version
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 _IN_HELPER = "GUIDES_BUILD_HELPER"          # set in the helper's environment
-REPLY_TIMEOUT_SECONDS = 120.0               # a page or a drawing takes a tenth of a second; past this it is stuck
-API_STAGE = 99                              # after every language's pages and charts
+REPLY_TIMEOUT_SECONDS = 120.0               # a page takes a tenth of a second at most; past this it is stuck
+API_STAGE = 99                              # after every language's pages
 Request = dict[str, Any]
 
 
@@ -89,10 +86,6 @@ class Helper:
                 raise HelperError(f"the build's helper process replied nothing for {REPLY_TIMEOUT_SECONDS:.0f} s; "
                                   "build again, and report it if it happens again")
             return self._replies.get(key)
-
-    def replied(self, key: str) -> bool:
-        """Whether the helper's reply to ``key`` came (without waiting for it)."""
-        return key in self._replies
 
     def close(self) -> None:
         try:
@@ -156,58 +149,40 @@ def remember_build(data_dir: Path = DATA_DIR) -> None:
 
 
 # --- the helper's side -------------------------------------------------------------------------------------
-_jobs: queue.PriorityQueue[tuple[int, int, Request | None]] = queue.PriorityQueue()
-_order = itertools.count()
-_stage = 0  # of the request being done
-
-
-def _queue(request: Request) -> None:
-    _jobs.put((0 if request.get("urgent") else int(request["stage"]), next(_order), request))
-
-
-def later(request: Request) -> None:
-    """In the helper: do ``request`` (a chart a page being rendered shows) after the requests of this stage."""
-    _queue({**request, "stage": _stage + 1, "urgent": False})
-
-
 def serve() -> None:
-    """Do what is asked on standard input, by stage, until the input ends."""
-    global _stage
-    from .chart_drawing import from_json, svg
+    """Do what is asked on standard input, urgent requests first, then by stage, until the input ends."""
     from .context import build_data
     from .incremental import prerender, stored_api_files, stored_facts
 
+    jobs: queue.PriorityQueue[tuple[int, int, Request | None]] = queue.PriorityQueue()
+
     def read_requests() -> None:
-        for line in sys.stdin.buffer:
-            _queue(json.loads(line))
-        _jobs.put((-1, 0, None))  # the build ended: what is left is of no use
+        for order, line in enumerate(sys.stdin.buffer):
+            request = json.loads(line)
+            jobs.put((0 if request["urgent"] else int(request["stage"]), order, request))
+        jobs.put((-1, 0, None))  # the build ended: what is left is of no use
     threading.Thread(target=read_requests, daemon=True).start()
 
-    def do(request: Request) -> dict[str, Any]:
-        kind = request["kind"]
-        if kind == "page":
-            return {"done": prerender(request)}
-        if kind == "chart":
-            try:
-                return {"svg": svg(from_json(str(request["chart"])))}
-            except Exception:  # noqa: BLE001 - reported to the build, which stops with it
-                return {"error": traceback.format_exc()}
-        try:  # the facts of the data, or the API files: the build makes them itself and reports what is wrong
-            stored_facts(build_data()) if kind == "facts" else stored_api_files(build_data())
+    def do(request: Request) -> bool:
+        """Whether the helper made what ``request`` asks for; when it did not, the build makes it itself
+        and reports what is wrong."""
+        if request["kind"] == "page":
+            return prerender(request)
+        try:  # the facts of the data, or the API files
+            stored_facts(build_data()) if request["kind"] == "facts" else stored_api_files(build_data())
         except Exception:  # noqa: BLE001
-            return {"done": False}
-        return {"done": True}
+            return False
+        return True
 
     try:
         build_data()  # while MkDocs starts up: every page needs the catalog
     except Exception:  # noqa: BLE001 - bad data: the build reports it
         pass
     done: set[str] = set()
-    while (request := _jobs.get()[2]) is not None:
-        if request["key"] in done:  # asked again as urgent, or queued twice
+    while (request := jobs.get()[2]) is not None:
+        if request["key"] in done:  # asked again as urgent: the build has its reply
             continue
         done.add(request["key"])
-        _stage = int(request["stage"])
-        sys.stdout.buffer.write(json.dumps({"key": request["key"], **do(request)}).encode() + b"\n")
+        sys.stdout.buffer.write(json.dumps({"key": request["key"], "done": do(request)}).encode() + b"\n")
         sys.stdout.buffer.flush()
 

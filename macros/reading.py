@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from html import unescape
 from typing import TYPE_CHECKING
 
+from .chart_drawing import DRAWING
+
 if TYPE_CHECKING:
     from sizing.catalog import Catalog
 
@@ -16,8 +18,10 @@ _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
 
 
 def plain_text(markdown: str) -> str:
-    """What a reader reads: no front matter, code blocks, HTML tags, link targets or Markdown marks."""
+    """What a reader reads: no front matter, code blocks, HTML tags, link targets or Markdown marks, and of a
+    chart only its title and text alternative (its tick labels are not words to read)."""
     text = re.sub(r"\A---\n.*?\n---\n", "", markdown, flags=re.S)
+    text = DRAWING.sub(" ", text)
     text = re.sub(r"^\s*(```|~~~).*?^\s*\1\s*$", " ", text, flags=re.S | re.M)
     text = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", text, flags=re.S)
     text = re.sub(r"<[^>]+>", " ", text)

@@ -83,7 +83,7 @@ from mkdocs.config import load_config
 logging.disable(logging.WARNING)
 for site in sys.argv[1:]:
     build(load_config("mkdocs.yml", site_dir=site))
-    print(" ".join(name for name in ("pydantic", "sizing.catalog", "macros.pipeline", "matplotlib")
+    print(" ".join(name for name in ("pydantic", "sizing.catalog", "macros.pipeline")
                    if name in sys.modules) or "none")
 """
 
