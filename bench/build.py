@@ -362,7 +362,7 @@ def main() -> int:
                 print(f"  {label:<50} {seconds:6.2f} s  {100 * seconds / total:5.1f} %")
 
         if not args.skip_scaling:
-            runs = min(args.runs, 3)
+            runs = args.runs
             print(f"\nscaling ({runs} pairs each: the variant, then the real site; the ratio is the median of the "
                   "pairs' ratios)\n  empty: both from an empty build cache; filled: both find their own earlier build")
             print(f"  {'variant':<14} {'empty: build':>13} {'real':>6} {'adds':>6}   "

@@ -22,9 +22,10 @@ if str(ROOT) not in sys.path:
 
 from macros.helper import current, helper, remember_build, worth_prerendering  # noqa: E402 - light
 
-# Started before anything else is imported: the helper imports the pipeline and loads the catalog while
-# MkDocs starts up; this process imports neither (see macros.helper and macros.fetch).
-helper()
+if worth_prerendering():
+    # Every page must be rendered again: the helper starts now, imports the pipeline and loads the catalog
+    # while MkDocs starts up, and renders the pages; this process imports neither (macros.helper, macros.fetch).
+    helper()
 
 from macros import fetch  # noqa: E402
 from macros.build_cache import DocsState, docs_state  # noqa: E402
@@ -182,8 +183,8 @@ def prerender_pages(files: Files, config: MkDocsConfig) -> Files:
     """Hand the helper process every page to render into the build cache while MkDocs works (see
     macros.helper), in MkDocs' order: when the first language's build starts, this language's pages, then
     every page of the languages built after it, ready by the time their turn comes; then the API files. Only
-    when the build cache has not seen this data and code yet (macros.helper.worth_prerendering): otherwise
-    the build asks for the pages it does not find, one by one."""
+    when the build cache has not seen this data and code yet (macros.helper.worth_prerendering); otherwise
+    the build renders the few pages it does not find itself (macros.fetch)."""
     if building_another_language(config) or not worth_prerendering() or (worker := current()) is None:
         return files
     inputs, docs_dir = _inputs[config.docs_dir], Path(config.docs_dir)
@@ -211,7 +212,7 @@ def translated_site(english: list[File], lang: str, docs_dir: Path,
     """(src_uri, language of the text, URL) of every page of ``lang``'s build, as mkdocs-static-i18n's folder
     layout with fallback_to_default makes it from the English pages: docs/<lang>/<page> where it exists, the
     English page in its place otherwise, at <lang>/<English URL>. A page listed wrongly costs only time (the
-    build renders it itself); tests/test_helper.py checks that a build then renders none."""
+    build asks for it when it gets there); tests/test_helper.py checks that a build then asks for none."""
     pages = []
     for file in english:
         own = f"{lang}/{file.src_uri.removeprefix(f'{DEFAULT_LANGUAGE}/')}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
+from html import escape
 
 from .formatting import formatter
 
@@ -60,7 +60,7 @@ def draw(chart: Chart, title: str, description: str) -> str:
     """The chart as an SVG element sized by its container, with its title and text alternative."""
     height, parts = _bars(chart) if isinstance(chart, BarChart) else _scatter(chart)
     return (f'<svg role="img" class="chart" viewBox="0 0 {_n(WIDTH)} {_n(height)}" font-family="sans-serif" '
-            f'font-size="{_n(LABEL_SIZE)}"><title>{escape(title)}</title><desc>{escape(description)}</desc>'
+            f'font-size="{_n(LABEL_SIZE)}"><title>{_xml(title)}</title><desc>{_xml(description)}</desc>'
             f'<g data-search-exclude="true" fill="currentColor">{"".join(parts)}</g></svg>')
 
 
@@ -163,7 +163,7 @@ def _y_axis(plot: Plot, lang: str, title: str) -> list[str]:
         parts.append(_text(plot.left - TICK - PAD, _middle(at, LABEL_SIZE), label, "end"))
     middle = (plot.top + plot.bottom) / 2
     parts.append(f'<text x="14" y="{_n(middle)}" text-anchor="middle" transform="rotate(-90 14 {_n(middle)})">'
-                 f'{escape(title)}</text>')
+                 f'{_xml(title)}</text>')
     return parts
 
 
@@ -194,6 +194,11 @@ def _n(value: float) -> str:
     return "0" if text == "-0" else text
 
 
+def _xml(text: str) -> str:
+    """Text as SVG content: &, < and > escaped (quotes need not be)."""
+    return escape(text, quote=False)
+
+
 def _middle(centre: float, size: float) -> float:
     """The baseline that centres text of ``size`` on ``centre`` (about where its x-height's middle sits)."""
     return centre + 0.35 * size
@@ -214,7 +219,7 @@ def _text(x: float, y: float, content: str, anchor: str = "start", size: float =
     attributes = f' text-anchor="{anchor}"' if anchor != "start" else ""
     attributes += f' font-size="{_n(size)}"' if size != LABEL_SIZE else ""
     attributes += f' fill="{colour}"' if colour else ""
-    return f'<text x="{_n(x)}" y="{_n(y)}"{attributes}>{escape(content)}</text>'
+    return f'<text x="{_n(x)}" y="{_n(y)}"{attributes}>{_xml(content)}</text>'
 
 
 # --- label placement (y upwards) --------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from pathlib import Path
 from sizing.fingerprint import data_fingerprint
 
 from .build_cache import DocsState, cached_api_files, cached_facts, cached_page, page_key
-from .helper import API_STAGE, HelperError, Request, current
+from .helper import API_STAGE, Request, current
 from .links import PageLinks
 from .page_source import PageSource, english_source
 from .site_facts import SiteFacts
@@ -42,13 +42,8 @@ def api_request(fingerprint: str) -> Request:
 
 def _helped(request: Request) -> bool:
     """Whether the helper made what ``request`` asks for (into the build cache), waiting for it if need be."""
-    if (worker := current()) is None:
-        return False
-    try:
-        reply = worker.ask(request)
-    except HelperError:  # stuck: the build makes it itself
-        return False
-    return bool(reply and reply.get("done"))
+    reply = worker.ask(request) if (worker := current()) is not None else None
+    return bool(reply and reply["done"])
 
 
 def site_facts() -> SiteFacts:

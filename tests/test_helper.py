@@ -147,3 +147,15 @@ def test_a_page_edited_in_mkdocs_serve_is_a_new_request_for_the_helper(tmp_path)
     assert key() != before
     assert page_job("en/index.md", "en", False, PageLinks(), docs, 1, build_version(SiteFacts("new data", {}, {}),
                                                                                     docs_state(docs)))["key"] != key()
+
+
+def test_a_helper_that_replies_nothing_is_stopped_and_the_build_does_without_it(tmp_path, monkeypatch, caplog):
+    stuck = tmp_path / "stuck-python"
+    stuck.write_text("#!/bin/sh\nexec sleep 60\n", encoding="utf-8")
+    stuck.chmod(0o755)
+    monkeypatch.setattr(build_helper.sys, "executable", str(stuck))
+    monkeypatch.setattr(build_helper, "REPLY_TIMEOUT_SECONDS", 0.2)
+    worker = Helper()
+    assert worker.ask({"kind": "facts", "key": "facts of some data", "stage": 0}) is None
+    assert worker.ended and "replied nothing for 0 s: stopped" in caplog.text
+    worker.send({"kind": "api", "key": "api of some data", "stage": 99})  # nothing to send to: no error
