@@ -13,7 +13,7 @@ from pathlib import Path
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import CombinedEvent, event_priority
-from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.files import File, Files, InclusionLevel, file_sort_key
 from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +40,7 @@ from macros.strings import text  # noqa: E402
 from macros.translations import State, page_status  # noqa: E402
 from sizing import disk_cache  # noqa: E402
 from sizing.errors import CatalogError  # noqa: E402
+from sizing.fingerprint import data_fingerprint  # noqa: E402
 
 TRANSLATORS_GUIDE = "reference/translating/"
 
@@ -105,7 +106,28 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     home = config.site_url.rstrip("/") + ("/" if lang == DEFAULT_LANGUAGE else f"/{lang}/")
     config.extra["not_found"] = {key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")}
     config.extra["not_found"]["home_url"] = home
+    prerender_english_pages(config)
     return config
+
+
+def prerender_english_pages(config: MkDocsConfig) -> None:
+    """Hand the helper the pages of docs/en/ as soon as the configuration is read, a tenth of a second before
+    MkDocs lists them (prerender_pages then hands the same and the rest): it renders them while MkDocs loads
+    its theme and plugins. In MkDocs' order and at MkDocs' URLs (file_sort_key, File), as mkdocs-static-i18n
+    serves the default language at the site's root."""
+    if (building_another_language(config) or current_language(config) != DEFAULT_LANGUAGE
+            or not worth_prerendering() or (worker := current()) is None):
+        return
+    docs_dir = Path(config.docs_dir)
+    english = docs_dir / DEFAULT_LANGUAGE
+    files = sorted((File(path.relative_to(english).as_posix(), str(english), config.site_dir, config.use_directory_urls)
+                    for path in english.rglob("*.md")
+                    if not any(part.startswith(".") for part in path.relative_to(english).parts)), key=file_sort_key)
+    version = fetch.build_version(data_fingerprint(), docs_state(docs_dir))
+    for file in files:
+        worker.send(fetch.page_job(f"{DEFAULT_LANGUAGE}/{file.src_uri}", DEFAULT_LANGUAGE, False,
+                                   links_at(page_url(file), DEFAULT_LANGUAGE), docs_dir, stage(DEFAULT_LANGUAGE),
+                                   version))
 
 
 def building_another_language(config: MkDocsConfig) -> bool:
@@ -149,7 +171,7 @@ class BuildInputs:
 
     @property
     def version(self) -> str:
-        return fetch.build_version(self.facts, self.docs)
+        return fetch.build_version(self.facts.fingerprint, self.docs)
 
 
 _inputs: dict[str, BuildInputs] = {}  # by docs_dir

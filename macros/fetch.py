@@ -28,8 +28,9 @@ def page_job(src_uri: str, lang: str, generated: bool, links: PageLinks, docs_di
             "lang_root": links.lang_root, "docs_dir": str(docs_dir)}
 
 
-def build_version(facts: SiteFacts, docs: DocsState) -> str:
-    return f"{facts.fingerprint} {docs.pages.hex()}"
+def build_version(fingerprint: str, docs: DocsState) -> str:
+    """The state of data/ (``fingerprint``) and docs/ that pages are rendered from."""
+    return f"{fingerprint} {docs.pages.hex()}"
 
 
 def facts_request(fingerprint: str) -> Request:
