@@ -20,11 +20,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from macros.helper import current, helper, remember_build, worth_prerendering  # noqa: E402 - light
+from macros.helper import Helper, current, helper, remember_build, worth_starting  # noqa: E402 - light
 
-if worth_prerendering():
-    # Every page must be rendered again: the helper starts now, imports the pipeline and loads the catalog
-    # while MkDocs starts up, and renders the pages; this process imports neither (macros.helper, macros.fetch).
+# MkDocs runs this module once per process (`mkdocs serve` reuses it for every build): when the first build has
+# pages to render again, the helper starts now, imports the pipeline and loads the catalog while MkDocs starts
+# up, then renders them; this process imports neither (macros.helper, macros.fetch). Later builds: on_config.
+if worth_starting(ROOT / "docs"):
     helper()
 
 from macros import fetch  # noqa: E402
@@ -96,7 +97,8 @@ def nav_pages(nav: object, trail: str = "nav") -> list[tuple[str, str]]:
 @event_priority(-110)  # after mkdocs-static-i18n's on_config: sees the language being built
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """The nav names pages of docs/en/ (mkdocs-static-i18n drops a missing one without a warning); the
-    404 page gets the words of the language being built."""
+    404 page gets the words of the language being built; the helper process gets the English pages the
+    build cache lacks."""
     english = Path(config.docs_dir) / DEFAULT_LANGUAGE
     for key, target in nav_pages(config.nav):
         if not (english / target).exists():
@@ -106,28 +108,38 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     home = config.site_url.rstrip("/") + ("/" if lang == DEFAULT_LANGUAGE else f"/{lang}/")
     config.extra["not_found"] = {key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")}
     config.extra["not_found"]["home_url"] = home
+    if worth_starting(Path(config.docs_dir)):
+        helper()  # started already when this module was run, unless an earlier build of `mkdocs serve` ran it
     prerender_english_pages(config)
     return config
 
 
 def prerender_english_pages(config: MkDocsConfig) -> None:
-    """Hand the helper the pages of docs/en/ as soon as the configuration is read, a tenth of a second before
-    MkDocs lists them (prerender_pages then hands the same and the rest): it renders them while MkDocs loads
-    its theme and plugins. In MkDocs' order and at MkDocs' URLs (file_sort_key, File), as mkdocs-static-i18n
-    serves the default language at the site's root."""
+    """Hand the helper the pages of docs/en/ the build cache lacks as soon as the configuration is read, a
+    tenth of a second before MkDocs lists them (prerender_pages then does the same for every page): it
+    renders them while MkDocs loads its theme and plugins. In MkDocs' order and at MkDocs' URLs
+    (file_sort_key, File), as mkdocs-static-i18n serves the default language at the site's root."""
     if (building_another_language(config) or current_language(config) != DEFAULT_LANGUAGE
-            or not worth_prerendering() or (worker := current()) is None):
+            or (worker := current()) is None):
         return
-    docs_dir = Path(config.docs_dir)
-    english = docs_dir / DEFAULT_LANGUAGE
+    english = Path(config.docs_dir) / DEFAULT_LANGUAGE
     files = sorted((File(path.relative_to(english).as_posix(), str(english), config.site_dir, config.use_directory_urls)
                     for path in english.rglob("*.md")
                     if not any(part.startswith(".") for part in path.relative_to(english).parts)), key=file_sort_key)
-    version = fetch.build_version(data_fingerprint(), docs_state(docs_dir))
-    for file in files:
-        worker.send(fetch.page_job(f"{DEFAULT_LANGUAGE}/{file.src_uri}", DEFAULT_LANGUAGE, False,
-                                   links_at(page_url(file), DEFAULT_LANGUAGE), docs_dir, stage(DEFAULT_LANGUAGE),
-                                   version))
+    hand_over(worker, [(f"{DEFAULT_LANGUAGE}/{file.src_uri}", DEFAULT_LANGUAGE, None,
+                        links_at(page_url(file), DEFAULT_LANGUAGE)) for file in files],
+              Path(config.docs_dir), data_fingerprint(), stage(DEFAULT_LANGUAGE))
+
+
+def hand_over(worker: Helper, pages: list[tuple[str, str, str | None, PageLinks]], docs_dir: Path,
+              fingerprint: str, pages_stage: int) -> None:
+    """Send the helper each of ``pages`` (src_uri, language of the text, the text of a generated page, links)
+    that the build cache lacks."""
+    docs = docs_state(docs_dir)
+    version = fetch.build_version(fingerprint, docs)
+    for src_uri, lang, generated, links in pages:
+        if not fetch.in_cache(fetch.source_of(docs_dir, src_uri, lang, generated), docs_dir, fingerprint, links, docs):
+            worker.send(fetch.page_job(src_uri, lang, generated is not None, links, docs_dir, pages_stage, version))
 
 
 def building_another_language(config: MkDocsConfig) -> bool:
@@ -202,24 +214,25 @@ def add_generated_pages(files: Files, config: MkDocsConfig) -> Files:
 
 @event_priority(-110)  # after mkdocs-static-i18n has chosen the files of the language being built
 def prerender_pages(files: Files, config: MkDocsConfig) -> Files:
-    """Hand the helper process every page to render into the build cache while MkDocs works (see
-    macros.helper), in MkDocs' order: when the first language's build starts, this language's pages, then
-    every page of the languages built after it, ready by the time their turn comes; then the API files. Only
-    when the build cache has not seen this data and code yet (macros.helper.worth_prerendering); otherwise
-    the build renders the few pages it does not find itself (macros.fetch)."""
-    if building_another_language(config) or not worth_prerendering() or (worker := current()) is None:
+    """Hand the helper process (when one runs, see macros.helper) every page the build cache lacks, to render
+    while MkDocs works, in MkDocs' order: when the first language's build starts, this language's pages, then
+    those of the languages built after it, ready by the time their turn comes; then the API files."""
+    if building_another_language(config) or (worker := current()) is None:
         return files
     inputs, docs_dir = _inputs[config.docs_dir], Path(config.docs_dir)
-    pages, lang = files.documentation_pages(), current_language(config)
-    for file in pages:
-        worker.send(fetch.page_job(file.src_uri, page_language(file), file.src_uri in inputs.generated,
-                                   page_links(file), docs_dir, stage(lang), inputs.version))
+    fingerprint, pages, lang = inputs.facts.fingerprint, files.documentation_pages(), current_language(config)
+
+    def generated_text(src_uri: str) -> str | None:
+        return generated_page_source(inputs.facts, src_uri) if src_uri in inputs.generated else None
+    hand_over(worker, [(file.src_uri, page_language(file), generated_text(file.src_uri), page_links(file))
+                       for file in pages], docs_dir, fingerprint, stage(lang))
     if lang == DEFAULT_LANGUAGE:
         for other in build_languages(config):
-            for src_uri, shown, url in translated_site(pages, other, docs_dir, inputs.generated):
-                worker.send(fetch.page_job(src_uri, shown, src_uri in inputs.generated, links_at(url, other),
-                                           docs_dir, stage(other), inputs.version))
-    worker.send(fetch.api_request(inputs.facts.fingerprint))  # written by finish_site, once the site is built
+            hand_over(worker, [(src_uri, shown, generated_text(src_uri), links_at(url, other))
+                               for src_uri, shown, url in translated_site(pages, other, docs_dir, inputs.generated)],
+                      docs_dir, fingerprint, stage(other))
+    if (request := fetch.api_request(fingerprint)) is not None:
+        worker.send(request)  # written by finish_site, once the site is built
     return files
 
 
@@ -324,7 +337,7 @@ def finish_site(config: MkDocsConfig) -> None:
     if index.exists():
         for lang, content in search_indexes(index.read_text(encoding="utf-8"), configured_languages(config)).items():
             (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")
-    remember_build()
+    remember_build(Path(config.docs_dir))
     disk_cache.prune()
     gc.unfreeze()
 

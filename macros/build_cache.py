@@ -89,12 +89,20 @@ def cached_page(key: str) -> str | None:
     return stored.decode("utf-8") if stored is not None else None
 
 
+def has_page(key: str) -> bool:
+    return disk_cache.exists("pages", key)
+
+
 def keep_page(key: str, rendered: str) -> None:
     disk_cache.write("pages", key, rendered.encode("utf-8"))
 
 
 def _data_key(fingerprint: str) -> str:
     return disk_cache.content_key(code_version(), fingerprint.encode())
+
+
+def has_api_files(fingerprint: str) -> bool:
+    return disk_cache.exists("api", _data_key(fingerprint))
 
 
 def cached_api_files(fingerprint: str) -> dict[str, str] | None:

@@ -9,10 +9,12 @@ from pathlib import Path
 
 from sizing.fingerprint import data_fingerprint
 
-from .build_cache import DocsState, cached_api_files, cached_facts, cached_page, page_key
+from .build_cache import (
+    DocsState, cached_api_files, cached_facts, cached_page, has_api_files, has_page, page_key,
+)
 from .helper import API_STAGE, Request, current
 from .links import PageLinks
-from .page_source import PageSource, english_source
+from .page_source import PageSource, english_source, markdown_of
 from .site_facts import SiteFacts
 
 
@@ -37,8 +39,9 @@ def facts_request(fingerprint: str) -> Request:
     return {"kind": "facts", "key": f"facts {fingerprint}", "stage": 0}
 
 
-def api_request(fingerprint: str) -> Request:
-    return {"kind": "api", "key": f"api {fingerprint}", "stage": API_STAGE}
+def api_request(fingerprint: str) -> Request | None:
+    """A request for the API files of the data ``fingerprint``; None when the build cache has them."""
+    return None if has_api_files(fingerprint) else {"kind": "api", "key": f"api {fingerprint}", "stage": API_STAGE}
 
 
 def _helped(request: Request) -> bool:
@@ -60,11 +63,28 @@ def site_facts() -> SiteFacts:
     return facts
 
 
+def source_of(docs_dir: Path, src_uri: str, lang: str, generated: str | None = None) -> PageSource:
+    """The page ``src_uri`` of docs/ as MkDocs hands it over, its text in ``lang``; ``generated``: the text
+    of a generated page, which has no file."""
+    text = generated if generated is not None else (docs_dir / src_uri).read_text(encoding="utf-8")
+    return PageSource(f"docs/{src_uri}", lang, text, markdown_of(text), generated is not None)
+
+
+def cache_key(page: PageSource, docs_dir: Path, fingerprint: str, links: PageLinks, docs: DocsState) -> str:
+    """What the page rendered from these inputs is kept under in the build cache (``build_cache.page_key``)."""
+    english = None if page.generated else english_source(page.path, page.lang, docs_dir)
+    return page_key(page, english[0] if english else None, fingerprint, links, docs)
+
+
+def in_cache(page: PageSource, docs_dir: Path, fingerprint: str, links: PageLinks, docs: DocsState) -> bool:
+    """Whether the build cache holds the page rendered from these inputs."""
+    return has_page(cache_key(page, docs_dir, fingerprint, links, docs))
+
+
 def page_markdown(page: PageSource, job: Request, docs_dir: Path, facts: SiteFacts, links: PageLinks,
                   docs: DocsState) -> str:
     """The page's rendered Markdown (``pipeline.process_page``); PageError naming its file and line."""
-    english = None if page.generated else english_source(page.path, page.lang, docs_dir)
-    key = page_key(page, english[0] if english else None, facts.fingerprint, links, docs)
+    key = cache_key(page, docs_dir, facts.fingerprint, links, docs)
     rendered = cached_page(key)
     if rendered is None and _helped(job):
         rendered = cached_page(key)
@@ -78,7 +98,7 @@ def page_markdown(page: PageSource, job: Request, docs_dir: Path, facts: SiteFac
 def api_files(facts: SiteFacts) -> dict[str, str]:
     """The API files of the data (``api_files.api_files``), by path inside the site."""
     files = cached_api_files(facts.fingerprint)
-    if files is None and _helped(api_request(facts.fingerprint)):
+    if files is None and (request := api_request(facts.fingerprint)) is not None and _helped(request):
         files = cached_api_files(facts.fingerprint)
     if files is None:
         from .context import build_data

@@ -1,19 +1,16 @@
 """The build's helper process: the pipeline's work, done on the machine's other core while MkDocs works.
 
-MkDocs builds one page after another on one core. When the build cache has not seen this data with this code
-(``worth_prerendering``), every page must be rendered again: the hook then starts the helper as it is loaded,
-and the helper imports the pipeline and loads the catalog while MkDocs starts up. The hook hands it every
-page, in the order MkDocs needs them (each language's pages: stage 1, 2, 3; then the API files), and the
-build's own process imports none of the pipeline: it takes each result from the build cache
-(``build_cache``), else asks the helper for it at once and waits (``fetch``). What the helper makes is
-content-addressed (a page or the API files, under a hash of all they are made from), so it only saves time:
-should the helper fail, end or not start, the build's process makes the result itself, and an error in a
-page or in the data is always reported by the build's own attempt.
-
-A build that finds its data in the cache (a page edited, nothing changed) starts no helper: it renders the
-few pages it lacks itself, which costs less than a second process starting up beside MkDocs on a two-core
-machine (such builds were 0.13 to 0.15 s slower with a helper). `mkdocs serve` keeps a helper it started for
-the builds after.
+MkDocs builds one page after another on one core. When docs/, data/ or the code changed since the last
+build (``worth_starting``), the hook starts the helper as it is loaded, and the helper imports the pipeline
+and loads the catalog while MkDocs starts up. The hook then hands it every page the build cache lacks, in
+the order MkDocs needs them (each language's pages: stage 1, 2, 3; then the API files): all of them after a
+change to the data or the code, the pages an edit changed otherwise. The build's own process imports none of
+the pipeline: it takes each result from the build cache (``build_cache``), else asks the helper for it at once
+and waits (``fetch``). What the helper makes is content-addressed (a page or the API files, under a hash of
+all they are made from), so it only saves time: should the helper fail, end or not start, the build's
+process makes the result itself, and an error in a page or in the data is always reported by the build's
+own attempt. A build that finds everything in the cache starts no helper. `mkdocs serve` keeps the helper it
+started for the builds after.
 
 In the helper, ``serve`` reads one JSON request per line on standard input and writes one JSON reply per
 request on standard output.
@@ -33,6 +30,7 @@ from typing import Any
 from sizing import disk_cache
 from sizing.fingerprint import DATA_DIR, data_fingerprint
 
+from .build_cache import docs_state
 from .code_version import code_version
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -128,20 +126,22 @@ def current() -> Helper | None:
     return _helper if _helper is not None and not _helper.ended else None
 
 
-def _build_key(data_dir: Path) -> str:
-    return disk_cache.content_key(code_version(), data_fingerprint(data_dir).encode())
+def _site_state(docs_dir: Path, data_dir: Path) -> str:
+    docs = docs_state(docs_dir)
+    return disk_cache.content_key(code_version(), data_fingerprint(data_dir).encode(), docs.files, docs.pages)
 
 
-def worth_prerendering(data_dir: Path = DATA_DIR) -> bool:
-    """Whether the build should hand the helper every page: with a build cache, and no build with it rendered
-    this data with this code yet, so that every page is rendered again. A build that finds them asks the
-    helper only for the few pages an edit changed."""
-    return disk_cache.folder() is not None and disk_cache.read("builds", _build_key(data_dir)) is None
+def worth_starting(docs_dir: Path, data_dir: Path = DATA_DIR) -> bool:
+    """Whether a build should start the helper: with a build cache, when docs/, data/ or the code changed
+    since the last build that ended with this cache, so that some pages must be rendered again (all of them
+    after a change to the data or the code). A build that finds every page in the cache would only pay for
+    the helper's start-up."""
+    return disk_cache.folder() is not None and not disk_cache.exists("builds", _site_state(docs_dir, data_dir))
 
 
-def remember_build(data_dir: Path = DATA_DIR) -> None:
-    """Note in the build cache that a build rendered this data with this code (see ``worth_prerendering``)."""
-    disk_cache.write("builds", _build_key(data_dir), b"")
+def remember_build(docs_dir: Path, data_dir: Path = DATA_DIR) -> None:
+    """Note in the build cache that a build ended with this docs/, data/ and code (see ``worth_starting``)."""
+    disk_cache.write("builds", _site_state(docs_dir, data_dir), b"")
 
 
 # --- the helper's side -------------------------------------------------------------------------------------

@@ -8,11 +8,11 @@ from pathlib import Path
 from .api_files import api_files
 from .build_cache import (
     DocsState, cached_api_files, cached_facts, cached_page, docs_state, keep_api_files, keep_facts, keep_page,
-    page_key,
 )
 from .context import BuildData, build_data
 from .links import PageLinks
-from .page_source import PageSource, english_source, markdown_of
+from .fetch import cache_key, source_of
+from .page_source import PageSource
 from .pages import generated_page_source
 from .pipeline import process_page
 from .site_facts import SiteFacts, facts_of
@@ -20,8 +20,7 @@ from .site_facts import SiteFacts, facts_of
 
 def processed_page(page: PageSource, docs_dir: Path, data: BuildData, links: PageLinks, docs: DocsState) -> str:
     """``process_page``'s result, taken from the build cache when every input is unchanged."""
-    english = None if page.generated else english_source(page.path, page.lang, docs_dir)
-    key = page_key(page, english[0] if english else None, data.fingerprint, links, docs)
+    key = cache_key(page, docs_dir, data.fingerprint, links, docs)
     stored = cached_page(key)
     if stored is not None:
         return stored
@@ -36,11 +35,8 @@ def prerender(job: dict[str, object]) -> bool:
     docs_dir, src_uri = Path(str(job["docs_dir"])), str(job["src_uri"])
     try:
         data = build_data()
-        if job["generated"]:
-            source = generated_page_source(stored_facts(data), src_uri)
-        else:
-            source = (docs_dir / src_uri).read_text(encoding="utf-8")
-        page = PageSource(f"docs/{src_uri}", str(job["lang"]), source, markdown_of(source), bool(job["generated"]))
+        generated = generated_page_source(stored_facts(data), src_uri) if job["generated"] else None
+        page = source_of(docs_dir, src_uri, str(job["lang"]), generated)
         processed_page(page, docs_dir, data, PageLinks(str(job["root"]), str(job["lang_root"])), docs_state(docs_dir))
     except Exception:  # noqa: BLE001 - see the docstring: the build's own rendering reports it
         return False

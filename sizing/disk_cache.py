@@ -55,6 +55,12 @@ def read(kind: str, key: str) -> bytes | None:
     return data
 
 
+def exists(kind: str, key: str) -> bool:
+    """Whether the entry ``key`` of ``kind`` is there (without reading it, or marking it as used)."""
+    entry = _entry(kind, key)
+    return entry is not None and entry.is_file()
+
+
 def write(kind: str, key: str, data: bytes) -> None:
     """Store an entry atomically: a concurrent build reads the whole entry or none."""
     entry = _entry(kind, key)

@@ -17,7 +17,7 @@ from mkdocs.utils.meta import get_data
 from macros import helper as build_helper
 from macros import incremental
 from macros.fetch import page_job
-from macros.helper import Helper, remember_build, worth_prerendering
+from macros.helper import Helper, remember_build, worth_starting
 from macros.incremental import prerender
 from macros.links import PageLinks
 from macros.page_source import markdown_of
@@ -119,19 +119,44 @@ def test_without_the_helper_the_build_makes_the_same_site_itself(tmp_path, monke
     assert differ == [] and errors == []
 
 
-def test_the_helper_is_handed_every_page_only_for_data_or_code_the_build_cache_has_not_seen(tmp_path, monkeypatch):
-    """A build after a page edit finds every other page in the cache: it renders the edited one itself."""
-    data = tmp_path / "data"
+def test_the_helper_starts_only_when_docs_data_or_code_changed_since_the_last_build(tmp_path, monkeypatch):
+    """A build that finds every page in the cache would only pay for the helper's start-up."""
+    data, docs = tmp_path / "data", tmp_path / "docs"
     data.mkdir()
+    (docs / "en").mkdir(parents=True)
     (data / "nodes.yml").write_text("nodes: []\n", encoding="utf-8")
+    (docs / "en" / "index.md").write_text("# Home\n", encoding="utf-8")
     monkeypatch.setenv("BUILD_CACHE_DIR", str(tmp_path / "cache"))
-    assert worth_prerendering(data)
-    remember_build(data)
-    assert not worth_prerendering(data)
+    assert worth_starting(docs, data)
+    remember_build(docs, data)
+    assert not worth_starting(docs, data)
     (data / "nodes.yml").write_text("nodes: [] # a price changed\n", encoding="utf-8")
-    assert worth_prerendering(data)
+    assert worth_starting(docs, data)
+    remember_build(docs, data)
+    (docs / "en" / "index.md").write_text("# Home, edited\n", encoding="utf-8")
+    assert worth_starting(docs, data)
     monkeypatch.setenv("BUILD_CACHE_DIR", "")
-    assert not worth_prerendering(data)  # no cache: nowhere to put what it renders
+    assert not worth_starting(docs, data)  # no cache: nowhere to put what it renders
+
+
+def test_the_helper_is_handed_exactly_the_pages_the_build_cache_lacks(tmp_path, monkeypatch):
+    sent: list[dict[str, object]] = []
+    monkeypatch.setattr(Helper, "send", lambda self, request, urgent=False: sent.append(request))
+    monkeypatch.setattr(Helper, "ask", lambda self, request: None)
+    monkeypatch.setattr(build_helper, "_helper", None)
+    monkeypatch.setenv("BUILD_CACHE_DIR", str(tmp_path / "cache"))
+    _build(tmp_path / "site")  # an empty cache: every page
+    built = [path for path in (tmp_path / "site").rglob("index.html") if path.parent.name != "search"]
+    assert len({job["key"] for job in sent if job["kind"] == "page"}) == len(built)
+    pages = sorted((tmp_path / "cache" / "pages").iterdir())
+    for entry in pages[:3]:  # as if three pages had changed
+        entry.unlink()
+    sent.clear()
+    monkeypatch.setattr(build_helper, "_helper", None)
+    build_helper.helper()  # a build after an edit starts one
+    _build(tmp_path / "site")
+    assert len({job["key"] for job in sent if job["kind"] == "page"}) == 3
+    assert not [job for job in sent if job["kind"] != "page"]  # the API files are in the cache
 
 
 def test_a_page_edited_in_mkdocs_serve_is_a_new_request_for_the_helper(tmp_path):
