@@ -37,7 +37,7 @@ from macros.page_source import LANGUAGES, PageSource  # noqa: E402
 from macros.page_source import SOURCE_LANGUAGE as DEFAULT_LANGUAGE  # noqa: E402
 from macros.pages import generated_page_source, search_indexes  # noqa: E402
 from macros.site_facts import SiteFacts  # noqa: E402
-from macros.strings import text  # noqa: E402
+from macros.strings import StringsError, text  # noqa: E402
 from macros.translations import State, page_status  # noqa: E402
 from sizing import disk_cache  # noqa: E402
 from sizing.errors import CatalogError  # noqa: E402
@@ -106,7 +106,11 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
                               "fix the path or add the page")
     lang = current_language(config)
     home = config.site_url.rstrip("/") + ("/" if lang == DEFAULT_LANGUAGE else f"/{lang}/")
-    config.extra["not_found"] = {key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")}
+    try:
+        config.extra["not_found"] = {key: text("not_found", key, lang)
+                                     for key in ("title", "text", "home", "configurator")}
+    except StringsError as exc:
+        raise PluginError(str(exc)) from None
     config.extra["not_found"]["home_url"] = home
     if worth_starting(Path(config.docs_dir)):
         helper()  # started already when this module was run, unless an earlier build of `mkdocs serve` ran it

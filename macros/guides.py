@@ -15,8 +15,10 @@ from pathlib import Path
 
 from markupsafe import Markup, escape
 
+from sizing import disk_cache
 from sizing.yaml_lines import safe_load
 
+from .code_version import code_version
 from .errors import MacroError
 from .formatting import formatter
 from .front_matter import check_front_matter
@@ -82,7 +84,17 @@ def fill_reading_times(html: str, rates: Mapping[str, int]) -> str:
                              "was not: is it left out of the site (exclude_docs, draft)?")
         counted = _counted.get((src_uri, text_lang))
         if counted is None or counted[0] is not rendered:
-            text_only = plain_text(_CARDS.sub(" ", rendered))
-            counted = _counted[(src_uri, text_lang)] = (rendered, reading_minutes(text_only, text_lang, rates))
+            counted = _counted[(src_uri, text_lang)] = (rendered, _minutes(rendered, text_lang, rates))
         return str(escape(text("guides", "min", lang, value=formatter(lang).number(counted[1]))))
     return _PLACEHOLDER.sub(minutes, html) if 'data-reading-time="' in html else html
+
+
+def _minutes(rendered: str, lang: str, rates: Mapping[str, int]) -> int:
+    """Minutes to read ``rendered``, kept in the build cache under its text: counting is the costly part."""
+    key = disk_cache.content_key(code_version(), rendered.encode(), lang.encode(), str(rates[lang]).encode())
+    stored = disk_cache.read("minutes", key)
+    if stored is not None:
+        return int(stored)
+    minutes = reading_minutes(plain_text(_CARDS.sub(" ", rendered)), lang, rates)
+    disk_cache.write("minutes", key, str(minutes).encode())
+    return minutes

@@ -57,6 +57,20 @@ def test_every_string_exists_in_every_language():
             assert set(LANGUAGES) <= set(texts), f"{group}.{key}"
 
 
+def test_a_string_given_twice_stops_the_build_naming_the_file_and_line(tmp_path, monkeypatch):
+    from macros import strings as strings_module
+    broken = tmp_path / "strings.yml"
+    broken.write_text("guides:\n  min:\n    en: min\n    fr: min\n    zh: 分钟\n    fr: minutes\n", encoding="utf-8")
+    monkeypatch.setattr(strings_module, "STRINGS_FILE", broken)
+    monkeypatch.setenv("BUILD_CACHE_DIR", str(tmp_path / "cache"))
+    strings.cache_clear()
+    try:
+        with pytest.raises(strings_module.StringsError, match=r"strings.yml:6: duplicate key 'fr' \(first at line 4\)"):
+            strings()
+    finally:
+        strings.cache_clear()
+
+
 def test_every_macro_is_in_the_writers_reference_in_every_language():
     entries = reference_entries()
     assert set(entries) == set(MACROS)
