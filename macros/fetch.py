@@ -25,8 +25,7 @@ def page_job(src_uri: str, lang: str, generated: bool, links: PageLinks, docs_di
     ``version``, the state of data/ and docs/ it is rendered from (``build_version``): in `mkdocs serve`, a
     page after an edit is a new request."""
     return {"kind": "page", "key": json.dumps(["page", src_uri, lang, links.root, links.lang_root, version]),
-            "stage": stage,
-            "src_uri": src_uri, "lang": lang, "generated": generated, "root": links.root,
+            "stage": stage, "src_uri": src_uri, "lang": lang, "generated": generated, "root": links.root,
             "lang_root": links.lang_root, "docs_dir": str(docs_dir)}
 
 
