@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from macros.helper import Helper, current, helper, remember_build, worth_starting  # noqa: E402 - light
+from macros.helper import current, helper, remember_build, worth_starting  # noqa: E402 - light
 
 # MkDocs runs this module once per process (`mkdocs serve` reuses it for every build): when the first build has
 # pages to render again, the helper starts now, imports the pipeline and loads the catalog while MkDocs starts
@@ -130,20 +130,9 @@ def prerender_english_pages(config: MkDocsConfig) -> None:
     files = sorted((File(path.relative_to(english).as_posix(), str(english), config.site_dir, config.use_directory_urls)
                     for path in english.rglob("*.md")
                     if not any(part.startswith(".") for part in path.relative_to(english).parts)), key=file_sort_key)
-    hand_over(worker, [(f"{DEFAULT_LANGUAGE}/{file.src_uri}", DEFAULT_LANGUAGE, None,
-                        links_at(page_url(file), DEFAULT_LANGUAGE)) for file in files],
-              Path(config.docs_dir), data_fingerprint(), stage(DEFAULT_LANGUAGE))
-
-
-def hand_over(worker: Helper, pages: list[tuple[str, str, str | None, PageLinks]], docs_dir: Path,
-              fingerprint: str, pages_stage: int) -> None:
-    """Send the helper each of ``pages`` (src_uri, language of the text, the text of a generated page, links)
-    that the build cache lacks."""
-    docs = docs_state(docs_dir)
-    version = fetch.build_version(fingerprint, docs)
-    for src_uri, lang, generated, links in pages:
-        if not fetch.in_cache(fetch.source_of(docs_dir, src_uri, lang, generated), docs_dir, fingerprint, links, docs):
-            worker.send(fetch.page_job(src_uri, lang, generated is not None, links, docs_dir, pages_stage, version))
+    fetch.hand_over(worker, [(f"{DEFAULT_LANGUAGE}/{file.src_uri}", DEFAULT_LANGUAGE, None,
+                              links_at(page_url(file), DEFAULT_LANGUAGE)) for file in files],
+                    Path(config.docs_dir), data_fingerprint(), stage(DEFAULT_LANGUAGE))
 
 
 def building_another_language(config: MkDocsConfig) -> bool:
@@ -228,13 +217,13 @@ def prerender_pages(files: Files, config: MkDocsConfig) -> Files:
 
     def generated_text(src_uri: str) -> str | None:
         return generated_page_source(inputs.facts, src_uri) if src_uri in inputs.generated else None
-    hand_over(worker, [(file.src_uri, page_language(file), generated_text(file.src_uri), page_links(file))
-                       for file in pages], docs_dir, fingerprint, stage(lang))
+    fetch.hand_over(worker, [(file.src_uri, page_language(file), generated_text(file.src_uri), page_links(file))
+                             for file in pages], docs_dir, fingerprint, stage(lang))
     if lang == DEFAULT_LANGUAGE:
         for other in build_languages(config):
-            hand_over(worker, [(src_uri, shown, generated_text(src_uri), links_at(url, other))
-                               for src_uri, shown, url in translated_site(pages, other, docs_dir, inputs.generated)],
-                      docs_dir, fingerprint, stage(other))
+            translated = translated_site(pages, other, docs_dir, inputs.generated)
+            fetch.hand_over(worker, [(src_uri, shown, generated_text(src_uri), links_at(url, other))
+                                     for src_uri, shown, url in translated], docs_dir, fingerprint, stage(other))
     if (request := fetch.api_request(fingerprint)) is not None:
         worker.send(request)  # written by finish_site, once the site is built
     return files

@@ -10,9 +10,9 @@ from pathlib import Path
 from sizing.fingerprint import data_fingerprint
 
 from .build_cache import (
-    DocsState, cached_api_files, cached_facts, cached_page, has_api_files, has_page, page_key,
+    DocsState, cached_api_files, cached_facts, cached_page, docs_state, has_api_files, has_page, page_key,
 )
-from .helper import API_STAGE, Request, current
+from .helper import API_STAGE, Helper, Request, current
 from .links import PageLinks
 from .page_source import PageSource, english_source, markdown_of
 from .site_facts import SiteFacts
@@ -78,6 +78,17 @@ def cache_key(page: PageSource, docs_dir: Path, fingerprint: str, links: PageLin
 def in_cache(page: PageSource, docs_dir: Path, fingerprint: str, links: PageLinks, docs: DocsState) -> bool:
     """Whether the build cache holds the page rendered from these inputs."""
     return has_page(cache_key(page, docs_dir, fingerprint, links, docs))
+
+
+def hand_over(worker: Helper, pages: list[tuple[str, str, str | None, PageLinks]], docs_dir: Path,
+              fingerprint: str, stage: int) -> None:
+    """Send the helper each of ``pages`` (src_uri, language of the text, the text of a generated page, links)
+    that the build cache lacks, to render at ``stage``."""
+    docs = docs_state(docs_dir)
+    version = build_version(fingerprint, docs)
+    for src_uri, lang, generated, links in pages:
+        if not in_cache(source_of(docs_dir, src_uri, lang, generated), docs_dir, fingerprint, links, docs):
+            worker.send(page_job(src_uri, lang, generated is not None, links, docs_dir, stage, version))
 
 
 def page_markdown(page: PageSource, job: Request, docs_dir: Path, facts: SiteFacts, links: PageLinks,
