@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from html import unescape
 from typing import TYPE_CHECKING
 
-from .chart_drawing import DRAWING
+from .output.svg import DRAWING
 
 if TYPE_CHECKING:
     from sizing.catalog import Catalog

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from sizing.yaml_lines import safe_load
 
-from .front_matter import front_matter_end
+from .languages import SOURCE_LANGUAGE, TRANSLATIONS
+from .output.strings import text
+from .page.front_matter import front_matter_end
 
-DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
-SOURCE_LANGUAGE = "en"
-TRANSLATIONS = ("fr", "zh")
+TRANSLATORS_GUIDE = "reference/translating/"
 
 
 class State(str, Enum):
@@ -70,7 +70,7 @@ def page_status(docs_dir: Path, lang: str, page: str) -> PageStatus:
     return PageStatus(page, lang, state, english_hash, recorded)
 
 
-def translation_status(docs_dir: Path = DOCS_DIR) -> list[PageStatus]:
+def translation_status(docs_dir: Path) -> list[PageStatus]:
     """Every page of every translation, English pages first, then pages only a translation has."""
     english = _pages(docs_dir, SOURCE_LANGUAGE)
     rows = []
@@ -80,7 +80,7 @@ def translation_status(docs_dir: Path = DOCS_DIR) -> list[PageStatus]:
     return rows
 
 
-def stamp(translation: Path, docs_dir: Path = DOCS_DIR) -> str:
+def stamp(translation: Path, docs_dir: Path) -> str:
     """Record in a translation's front matter the hash of its current English page."""
     relative = translation.resolve().relative_to(docs_dir.resolve())
     english = docs_dir / SOURCE_LANGUAGE / Path(*relative.parts[1:])
@@ -97,3 +97,20 @@ def stamp(translation: Path, docs_dir: Path = DOCS_DIR) -> str:
         text = "".join(lines[:end - 1]) + f"source_hash: {value}\n" + "".join(lines[end - 1:])
     translation.write_text(text, encoding="utf-8")
     return value
+
+
+def translation_banner(docs_dir: Path, page: str, lang: str, text_lang: str, english_url: str,
+                       lang_root: str) -> dict[str, str] | None:
+    """What to tell a reader of ``lang`` on ``page`` (its path inside a language folder), whose text is in
+    ``text_lang``: this page is English for now, or its translation is behind. None when there is nothing
+    to say (an English page, a current translation)."""
+    if lang == SOURCE_LANGUAGE:
+        return None
+    if text_lang != lang:
+        kind, link, link_text = "missing", lang_root + TRANSLATORS_GUIDE, "help_link"
+    elif page_status(docs_dir, lang, page).state is State.OUTDATED:
+        kind, link, link_text = "outdated", english_url, "english_link"
+    else:
+        return None
+    return {"kind": kind, "title": text("banners", f"{kind}_title", lang), "text": text("banners", f"{kind}_text", lang),
+            "link": link, "link_text": text("banners", link_text, lang)}

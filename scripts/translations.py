@@ -11,9 +11,11 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DOCS_DIR = PROJECT_ROOT / "docs"
+sys.path.insert(0, str(PROJECT_ROOT))
 
-from macros.translations import DOCS_DIR, State, stamp, translation_status  # noqa: E402
+from macros.translations import State, stamp, translation_status  # noqa: E402
 
 EXPLAIN = {
     State.CURRENT: "translated, matches the English page",

@@ -1,16 +1,11 @@
 """YAML loading that remembers where each mapping and key came from, for error messages."""
 from __future__ import annotations
 
-import gc
-import pickle
-from collections.abc import Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
 import yaml
-
-from . import disk_cache
 
 # libyaml's parser where PyYAML was built with it: about ten times faster, same marks and messages
 _SafeBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -53,34 +48,8 @@ _StrictLineLoader.add_constructor(
 
 
 def load_yaml(path: Path) -> Any:
-    """Parse a YAML file into LineDicts; raises yaml.YAMLError with a position on bad syntax.
-
-    A file is parsed once per content: the result is kept in the disk cache under a hash of the file's
-    bytes, this module's source and PyYAML's version (a 4,100-node catalog parses in 0.6 s and loads from
-    the cache in 0.03 s)."""
-    text = path.read_bytes()
-    key = disk_cache.content_key(text, Path(__file__).read_bytes(), yaml.__version__.encode())
-    cached = disk_cache.read("yaml", key)
-    with _cyclic_gc_paused():
-        if cached is not None:
-            return pickle.loads(cached)  # noqa: S301 - written by this function, named by its own content
-        parsed = yaml.load(text.decode("utf-8"), Loader=_StrictLineLoader)  # noqa: S506 - SafeLoader subclass
-    disk_cache.write("yaml", key, pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
-    return parsed
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Parsing makes many objects and no garbage cycles, yet the cyclic collector walks all of them again
-    each time enough were made: loading a 4,100-node catalog took 0.75 s with it running, 0.36 s without.
-    Memory is still freed by reference counting; the collector runs again afterwards."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    """Parse a YAML file into LineDicts; raises yaml.YAMLError with a position on bad syntax."""
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLineLoader)  # noqa: S506 - SafeLoader subclass
 
 
 def safe_load(text: str) -> Any:

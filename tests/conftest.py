@@ -1,7 +1,6 @@
 """Shared fixtures: the real catalog, and a writable copy of data/ to break on purpose."""
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -10,20 +9,6 @@ import pytest
 from sizing.catalog import DATA_DIR, Catalog, load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="session", autouse=True)
-def build_cache(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a generator fixture
-    """One build cache for the session, in a temporary folder (unless BUILD_CACHE_DIR is set, empty to test
-    without it): a build reuses what an earlier build of the session made from the same inputs, so every
-    build test also tests the cache's keys, and nothing is read from or left in the project's .cache/."""
-    if "BUILD_CACHE_DIR" in os.environ:
-        yield None
-        return
-    folder = tmp_path_factory.mktemp("build-cache")
-    os.environ["BUILD_CACHE_DIR"] = str(folder)
-    yield folder
-    del os.environ["BUILD_CACHE_DIR"]
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,14 @@
+"""The glossary (``glossary.yml``): how each term is written in each language, and the forms to avoid."""
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from sizing.yaml_lines import safe_load
+
+GLOSSARY_FILE = Path(__file__).resolve().parent / "glossary.yml"
+
+
+@cache
+def glossary() -> dict[str, dict[str, object]]:
+    return safe_load(GLOSSARY_FILE.read_text(encoding="utf-8"))

@@ -1,0 +1,150 @@
+"""Figures of the catalog and of the calculations on it: counts, names, prices, memory, bandwidths, link
+ratios, all-reduce volumes and times, verdicts and decode speeds."""
+from __future__ import annotations
+
+from sizing import collectives
+from sizing.units import GB
+
+from ..errors import MacroError
+from .context import MacroContext
+from .registry import macro
+
+
+@macro
+def node_count(ctx: MacroContext) -> str:
+    """How many node configurations the catalog offers."""
+    return ctx.f.number(len(ctx.catalog.nodes))
+
+
+@macro
+def max_cards(ctx: MacroContext) -> str:
+    """The most cards any node has."""
+    return ctx.f.number(max(n.cards for n in ctx.catalog.nodes.values()))
+
+
+@macro
+def cards(ctx: MacroContext, node: str) -> str:
+    """How many cards a node has."""
+    return ctx.f.number(ctx.node(node).cards)
+
+
+@macro
+def node_name(ctx: MacroContext, node: str) -> str:
+    """A node's name: its card count and GPU."""
+    return ctx.node_label(ctx.node(node))
+
+
+@macro
+def gpu_name(ctx: MacroContext, gpu: str) -> str:
+    """A GPU's short name (a GPU id, or a node id for its GPU)."""
+    return ctx.gpu(gpu).short_name
+
+
+@macro
+def model_name(ctx: MacroContext, model: str) -> str:
+    """A model's name."""
+    return ctx.model(model).name
+
+
+@macro
+def layers(ctx: MacroContext, model: str) -> str:
+    """How many transformer layers a language model has."""
+    return ctx.f.number(ctx.llm(model).layers)
+
+
+@macro
+def price(ctx: MacroContext, node: str) -> str:
+    """A node's monthly price."""
+    return ctx.monthly_price(ctx.node(node))
+
+
+@macro
+def price_gap(ctx: MacroContext, node: str, other: str) -> str:
+    """How much more one node costs than another per month (absolute difference)."""
+    a, b = ctx.node(node), ctx.node(other)
+    return ctx.f.money(abs(a.price_per_month.amount - b.price_per_month.amount), a.price_per_month.currency)
+
+
+@macro
+def prices_as_of(ctx: MacroContext) -> str:
+    """The date the catalog's prices were set."""
+    return ctx.f.date(ctx.catalog.prices_as_of)
+
+
+@macro
+def card_memory(ctx: MacroContext, gpu: str) -> str:
+    """Memory of one card (a GPU id, or a node id for its GPU)."""
+    return ctx.f.gb(ctx.gpu(gpu).memory_gb)
+
+
+@macro
+def total_memory(ctx: MacroContext, node: str) -> str:
+    """Memory of all the cards of a node together."""
+    n = ctx.node(node)
+    return ctx.f.gb(n.cards * ctx.catalog.gpu_of(n).memory_gb)
+
+
+@macro
+def memory_bandwidth(ctx: MacroContext, gpu: str) -> str:
+    """Memory bandwidth of one card (a GPU id, or a node id for its GPU)."""
+    return ctx.f.gbps(ctx.gpu(gpu).memory_bandwidth_gbps)
+
+
+@macro
+def link_bandwidth(ctx: MacroContext, link: str, both_ways: bool = False) -> str:
+    """A link's bandwidth per card, one direction (both_ways=true adds the two directions)."""
+    ic = ctx.interconnect(link)
+    return ctx.f.gbps(ic.both_directions_gbps if both_ways else ic.per_direction_gbps)
+
+
+@macro
+def link_ratio(ctx: MacroContext, faster: str, slower: str) -> str:
+    """How many times faster one link is than another, one direction against one direction."""
+    return ctx.f.times(collectives.link_ratio(ctx.interconnect(faster), ctx.interconnect(slower)))
+
+
+@macro
+def allreduces_per_token(ctx: MacroContext, model: str) -> str:
+    """All-reduces per generated token under tensor parallelism (two per layer)."""
+    return ctx.f.number(collectives.allreduces_per_token(ctx.catalog, ctx.llm(model)))
+
+
+@macro
+def gradient_volume(ctx: MacroContext, model: str) -> str:
+    """Bytes of gradients a data-parallel training step all-reduces (BF16 gradients)."""
+    m = ctx.model(model)
+    return ctx.f.gb(collectives.gradient_bytes(ctx.catalog, m) / GB)
+
+
+@macro
+def allreduce_time(ctx: MacroContext, model: str, node: str) -> str:
+    """Pure transfer time of one gradient all-reduce (ring) over every card of a node."""
+    seconds = collectives.node_allreduce_seconds(ctx.catalog, ctx.node(node), collectives.gradient_bytes(ctx.catalog, ctx.model(model)))
+    return ctx.f.unit("seconds", ctx.f.significant(seconds))
+
+
+@macro
+def allreduce_speedup(ctx: MacroContext, model: str, slow_node: str, fast_node: str) -> str:
+    """How many times faster the gradient all-reduce runs on one node than on another."""
+    volume = collectives.gradient_bytes(ctx.catalog, ctx.model(model))
+    slow = collectives.node_allreduce_seconds(ctx.catalog, ctx.node(slow_node), volume)
+    fast = collectives.node_allreduce_seconds(ctx.catalog, ctx.node(fast_node), volume)
+    if fast <= 0 or slow <= 0:
+        raise MacroError("allreduce_speedup() needs two nodes of at least two cards")
+    return ctx.f.times(slow / fast)
+
+
+@macro
+def verdict(ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None) -> str:
+    """Whether a model fits on one card of a node, must be split (and across how many), or does not fit."""
+    return ctx.verdict_text(ctx.cell(model, precision, node, context).fit)
+
+
+@macro
+def throughput(ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None) -> str:
+    """Single-stream decode floor in tokens per second, on the cards the verdict uses."""
+    cell = ctx.cell(model, precision, node, context)
+    if cell.tokens_per_s is None:
+        raise MacroError(f"'{model}' in {precision} {ctx.verdict_text(cell.fit)} on '{node}': no throughput")
+    return ctx.f.tokens_per_s(cell.tokens_per_s)
+

@@ -1,0 +1,79 @@
+"""The guides' charts, drawn at build time as inline SVG (see ``output.svg``) from the engine's results:
+labels and ticks in the page's language, a title and a text alternative on every chart, same bytes on every
+build."""
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from sizing.choices import nodes_that_hold
+from sizing.fit import card_budget, llm_need
+from sizing.units import GIB
+
+from ..output.html import block
+from ..output.strings import text
+from ..output.svg import BarChart, Chart, ScatterChart, draw
+from .context import MacroContext
+from .registry import macro
+
+COLOURS = {"nvlink": "#3949ab", "pcie": "#8d6e63", "bar": "#3949ab", "budget": "#c62828"}
+
+
+def _t(ctx: MacroContext, key: str, **values: object) -> str:
+    return text("charts", key, ctx.lang, **values)
+
+
+def _figure(chart: Chart, title: str, description: str) -> Markup:
+    """The chart inline, with role img, its title and description (its accessible name and text), captioned."""
+    return block(Markup('<figure class="chart">{}<figcaption>{}</figcaption></figure>').format(
+        Markup(draw(chart, title, description)), title))
+
+
+@macro
+def chart_links(ctx: MacroContext) -> Markup:
+    """A bar chart of every link's bandwidth per card, one direction, fastest on top."""
+    used = {n.link.interconnect for n in ctx.catalog.nodes.values() if n.cards > 1}
+    # fastest first, ties by name: never the order of a set, which changes with the hash seed
+    links = sorted((ctx.catalog.interconnects[i] for i in used),
+                   key=lambda link: (-link.per_direction_gbps, link.name))
+    values = tuple(link.per_direction_gbps for link in links)
+    chart = BarChart(ctx.lang, tuple(link.name for link in links), values, tuple(ctx.f.gbps(v) for v in values),
+                     tuple(COLOURS[link.family] for link in links), _t(ctx, "links_axis"))
+    items = ", ".join(f"{link.name}: {ctx.f.gbps(link.per_direction_gbps)}" for link in links)
+    return _figure(chart, _t(ctx, "links_title"), _t(ctx, "links_desc", items=items))
+
+
+@macro
+def chart_floor_price(ctx: MacroContext, model: str, precision: str) -> Markup:
+    """A scatter plot of the nodes that hold a model: monthly price against throughput floor."""
+    llm, prec = ctx.llm(model), ctx.precision(precision)
+    nodes = nodes_that_hold(ctx.catalog, ctx.matrix, model, precision)
+    speeds = [ctx.cell(model, precision, n.id).tokens_per_s for n in nodes]
+    families = [ctx.catalog.interconnect_of(n).family if n.cards > 1 else "pcie" for n in nodes]
+    chart = ScatterChart(
+        ctx.lang,
+        tuple((n.price_per_month.amount, speed, COLOURS[family], ctx.node_label(n))
+              for n, speed, family in zip(nodes, speeds, families)),
+        _t(ctx, "floor_x"), _t(ctx, "floor_y"),
+        ((COLOURS["nvlink"], _t(ctx, "legend_nvlink")), (COLOURS["pcie"], _t(ctx, "legend_pcie"))))
+    items = ", ".join(f"{ctx.node_label(n)}: {ctx.monthly_price(n)}, {ctx.f.tokens_per_s(s)}" for n, s in zip(nodes, speeds))
+    title = _t(ctx, "floor_title", model=llm.name, precision=prec.name)
+    return _figure(chart, title, _t(ctx, "floor_desc", model=llm.name, precision=prec.name, items=items))
+
+
+@macro
+def chart_memory(ctx: MacroContext, model: str, gpu: str) -> Markup:
+    """A bar chart of the memory a model needs on one card in each format, against one card's budget."""
+    llm, card = ctx.llm(model), ctx.gpu(gpu)
+    precisions = ctx.catalog.precisions_for(llm)
+    needs = tuple(llm_need(ctx.catalog, llm, p, ctx.catalog.assumptions.default_context_tokens.value, 1, 1).total
+                  / GIB for p in precisions)
+    budget = card_budget(ctx.catalog, card) / GIB
+    budget_text = ctx.f.gib(budget)
+    need_texts = tuple(ctx.f.gib(v) for v in needs)
+    marker = (budget, _t(ctx, "memory_budget", card=card.short_name, budget=budget_text), COLOURS["budget"])
+    chart = BarChart(ctx.lang, tuple(p.name for p in precisions), needs, need_texts,
+                     (COLOURS["bar"],) * len(needs), _t(ctx, "memory_axis"), marker)
+    items = ", ".join(f"{p.name}: {need}" for p, need in zip(precisions, need_texts))
+    title = _t(ctx, "memory_title", model=llm.name)
+    return _figure(chart, title, _t(ctx, "memory_desc", model=llm.name, card=card.short_name,
+                                    budget=budget_text, items=items))

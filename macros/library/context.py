@@ -1,0 +1,125 @@
+"""What a macro works with: the data, the page's language and place, docs/; the lookups of ids (an unknown
+id is a MacroError with the closest valid ones) and the labels several families of macros write."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from sizing.catalog import Catalog
+from sizing.configurations import Configuration
+from sizing.errors import closest
+from sizing.fit import Fit
+from sizing.matrix import Cell, VerdictMatrix
+from sizing.schema import DiffusionModel, Gpu, Interconnect, Llm, Node, Precision
+
+from ..errors import MacroError
+from ..output.formatting import Formatter, formatter
+from ..output.html import code
+from ..output.strings import text
+from ..page.links import PageLinks
+from ..site_data import SiteData
+
+
+@dataclass(frozen=True)
+class MacroContext:
+    data: SiteData
+    lang: str
+    links: PageLinks
+    docs_dir: Path
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.data.catalog
+
+    @property
+    def matrix(self) -> VerdictMatrix:
+        return self.data.matrix
+
+    @property
+    def f(self) -> Formatter:
+        return formatter(self.lang)
+
+    def text(self, group: str, key: str, **values: object) -> str:
+        """A string of ``macros/output/strings.yml`` in the page's language."""
+        return text(group, key, self.lang, **values)
+
+    # --- ids -------------------------------------------------------------------------------------------
+    def _lookup(self, kind: str, table: Mapping[str, Any], key: str) -> Any:
+        if key in table:
+            return table[key]
+        near = closest(key, table)
+        hint = ("did you mean " + " or ".join(f"'{n}'" for n in near) + "?") if near else \
+            f"valid {kind} ids are listed in the writer's reference"
+        raise MacroError(f"unknown {kind} id '{key}'; {hint}")
+
+    def node(self, node_id: str) -> Node:
+        return self._lookup("node", self.catalog.nodes, node_id)
+
+    def gpu(self, gpu_or_node: str) -> Gpu:
+        """A GPU by its id, or the GPU of a node by the node's id."""
+        if gpu_or_node in self.catalog.nodes:
+            return self.catalog.gpu_of(self.catalog.nodes[gpu_or_node])
+        return self._lookup("GPU", self.catalog.gpus, gpu_or_node)
+
+    def model(self, model_id: str) -> Llm | DiffusionModel:
+        return self._lookup("model", self.catalog.models, model_id)
+
+    def llm(self, model_id: str) -> Llm:
+        model = self.model(model_id)
+        if not isinstance(model, Llm):
+            raise MacroError(f"'{model_id}' is an image or video model; this macro needs a language model")
+        return model
+
+    def diffusion_model(self, model_id: str) -> DiffusionModel:
+        model = self.model(model_id)
+        if not isinstance(model, DiffusionModel):
+            raise MacroError(f"'{model_id}' is a language model; this macro needs an image or video model")
+        return model
+
+    def precision(self, precision_id: str) -> Precision:
+        return self._lookup("precision", self.catalog.precisions, precision_id)
+
+    def interconnect(self, link_id: str) -> Interconnect:
+        return self._lookup("interconnect", self.catalog.interconnects, link_id)
+
+    def cell(self, model_id: str, precision_id: str, node_id: str, context: int | None = None) -> Cell:
+        """The verdict of a model in a precision on a node; MacroError when an id is unknown or the
+        precision does not apply to the model."""
+        model, precision = self.model(model_id), self.precision(precision_id)
+        self.node(node_id)
+        if model.kind not in precision.applies_to:
+            raise MacroError(f"precision '{precision_id}' does not apply to '{model_id}'; use one of "
+                             + ", ".join(f"'{p.id}'" for p in self.catalog.precisions_for(model)))
+        return self.matrix.cell(model_id, precision_id, node_id, context)
+
+    def check_pair(self, model_id: str, precision_id: str) -> None:
+        """MacroError unless both ids are known and the precision applies to the model."""
+        self.cell(model_id, precision_id, next(iter(self.catalog.nodes)))
+
+    # --- labels ----------------------------------------------------------------------------------------
+    def monthly_price(self, node: Node) -> str:
+        return self.f.unit("per_month", self.f.money(node.price_per_month.amount, node.price_per_month.currency))
+
+    def verdict_text(self, fit: Fit) -> str:
+        return self.text("verdicts", fit.verdict.value, cards=self.f.number(fit.cards))
+
+    def node_label(self, node: Node, full: bool = False) -> str:
+        """"4 × A100 80GB PCIe": the card count and the GPU's short name (its full name with ``full``)."""
+        gpu = self.catalog.gpu_of(node)
+        return self.text("units", "node_name", cards=node.cards, gpu=gpu.name if full else gpu.short_name)
+
+    def link_label(self, link: Interconnect, topology: str) -> str:
+        qualifier = self.text("topology_short", topology)
+        return self.text("tables", "link_qualified", link=link.name, qualifier=qualifier) if qualifier \
+            else link.name
+
+    def configuration_ids(self, configuration: Configuration) -> Markup:
+        """A configuration's id (its first node's), and how many offers share its hardware."""
+        if len(configuration.nodes) == 1:
+            return code(configuration.id)
+        return Markup("{} {}").format(code(configuration.id), self.text(
+            "reference", "offers_of_hardware", count=self.f.number(len(configuration.nodes))))

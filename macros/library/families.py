@@ -1,0 +1,10 @@
+"""Every family of macros, registered: what a page may call (``registry.bound_macros``)."""
+from __future__ import annotations
+
+from . import (  # noqa: F401 - importing a family registers its macros
+    cards_and_nodes, catalog_figures, charts, claims, comparison_tables, configurator, guide_pages, model_figures,
+    reference, translators,
+)
+from .registry import MACROS, bound_macros
+
+__all__ = ["MACROS", "bound_macros"]

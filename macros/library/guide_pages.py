@@ -1,0 +1,42 @@
+"""The guides' own macros: reading times and the cards that list the guides (``macros.guides``)."""
+from __future__ import annotations
+
+from markupsafe import Markup, escape
+
+from ..errors import MacroError
+from ..guides import guide_front_matter, guide_pages, reading_time_placeholder
+from ..languages import SOURCE_LANGUAGE
+from ..output.html import block
+from ..output.strings import text
+from .context import MacroContext
+from .registry import macro
+
+
+def _t(ctx: MacroContext, key: str, **values: object) -> str:
+    return text("guides", key, ctx.lang, **values)
+
+
+@macro
+def reading_time(ctx: MacroContext, page: str) -> Markup:
+    """Minutes to read a page (path inside a language folder), computed from its own text."""
+    if not (ctx.docs_dir / SOURCE_LANGUAGE / page).exists():
+        raise MacroError(f"no page '{page}' in docs/en/; give a path like 'guides/quantization.md'")
+    return reading_time_placeholder(page, ctx.lang)
+
+
+@macro
+def guide_cards(ctx: MacroContext, exclude: str | None = None) -> str:
+    """Cards for every guide (but ``exclude``): category, reading time, title, summary, link."""
+    items = []
+    for page in guide_pages():
+        if page == exclude:
+            continue
+        meta = guide_front_matter(ctx.docs_dir, page, ctx.lang)
+        url = ctx.links.lang_root + page.removesuffix(".md") + "/"
+        meta_line = escape(_t(ctx, "meta", category=meta.get("category", ""), minutes="\0"))
+        items.append(Markup(
+            '<li><p class="guide-meta">{meta}</p><p class="guide-title"><a href="{url}">{title}</a></p>'
+            '<p>{summary}</p><p><a href="{url}" aria-hidden="true" tabindex="-1">{read}</a></p></li>').format(
+            meta=meta_line.replace("\0", reading_time_placeholder(page, ctx.lang)), url=url,
+            title=meta.get("title", page), summary=meta.get("description", ""), read=_t(ctx, "read")))
+    return block(Markup('<ul class="guide-cards">{}</ul>').format(Markup("").join(items)))

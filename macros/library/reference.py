@@ -1,0 +1,74 @@
+"""The writer's reference: every macro with a live example (``reference.yml`` holds the French and Chinese
+descriptions and the examples' arguments), and every valid id."""
+from __future__ import annotations
+
+import inspect
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from sizing.yaml_lines import safe_load
+
+from ..languages import SOURCE_LANGUAGE
+from ..output.html import code, table
+from ..output.strings import text
+from .context import MacroContext
+from .registry import MACROS, bound_macros, macro, signature_of
+
+REFERENCE_FILE = Path(__file__).resolve().parent / "reference.yml"
+
+
+@cache
+def reference_entries() -> dict[str, dict[str, Any]]:
+    """The writer's reference entries, checked to cover every macro in every language."""
+    entries = safe_load(REFERENCE_FILE.read_text(encoding="utf-8"))
+    missing = sorted(set(MACROS) - set(entries))
+    unknown = sorted(set(entries) - set(MACROS))
+    incomplete = [name for name, e in entries.items() if not (e.get("fr") and e.get("zh") and "args" in e)]
+    if missing or unknown or incomplete:
+        raise ValueError(f"{REFERENCE_FILE}: undocumented macros {missing}, unknown entries {unknown}, "
+                         f"entries missing fr, zh or args {incomplete}")
+    return entries
+
+
+def _call_text(name: str, args: list[Any]) -> str:
+    def show(value: Any) -> str:
+        return "[" + ", ".join(show(v) for v in value) + "]" if isinstance(value, list) else json.dumps(value)
+    return f"{name}({', '.join(show(a) for a in args)})"
+
+
+@macro
+def macro_reference(ctx: MacroContext) -> str:
+    """This table: every macro, what it gives, and an example computed live."""
+    rows = []
+    calls = bound_macros(ctx)
+    for name, entry in reference_entries().items():  # in the reference's order: the same in every process
+        description = inspect.getdoc(MACROS[name]) if ctx.lang == SOURCE_LANGUAGE else entry[ctx.lang]
+        if entry["output"] == "table":
+            output = text("reference", "table_output", ctx.lang)
+        elif entry["output"] == "nothing":
+            calls[name](*entry["args"])
+            output = text("reference", "nothing_output", ctx.lang)
+        else:
+            output = Markup(calls[name](*entry["args"]))  # what a page gets: escaped already
+        rows.append([code(signature_of(name)), description, code(_call_text(name, entry["args"])), output])
+    headers = [text("reference", k, ctx.lang) for k in ("macro", "description", "example", "output")]
+    return table(text("reference", "caption", ctx.lang), headers, rows)
+
+
+@macro
+def id_reference(ctx: MacroContext) -> str:
+    """Every valid id: nodes (the first of each hardware configuration, with the number of offers of that
+    hardware when there are several, all listed in data/nodes.yml), GPUs, models, precisions, links."""
+    c = ctx.catalog
+    groups = {"gpus": c.gpus, "models": c.models, "precisions": c.precisions, "interconnects": c.interconnects}
+    rows = [[text("reference", "nodes", ctx.lang),
+             Markup(", ").join(ctx.configuration_ids(configuration) for configuration in c.configurations.values())]]
+    rows += [[text("reference", kind, ctx.lang), Markup(", ").join(code(i) for i in ids)]
+             for kind, ids in groups.items()]
+    headers = [text("reference", "kind", ctx.lang), text("reference", "ids", ctx.lang)]
+    return table(text("reference", "ids_caption", ctx.lang), headers, rows)
+

@@ -1,0 +1,95 @@
+"""The registry of macros: ``@macro`` registers a function ``(ctx, *args) -> str``; ``bound_macros`` gives a
+page the callables it may use, each checking its arguments and escaping what it returns.
+
+A macro's output depends only on the data, its arguments, the language and (for some) the page's place:
+it is computed once per state of the data (``SiteData.remembered``), but for the macros that read other
+pages of docs/, computed for every page that calls them."""
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from ..errors import MacroError
+from .context import MacroContext
+
+Macro = Callable[..., str]
+MACROS: dict[str, Macro] = {}
+READS_OTHER_PAGES = frozenset({"guide_cards", "reading_time", "translation_status_table"})
+LINK_DEPENDENT = frozenset({"configurator"})
+
+
+def macro(function: Macro) -> Macro:
+    """Register ``function`` as callable from pages, under its own name."""
+    MACROS[function.__name__] = function
+    return function
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        return any(_matches(value, h) for h in typing.get_args(hint))
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_matches(v, item) for v in value)
+    if hint is type(None):
+        return value is None
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def _describe(hint: Any) -> str:
+    return {str: "an id in quotes", int: "a whole number", list[str]: "a list of ids in quotes, like [\"a\", \"b\"]",
+            str | None: "an id in quotes", int | None: "a whole number", bool: "true or false"}.get(hint, str(hint))
+
+
+@cache
+def _signature(name: str) -> tuple[inspect.Signature, dict[str, Any]]:
+    function = MACROS[name]
+    return inspect.signature(function), typing.get_type_hints(function)
+
+
+def signature_of(name: str) -> str:
+    """How a page calls the macro: ``price(node)``, ``verdict(model, precision, node, context=None)``."""
+    params = list(inspect.signature(MACROS[name]).parameters.values())[1:]
+    return f"{name}({', '.join(p.name if p.default is p.empty else f'{p.name}={p.default!r}' for p in params)})"
+
+
+def bound_macros(ctx: MacroContext) -> dict[str, Macro]:
+    """The callables a page sees, bound to ``ctx``."""
+    return {name: _bound(name, ctx) for name in MACROS}
+
+
+def _bound(name: str, ctx: MacroContext) -> Macro:
+    function = MACROS[name]
+    sig, hints = _signature(name)
+
+    def call(*args: Any, **kwargs: Any) -> str:
+        try:
+            bound = sig.bind(ctx, *args, **kwargs)
+        except TypeError as exc:
+            raise MacroError(f"{name}() was called wrongly ({exc}); it takes {signature_of(name)}") from None
+        for param, value in list(bound.arguments.items())[1:]:
+            if not _matches(value, hints[param]):
+                raise MacroError(f"argument '{param}' of {name}() must be {_describe(hints[param])}, "
+                                 f"found {value!r}; it takes {signature_of(name)}")
+
+        def output() -> str:
+            # Text from data/ lands in Markdown, where HTML passes through: escape it. Tables and other
+            # deliberate markup are built escaped already and come back as Markup.
+            result = function(*bound.args, **bound.kwargs)
+            return str(result if isinstance(result, Markup) else escape(result))
+        if name in READS_OTHER_PAGES:
+            return output()
+        key = ("macro", name, repr(bound.args[1:]), repr(sorted(bound.kwargs.items())), ctx.lang,
+               ctx.links if name in LINK_DEPENDENT else None)
+        return ctx.data.remembered(key, output)
+
+    call.__name__ = name
+    return call

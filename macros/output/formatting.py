@@ -1,0 +1,107 @@
+"""Numbers, money, units and dates written the way each language writes them (Babel, CLDR). A quantity's
+unit is in the method's name, and so is the unit of the value it takes (``gib_from_bytes``)."""
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from babel import Locale
+from babel.dates import format_date
+from babel.lists import format_list
+from babel.numbers import format_currency, format_decimal
+
+from sizing.api import speed_for_display
+from sizing.units import GB, GIB
+
+from .strings import text
+
+BABEL_LOCALES = {"en": "en_US", "fr": "fr_FR", "zh": "zh_Hans_CN"}
+
+
+@dataclass(frozen=True)
+class Formatter:
+    """Formatting for one language; get one with ``formatter(lang)``. Results are memoized: Babel parses
+    its patterns on every call, and the same figures recur on every page."""
+
+    lang: str
+    locale: Locale
+
+    def number(self, value: float, digits: int = 0) -> str:
+        """``value`` rounded to ``digits`` decimals, grouped as the locale groups."""
+        return _number(self.locale, round(value, digits), digits)
+
+    def significant(self, value: float) -> str:
+        """Two significant figures for small values, whole numbers from 10 up."""
+        if value >= 10:
+            return self.number(value)
+        return self.number(value, 1 if value >= 1 else 2)
+
+    def money(self, amount: float, currency: str, digits: int = 0) -> str:
+        """``amount`` of ``currency`` with ``digits`` decimals: $4,157 / 4 157 $US / US$4,157."""
+        return _money(self.locale, round(amount, digits), currency, digits)
+
+    def unit(self, key: str, value: str) -> str:
+        return text("units", key, self.lang, value=value)
+
+    def gb(self, value_gb: float) -> str:
+        """Memory in GB, whole: a card's or a node's memory as its maker states it."""
+        return self.unit("gb", self.number(value_gb))
+
+    def gb_from_bytes(self, value_bytes: float) -> str:
+        """Memory in GB, one decimal below 10 GB: weights, working memory."""
+        value_gb = value_bytes / GB
+        return self.unit("gb", self.number(value_gb) if value_gb >= 10 else self.number(value_gb, 1))
+
+    def gib(self, value_gib: float) -> str:
+        """Memory in GiB, one decimal: what a card needs, and what it has for it."""
+        return self.unit("gib", self.number(value_gib, 1))
+
+    def gib_from_bytes(self, value_bytes: float) -> str:
+        return self.gib(value_bytes / GIB)
+
+    def gbps(self, value_gbps: float) -> str:
+        """A bandwidth in GB/s, with the decimals its value has (up to two)."""
+        digits = 0 if float(value_gbps).is_integer() else (1 if float(value_gbps * 10).is_integer() else 2)
+        return self.unit("gb_per_s", self.number(value_gbps, digits))
+
+    def times(self, ratio: float) -> str:
+        """A ratio: "17×", one decimal below 3 ("2.5×")."""
+        return self.unit("times", self.number(ratio) if ratio >= 3 else self.number(ratio, 1))
+
+    def tokens_per_s(self, value: float) -> str:
+        shown = speed_for_display(value)
+        return self.unit("tokens_per_s", self.number(shown) if shown >= 10 else self.number(shown, 1))
+
+    def cards(self, count: int) -> str:
+        """"one card", or "4 cards"."""
+        return self.unit("one_card", "") if count == 1 else self.unit("cards", self.number(count))
+
+    def billions(self, count: int) -> str:
+        """A count of parameters in billions, one decimal below 100 billion."""
+        value = count / 1e9
+        return self.unit("params_billions", self.number(value) if value >= 100 else self.number(value, 1))
+
+    def join(self, items: list[str], style: str = "standard") -> str:
+        return format_list(items, style=style, locale=self.locale)
+
+    def date(self, value: datetime.date) -> str:
+        return format_date(value, format="long", locale=self.locale)
+
+
+@lru_cache(maxsize=65536)
+def _number(locale: Locale, value: float, digits: int) -> str:
+    pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    return format_decimal(value, format=pattern, locale=locale)
+
+
+@lru_cache(maxsize=16384)
+def _money(locale: Locale, amount: float, currency: str, digits: int) -> str:
+    decimals = "." + "0" * digits if digits else ""
+    pattern = locale.currency_formats["standard"].pattern.replace(".00", decimals)
+    return format_currency(amount, currency, format=pattern, locale=locale, currency_digits=False)
+
+
+@cache
+def formatter(lang: str) -> Formatter:
+    return Formatter(lang, Locale.parse(BABEL_LOCALES[lang]))

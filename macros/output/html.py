@@ -1,0 +1,33 @@
+"""HTML tables for the macros: captioned, header cells scoped, wide ones in a focusable scroll region.
+Every cell is escaped, so text from data/ can never inject markup."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+# Templates are code: loaded once per process like the modules, no check of their files on every use.
+TEMPLATES = Environment(
+    loader=FileSystemLoader(Path(__file__).resolve().parent / "templates"),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    auto_reload=False,
+)
+
+
+def code(text: str) -> Markup:
+    """Inline code inside a table cell or header (Markdown is not parsed inside HTML blocks)."""
+    return Markup("<code>{}</code>").format(text)
+
+
+def block(html: str) -> Markup:
+    """Ready-made HTML, surrounded by blank lines so Markdown leaves it whole."""
+    return Markup("\n\n" + html.strip() + "\n\n")
+
+
+def table(caption: str, headers: list[str | Markup], rows: list[list[str | Markup]],
+          row_headers: bool = True) -> Markup:
+    """A Markdown-embeddable HTML table; every cell escaped unless it is Markup."""
+    return block(TEMPLATES.get_template("table.html").render(
+        caption=caption, headers=headers, rows=rows, row_headers=row_headers))

@@ -1,0 +1,1 @@
+"""One page from its source to rendered Markdown (``pipeline.render_page_markdown``)."""

@@ -1,0 +1,46 @@
+"""A page's front matter: where it ends, and what it holds, checked (a PageError names the line and the fix)."""
+from __future__ import annotations
+
+import yaml
+
+from sizing.errors import closest
+from sizing.yaml_lines import safe_load
+
+from ..errors import PageError
+
+FRONT_MATTER_KEYS = ("title", "description", "category", "hide", "source_hash")
+
+
+def front_matter_end(lines: list[str]) -> int:
+    """Number of lines the front matter takes (0 without front matter)."""
+    if lines and lines[0].strip() == "---":
+        for index, line in enumerate(lines[1:], start=1):
+            if line.strip() in ("---", "..."):
+                return index + 1
+    return 0
+
+
+def check_front_matter(source: str, page: str) -> dict[str, object]:
+    """The page's front matter, or a PageError saying what is wrong with it."""
+    lines = source.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}
+    end = front_matter_end(lines)
+    if end == 0:
+        raise PageError(page, 1, "front matter opened with '---' is never closed; add a '---' line after it")
+    try:
+        data = safe_load("\n".join(lines[1:end - 1])) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark else 1
+        raise PageError(page, line, f"front matter is not valid YAML ({getattr(exc, 'problem', exc)}); "
+                        "quote a value that contains ': ', like title: \"NVLink : PCIe\"") from None
+    if not isinstance(data, dict):
+        raise PageError(page, 2, "front matter must be 'key: value' lines")
+    for number, line in enumerate(lines[1:end - 1], start=2):
+        key = line.split(":", 1)[0].strip()
+        if line and not line.startswith((" ", "-")) and key not in FRONT_MATTER_KEYS:
+            near = closest(key, FRONT_MATTER_KEYS)
+            hint = f"did you mean '{near[0]}'?" if near else f"allowed keys: {', '.join(FRONT_MATTER_KEYS)}"
+            raise PageError(page, number, f"unknown front matter key '{key}'; {hint}")
+    return data

@@ -1,0 +1,73 @@
+"""One page from source to rendered Markdown: every check a page must pass, then its macros.
+
+The MkDocs hook calls ``render_page``; tests call it directly on a page's text."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import PageError
+from ..languages import LANGUAGES, SOURCE_LANGUAGE
+from ..library.context import MacroContext
+from ..site_data import SiteData
+from .checks import check_glossary, check_heading_ids, check_links, check_parity, heading_ids
+from .front_matter import check_front_matter
+from .hand_typed import hand_typed_figures, product_names
+from .links import PageLinks
+from .render import render_macros
+from .source import PageSource, english_source
+from .template import compile_page, has_macros
+
+
+def front_matter_lines(source: str, markdown: str) -> int:
+    """Lines MkDocs removed above ``markdown`` (front matter), so errors cite the file's own lines."""
+    start = source.find(markdown[:200]) if markdown else -1
+    return source.count("\n", 0, start) if start > 0 else 0
+
+
+def site_has_page(target: str, docs_dir: Path, data: SiteData) -> bool:
+    """Whether ``docs/<lang>/<page>.md`` is a page of the site: its own, its English fallback, or a
+    generated configurator page."""
+    parts = Path(target).parts
+    if len(parts) < 3 or parts[0] != "docs" or parts[1] not in LANGUAGES:
+        return False
+    rest = Path(*parts[2:])
+    if (docs_dir / parts[1] / rest).exists() or (docs_dir / SOURCE_LANGUAGE / rest).exists():
+        return True
+    return rest.parent.as_posix() == "configurator" and rest.stem in data.catalog.models
+
+
+def check_before_rendering(page: PageSource, docs_dir: Path, exists: Callable[[str], bool]) -> None:
+    """Front matter, heading ids, glossary, links."""
+    check_front_matter(page.source, page.path)
+    english = english_source(page.path, page.lang, docs_dir)
+    if page.lang == SOURCE_LANGUAGE:
+        heading_ids(page.source, page.path, require=True)
+    elif english:
+        check_heading_ids(page.source, page.path, *english)
+    check_glossary(page.source, page.path, page.lang)
+    check_links(page.source, page.path, exists)
+
+
+def check_hand_typed(page: PageSource, data: SiteData) -> None:
+    typed = hand_typed_figures(page.source, product_names(data.catalog))
+    if typed:
+        raise PageError(page.path, typed[0].line,
+                        "figures typed by hand (every figure must come from a macro; see the writer's "
+                        "reference):\n" + "\n".join(f"  {page.path}:{t.line}: {t.text.strip()}" for t in typed))
+
+
+def render_page(page: PageSource, docs_dir: Path, data: SiteData, links: PageLinks = PageLinks()) -> str:
+    """The page's Markdown with its macros rendered, after every check; PageError on the first problem."""
+    offset = front_matter_lines(page.source, page.markdown)
+    if not page.generated:
+        check_before_rendering(page, docs_dir, lambda target: site_has_page(target, docs_dir, data))
+    if has_macros(page.markdown):
+        compile_page(page.markdown, page.path, offset)
+    if not page.generated:  # generated pages hold nothing but data and macros
+        check_hand_typed(page, data)
+    rendered = render_macros(page.markdown, page.path, MacroContext(data, page.lang, links, docs_dir), offset)
+    english = None if page.generated else english_source(page.path, page.lang, docs_dir)
+    if english:
+        check_parity(page.source, page.path, *english)
+    return rendered

@@ -1,0 +1,36 @@
+"""A page as the build hands it over: its file, its language, its text; and the English page a translation
+comes from."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..languages import SOURCE_LANGUAGE
+
+
+@dataclass(frozen=True)
+class PageSource:
+    path: str          # docs/<lang>/<page>.md
+    lang: str          # the language of the page's text
+    source: str        # the whole file, front matter included
+    markdown: str      # what MkDocs hands over: the file without its front matter
+    generated: bool = False
+
+
+_FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.S)  # as mkdocs.utils.meta has it
+
+
+def markdown_of(source: str) -> str:
+    """The page without its front matter: the text MkDocs hands to the hook."""
+    found = _FRONT_MATTER.match(source)
+    return source[found.end():].lstrip("\n") if found else source
+
+
+def english_source(path: str, lang: str, docs_dir: Path) -> tuple[str, str] | None:
+    """The English page a translation comes from: its text and its path; None for an English page."""
+    relative = Path(path).relative_to(f"docs/{lang}")
+    english_file = docs_dir / SOURCE_LANGUAGE / relative
+    if lang == SOURCE_LANGUAGE or not english_file.exists():
+        return None
+    return english_file.read_text(encoding="utf-8"), f"docs/{SOURCE_LANGUAGE}/{relative.as_posix()}"

@@ -1,0 +1,108 @@
+"""A page as text and macro calls: cut at every ``{{ ... }}``, each call checked and compiled.
+
+Pages are text with macro calls and nothing else (no statements, loops or includes), so each distinct
+expression is compiled once for the whole build and shared by every page and language that writes it;
+a page's own cost is one scan."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from jinja2 import StrictUndefined, TemplateSyntaxError
+from jinja2.sandbox import SandboxedEnvironment
+
+from ..errors import PageError
+
+# The sandboxed environment a page's macro calls are compiled in: no globals but the macros passed in,
+# attribute access checked.
+ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+ENV.globals.clear()  # no range, cycler, joiner, namespace, lipsum, dict: only the macros
+
+# {{, then anything but a quote or }} (a quoted string may hold either), then }}
+_CALL = re.compile(r'\{\{((?:[^"}]|"[^"]*"|\}(?!\}))*?)\}\}')
+_CALLED_NAME = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
+
+
+@dataclass(frozen=True)
+class Call:
+    line: int   # in the Markdown given, 1-based
+    text: str   # the expression between the braces
+
+    @property
+    def name(self) -> str | None:
+        """The macro the expression calls, if it is a call."""
+        called = _CALLED_NAME.match(self.text)
+        return called.group(1) if called else None
+
+
+@dataclass(frozen=True)
+class CompiledPage:
+    """A page cut into its text and its calls: ``texts[i]`` comes before ``calls[i]``, and one more text
+    ends the page."""
+
+    texts: tuple[str, ...]
+    calls: tuple[Call, ...]
+
+
+def has_macros(markdown: str) -> bool:
+    return "{{" in markdown or "{%" in markdown
+
+
+@lru_cache(maxsize=4096)
+def expression(text: str):  # noqa: ANN202 - jinja2.environment.TemplateExpression
+    """Compiled once per distinct expression, shared by every page and language and reused on rebuilds."""
+    return ENV.compile_expression(text, undefined_to_none=False)
+
+
+class BadPage(Exception):
+    """A problem at a line of the Markdown given (the caller adds the page and its offset)."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line = line
+
+
+def _check_line(line: str, number: int) -> None:
+    """A macro call opens and closes on its line with its quotes closed, and nothing starts a statement:
+    a broken call is reported on its own line, not where a parser would finally give up."""
+    rest = _CALL.sub("", line)
+    if "{{" in rest:
+        raise BadPage(number, "a '{{' without its '}}' on the same line, or a quote left open inside it; "
+                       "write each macro call on one line, like {{ price(\"4x-a100-pcie-80gb\") }}")
+    if "}}" in rest:
+        raise BadPage(number, "a '}}' without its '{{'; write the call as {{ name(...) }}")
+    if "{%" in rest:
+        raise BadPage(number, "'{%' starts a template statement, which pages do not use: a page is text and "
+                       "{{ macro(...) }} calls; to show '{%' itself, write {{ \"{%\" }}")
+
+
+@lru_cache(maxsize=512)
+def _scan(markdown: str) -> CompiledPage:
+    """The page cut at its calls, every expression compiled; BadPage on the first problem."""
+    for number, line in enumerate(markdown.splitlines(), start=1):
+        if "{" in line or "}" in line:
+            _check_line(line, number)
+    texts, calls, position, line = [], [], 0, 1
+    for found in _CALL.finditer(markdown):
+        line += markdown.count("\n", position, found.start())
+        texts.append(markdown[position:found.start()])
+        call = Call(line, found.group(1).strip())
+        try:
+            expression(call.text)
+        except TemplateSyntaxError as exc:
+            raise BadPage(line, f"template syntax error: {exc.message}; a call is written "
+                           "{{ name(\"id\", ...) }} with its parentheses and quotes closed") from None
+        calls.append(call)
+        position = found.end()
+    texts.append(markdown[position:])
+    return CompiledPage(tuple(texts), tuple(calls))
+
+
+def compile_page(markdown: str, page: str, line_offset: int = 0) -> CompiledPage:
+    """The page's text and calls, checked and compiled; a problem names the page and the line of the
+    source file (``line_offset``: lines above ``markdown`` in the file, such as front matter)."""
+    try:
+        return _scan(markdown)
+    except BadPage as problem:
+        raise PageError(page, problem.line + line_offset, str(problem)) from None

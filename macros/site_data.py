@@ -1,0 +1,43 @@
+"""The data every page renders from: the catalog and its verdict matrix, loaded once per state of data/,
+with what macros computed from them (``remembered``)."""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from sizing.catalog import Catalog, load_catalog
+from sizing.fingerprint import DATA_DIR, data_fingerprint
+from sizing.matrix import VerdictMatrix
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SiteData:
+    catalog: Catalog
+    matrix: VerdictMatrix
+    fingerprint: str
+    _results: dict[Hashable, object] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def remembered(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()``, computed once for this state of the data: a macro's output, a generated page."""
+        if key not in self._results:
+            self._results[key] = make()
+        return self._results[key]  # type: ignore[return-value]
+
+
+_loaded: dict[Path, SiteData] = {}
+
+
+def site_data(data_dir: Path = DATA_DIR) -> SiteData:
+    """The catalog of ``data_dir``, loaded again only when a data file changed (so once per build, and
+    again in ``mkdocs serve`` after an edit). CatalogError when the data is invalid."""
+    key = data_dir.resolve()
+    current = data_fingerprint(key)
+    loaded = _loaded.get(key)
+    if loaded is None or loaded.fingerprint != current:
+        catalog = load_catalog(key)
+        loaded = _loaded[key] = SiteData(catalog, VerdictMatrix(catalog), current)
+    return loaded
