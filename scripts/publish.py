@@ -2,51 +2,234 @@
 
     <target>/releases/<release>/   one full copy of the site per publish
     <target>/current -> releases/<release>     what the web server serves
+    <target>/history.json          the releases made current by publish, in order, and those rolled back
+    <target>/.publish.lock         held (flock) by the publish or rollback at work on this target
 
-A publish copies the site into a new release folder, then swaps the `current` symlink in one rename:
-readers see the old site or the new one, never a mix. A site that fails the checks is not published.
+A publish checks the site (a site that fails the checks is not published), copies it into a new release
+folder, then swaps the `current` symlink in one rename: readers see the old site or the new one, never a
+mix. A half-copied release (`<release>.partial`) is never served nor returned to.
+
+Publishes and rollbacks into one target are serialised by the lock: the one that switches last is current,
+and each waits at most --lock-timeout seconds (10 minutes) for the others, then fails without changing
+anything.
+
+Rollback goes to the most recent release published before the current one that was not rolled back
+itself, and marks the release it leaves as rolled back: a rolled-back release is never returned to by a
+later rollback. Publish R1, R2, roll back (to R1), publish R3, roll back: current is R1 again, not R2.
+history.json records this: the releases made current by publish, in order, and the ones rolled back. It
+is written to a temporary file, then renamed over the old one, always before `current` is switched. A
+target published before history.json existed starts with its releases in name order. A release folder the
+history does not list (left by a publish killed before its switch) is never a rollback target.
+
+At most KEEP_RELEASES (5) releases are kept: the current one, then the ones successive rollbacks would go
+to, then the most recently published; the others are deleted. The current release and the one a rollback
+would go to are never deleted.
 
     python scripts/publish.py --target /srv/guides [--site site]
     python scripts/publish.py --target /srv/guides --rollback
+
+Exit codes: 0 done, 1 nothing published (the site fails its checks, no release to roll back to, another
+publish held the lock too long), 2 the target is unusable (a file, under a file, a symlink loop, no
+permission), with one line saying what is wrong and what to do.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
+import errno
+import json
 import os
+import secrets
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from build_site import LockTimeout, file_lock  # noqa: E402
 from check_site import check_site  # noqa: E402
 
 KEEP_RELEASES = 5
+LOCK_TIMEOUT = 600.0  # seconds a publish or rollback waits for another one into the same target
+HISTORY = "history.json"
+LOCK = ".publish.lock"
 
 
 class PublishError(Exception):
-    pass
+    """Nothing was published or rolled back; ``exit_code`` is what the command line returns."""
 
+    exit_code = 1
+
+
+class TargetError(PublishError):
+    """The target directory cannot be used: one line, ``<target>: <what is wrong>; <what to do>``."""
+
+    exit_code = 2
+
+    def __init__(self, target: Path, problem: str, remedy: str) -> None:
+        super().__init__(f"{target}: {problem}; {remedy}")
+
+
+# --- the target ----------------------------------------------------------------------------------------
+
+def _target_error(target: Path, exc: OSError) -> TargetError:
+    code = exc.errno
+    if code == errno.ELOOP:
+        return TargetError(target, "a symlink loop (too many levels of symbolic links)",
+                           "fix or remove the symlink, or give the real folder")
+    if code == errno.ENOTDIR:
+        blocking = next((p for p in reversed([target, *target.parents]) if p.exists() and not p.is_dir()), None)
+        where = f"{blocking} is a file" if blocking else "a part of the path is a file, not a folder"
+        return TargetError(target, f"{where}, so no folder can be made under it",
+                           "give a path made of folders")
+    if code in (errno.EACCES, errno.EPERM):
+        place = f" on {exc.filename}" if exc.filename and Path(exc.filename) != target else ""
+        return TargetError(target, f"permission denied{place}",
+                           "run as a user who may write there, or choose another folder")
+    if code == errno.EROFS:
+        return TargetError(target, "on a read-only file system", "choose a writable folder")
+    if code == errno.EEXIST and target.is_symlink():
+        return TargetError(target, f"a symlink to {os.readlink(target)}, which does not exist",
+                           "create that folder or fix the link")
+    return TargetError(target, exc.strerror or str(exc), "check the path and its permissions")
+
+
+def _prepare_target(target: Path, create: bool) -> None:
+    """Insist that ``target`` is a usable folder (made when missing and ``create``); raise TargetError."""
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        if not create:
+            raise TargetError(target, "no such folder", "nothing was published there, so there is nothing "
+                              "to roll back; check the path") from None
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _target_error(target, exc) from None
+    except OSError as exc:
+        raise _target_error(target, exc) from None
+    else:
+        if not stat.S_ISDIR(mode):
+            raise TargetError(target, "a file, not a folder",
+                              "give the folder the web server serves (or move the file away)")
+    if not os.access(target, os.W_OK | os.X_OK):
+        raise TargetError(target, "permission denied", "run as a user who may write there, or choose another folder")
+    releases, current = target / "releases", target / "current"
+    if releases.exists() and not releases.is_dir():
+        raise TargetError(target, f"{releases} is a file, not the folder of releases", "move it away")
+    if current.exists() and not current.is_symlink():
+        raise TargetError(target, f"{current} is a real {'folder' if current.is_dir() else 'file'}, not the "
+                          "symlink publish switches", "move it away, then publish again")
+
+
+@contextlib.contextmanager
+def _locked(target: Path, timeout: float) -> Iterator[None]:
+    try:
+        with file_lock(target / LOCK, timeout, f"another publish or rollback into {target}"):
+            yield
+    except LockTimeout as exc:
+        raise PublishError(f"{target}: {exc}; nothing was changed, try again when it has finished") from None
+    except OSError as exc:
+        if exc.filename and Path(exc.filename) == target / LOCK:
+            raise _target_error(target, exc) from None
+        raise
+
+
+# --- releases and history ------------------------------------------------------------------------------
 
 def _releases(target: Path) -> list[Path]:
     folder = target / "releases"
-    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.endswith(".partial")) \
-        if folder.exists() else []
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.endswith(".partial")
+                  and not p.name.startswith(".")) if folder.exists() else []
 
 
 def current_release(target: Path) -> Path | None:
     link = target / "current"
-    return (target / os.readlink(link)).resolve() if link.is_symlink() else None
+    return target / os.readlink(link) if link.is_symlink() else None
+
+
+def _read_history(target: Path) -> dict[str, list[str]]:
+    """The history; for a target published before history.json existed, its releases in name order."""
+    path = target / HISTORY
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"published": [p.name for p in _releases(target)], "rolled_back": []}
+    except (OSError, ValueError) as exc:
+        raise PublishError(f"{path}: unreadable ({exc}); fix it, or remove it to forget the rollback "
+                           "history") from None
+    if not (isinstance(loaded, dict) and all(isinstance(loaded.get(key), list)
+                                             for key in ("published", "rolled_back"))):
+        raise PublishError(f"{path}: not a publish history (expected lists 'published' and 'rolled_back'); "
+                           "fix it, or remove it to forget the rollback history")
+    return {"published": [str(n) for n in loaded["published"]], "rolled_back": [str(n) for n in loaded["rolled_back"]]}
+
+
+def _write_history(target: Path, history: dict[str, list[str]]) -> None:
+    """Write history.json atomically: a reader (or a crash) sees the old file or the new one."""
+    fd, temporary = tempfile.mkstemp(dir=target, prefix=f".{HISTORY}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump(history, file, indent=2)
+            file.write("\n")
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target / HISTORY)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def _order(target: Path, history: dict[str, list[str]]) -> list[str]:
+    """The releases on disk that publish made current, oldest first. A release the history lacks (left by a
+    publish killed before it made the release current) is never a rollback target, and is pruned."""
+    existing = {p.name for p in _releases(target)}
+    return [name for name in history["published"] if name in existing]
+
+
+def _rollback_chain(order: list[str], current: str | None, rolled_back: list[str]) -> list[str]:
+    """The releases successive rollbacks from ``current`` would go to, the first one first."""
+    if current not in order:
+        return []
+    return [name for name in reversed(order[:order.index(current)]) if name not in rolled_back]
+
+
+def _prune(target: Path, history: dict[str, list[str]]) -> None:
+    """Keep KEEP_RELEASES releases: current, its rollback chain, then the most recent; forget the others."""
+    current = current_release(target)
+    current_name = current.name if current else None
+    order = _order(target, history)
+    keep: list[str] = [current_name] if current and current.is_dir() else []
+    for name in _rollback_chain(order, current_name, history["rolled_back"]) + list(reversed(order)):
+        if len(keep) >= KEEP_RELEASES:
+            break
+        if name not in keep:
+            keep.append(name)
+    for release in _releases(target):
+        if release.name not in keep:
+            shutil.rmtree(release)
+    kept = set(keep)
+    pruned = {"published": [n for n in history["published"] if n in kept],
+              "rolled_back": [n for n in history["rolled_back"] if n in kept]}
+    if pruned != history:
+        _write_history(target, pruned)
 
 
 def _point_current_to(target: Path, release: Path) -> None:
-    staging = target / "current.new"
-    if staging.is_symlink() or staging.exists():
-        staging.unlink()
+    staging = target / f".current.new-{os.getpid()}-{secrets.token_hex(4)}"
     staging.symlink_to(release.relative_to(target))
-    os.replace(staging, target / "current")  # rename(2): atomic on POSIX
+    try:
+        os.replace(staging, target / "current")  # rename(2): atomic on POSIX
+    except BaseException:
+        staging.unlink()
+        raise
 
 
 def _release_name() -> str:
@@ -55,34 +238,79 @@ def _release_name() -> str:
     return f"{stamp}-{commit.stdout.strip() or 'nogit'}"
 
 
-def publish(site: Path, target: Path, name: str | None = None) -> Path:
+# --- publish and rollback ------------------------------------------------------------------------------
+
+def publish(site: Path, target: Path, name: str | None = None, lock_timeout: float = LOCK_TIMEOUT) -> Path:
     """Check ``site``, copy it into a new release and make it current; return the release."""
+    if name is not None and (not name or "/" in name or name.startswith(".") or name.endswith(".partial")):
+        raise PublishError(f"{name!r} cannot name a release: give a plain folder name")
+    _prepare_target(target, create=True)
     if not (site / "index.html").exists():
         raise PublishError(f"{site} holds no built site; run `make build` first")
     problems = check_site(site)
     if problems:
         raise PublishError(f"{site} fails its checks, nothing was published:\n  " + "\n  ".join(problems[:20]))
-    release = target / "releases" / (name or _release_name())
-    partial = release.with_name(release.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    shutil.copytree(site, partial)
-    partial.rename(release)
-    _point_current_to(target, release)
-    for old in _releases(target)[:-KEEP_RELEASES]:
-        if old != release:
-            shutil.rmtree(old)
+    with _locked(target, lock_timeout):
+        folder = target / "releases"
+        folder.mkdir(exist_ok=True)
+        for stale in folder.glob("*.partial"):  # a copy a killed publish left: no one else copies now
+            shutil.rmtree(stale, ignore_errors=True)
+        if name is None:
+            name = _release_name()
+            while (folder / name).exists():
+                name = _release_name()
+        elif (folder / name).exists():
+            raise PublishError(f"{target}: release {name} exists already; nothing was published")
+        release = folder / name
+        partial = release.with_name(release.name + ".partial")
+        try:
+            shutil.copytree(site, partial)
+            partial.rename(release)
+        except BaseException:
+            shutil.rmtree(partial, ignore_errors=True)
+            raise
+        try:
+            history = _read_history(target)
+            published, rolled_back = history["published"], history["rolled_back"]
+            current = current_release(target)
+            if current and current.name in published:  # forget releases a killed publish never made current
+                last = published.index(current.name)
+                published = [n for i, n in enumerate(published) if i <= last or n in rolled_back]
+            history = {"published": [n for n in published if n != name] + [name],
+                       "rolled_back": [n for n in rolled_back if n != name]}
+            _write_history(target, history)  # before the switch: after a crash the history knows `current`
+            _point_current_to(target, release)
+        except BaseException:
+            if current_release(target) != release:
+                shutil.rmtree(release, ignore_errors=True)
+            raise
+        _prune(target, history)
     return release
 
 
-def rollback(target: Path) -> Path:
-    """Make the release before the current one current again."""
-    releases = _releases(target)
-    current = current_release(target)
-    if current not in releases or releases.index(current) == 0:
-        raise PublishError(f"no release before {current.name if current else 'nothing'} in {target}/releases")
-    previous = releases[releases.index(current) - 1]
-    _point_current_to(target, previous)
-    return previous
+def _rollback(target: Path, lock_timeout: float = LOCK_TIMEOUT) -> tuple[Path | None, Path]:
+    _prepare_target(target, create=False)
+    with _locked(target, lock_timeout):
+        history = _read_history(target)
+        current = current_release(target)
+        current_name = current.name if current else None
+        chain = _rollback_chain(_order(target, history), current_name, history["rolled_back"])
+        if not chain:
+            raise PublishError(f"no release before {current_name or 'nothing'} in {target}/releases that was not "
+                               "rolled back itself; nothing was changed")
+        previous = target / "releases" / chain[0]
+        if current_name and current_name not in history["rolled_back"]:
+            history["rolled_back"].append(current_name)
+        _write_history(target, history)
+        _point_current_to(target, previous)
+        _prune(target, history)
+    return current, previous
+
+
+def rollback(target: Path, lock_timeout: float = LOCK_TIMEOUT) -> Path:
+    """Make current again the most recent release before the current one that was not rolled back; the
+    release left is marked rolled back, never to be returned to by a later rollback. Return the release."""
+    return _rollback(target, lock_timeout)[1]
 
 
 def main() -> int:
@@ -90,14 +318,27 @@ def main() -> int:
     parser.add_argument("--target", type=Path, required=True, help="the static host's directory")
     parser.add_argument("--site", type=Path, default=Path(__file__).resolve().parent.parent / "site")
     parser.add_argument("--rollback", action="store_true", help="go back to the previous release")
+    parser.add_argument("--lock-timeout", type=float, default=LOCK_TIMEOUT, metavar="SECONDS",
+                        help="how long to wait for another publish or rollback into the target (default: 600)")
     args = parser.parse_args()
-    args.target.mkdir(parents=True, exist_ok=True)
+    target: Path = args.target
     try:
-        release = rollback(args.target) if args.rollback else publish(args.site, args.target)
+        if args.rollback:
+            left, release = _rollback(target, args.lock_timeout)
+            print(f"rollback: {target}/current -> {release.relative_to(target)} (was "
+                  f"{left.relative_to(target) if left else 'nothing'}, now marked rolled back: "
+                  "no later rollback returns to it)")
+        else:
+            release = publish(args.site, target, lock_timeout=args.lock_timeout)
+            print(f"{target}/current -> {release.relative_to(target)}")
     except PublishError as exc:
         print(f"publish: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"publish: {target}: {exc.strerror or exc}{where}; `current` still points to a complete release",
+              file=sys.stderr)
         return 1
-    print(f"{args.target}/current -> {release.relative_to(args.target)}")
     return 0
 
 
