@@ -66,4 +66,4 @@ lock: $(STAMP)
 	$(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links -o requirements.txt requirements.in
 
 clean:
-	rm -rf site site.new site.old $(VENV)
+	rm -rf site .site.new-* .site.old-* site.lock $(VENV)

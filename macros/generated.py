@@ -29,12 +29,16 @@ def generated_page_source(data: SiteData, src_uri: str) -> str:
 
 
 def _configurator_page(data: SiteData, lang: str, model_id: str) -> str:
-    name = data.catalog.models[model_id].name
-    title = text("configurator", "page_title", lang, model=name)
-    intro = text("configurator", "page_intro", lang, model=escape(name))
-    # MkDocs and Material print the title into HTML as it is: escape text that comes from data/
-    front_matter = compact_json({"title": str(escape(title)), "hide": ["toc"], "search": {"exclude": True}})
-    return (f"---\n{front_matter}\n---\n\n# {escape(title)} {{#configurator}}\n\n{intro}\n\n"
+    """Data never enters the page's template text: the model's name comes in through a macro call, which
+    writes it as text (a name holding "{{ 7*7 }}" or "[a](b)" is shown as it is)."""
+    name_call = f"{{{{ model_name({json.dumps(model_id)}) }}}}"
+    title = text("configurator", "page_title", lang, model=name_call)
+    intro = text("configurator", "page_intro", lang, model=name_call)
+    # MkDocs and Material print the front matter's title into HTML as it is: escape the name there
+    front_matter = compact_json({"title": str(escape(text("configurator", "page_title", lang,
+                                                         model=data.catalog.models[model_id].name))),
+                                 "hide": ["toc"], "search": {"exclude": True}})
+    return (f"---\n{front_matter}\n---\n\n# {title} {{#configurator}}\n\n{intro}\n\n"
             f"{{{{ configurator({json.dumps(model_id)}) }}}}\n")
 
 

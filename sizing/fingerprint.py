@@ -13,7 +13,7 @@ def data_fingerprint(data_dir: Path = DATA_DIR) -> str:
     """Changes whenever a data file's content changes. The files are hashed again only when one was added or
     removed or changed size or time (so once per build, and again in ``mkdocs serve`` after an edit)."""
     folder = data_dir.resolve()
-    files = sorted(folder.glob("*.yml"))
+    files = sorted(path for path in folder.glob("*.yml") if path.is_file())  # a folder: load_catalog says so
     signature = tuple((path.name, path.stat().st_mtime_ns, path.stat().st_size) for path in files)
     known = _known.get(folder)
     if known is not None and known[0] == signature:

@@ -18,9 +18,26 @@ class LineDict(dict):
     key_lines: dict[str, int]
 
 
+MAX_FILE_BYTES = 4_000_000   # ten times the largest data file a catalog of 4,100 nodes needs
+MAX_EXPANDED_NODES = 1_000_000  # aliases (*name) repeat nodes: a bound on what they expand to, not on the file
+MAX_NESTING = 50                # data files nest a handful of levels
+
+
+class DataFileError(ValueError):
+    """A data file that cannot be read as YAML text; the message says why and what to do."""
+
+
 class _StrictLineLoader(_SafeBase):
     """Mappings become LineDicts, built in one pass; a key given twice is an error (YAML itself would keep
-    the last one silently)."""
+    the last one silently); aliases and nesting are bounded; an impossible date is reported at its line."""
+
+    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"'{node.value[:40]}' is not a date ({exc}); write a real date as YYYY-MM-DD",
+                node.start_mark) from None
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> LineDict:
         self.flatten_mapping(node)  # merge keys (<<), as SafeConstructor does
@@ -45,11 +62,61 @@ class _StrictLineLoader(_SafeBase):
 _StrictLineLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _StrictLineLoader.construct_mapping
 )
+_StrictLineLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLineLoader.construct_yaml_timestamp)
 
 
 def load_yaml(path: Path) -> Any:
-    """Parse a YAML file into LineDicts; raises yaml.YAMLError with a position on bad syntax."""
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLineLoader)  # noqa: S506 - SafeLoader subclass
+    """Parse a YAML file into LineDicts; yaml.YAMLError with a position on bad syntax, DataFileError when the
+    file cannot be read as YAML text at all."""
+    if path.is_dir():
+        raise DataFileError("is a folder, not a file; a data file is a YAML file")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise DataFileError(f"is {size:,} bytes, more than the {MAX_FILE_BYTES:,} a data file may hold")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DataFileError(f"line {line}: byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8") from None
+    loader = _StrictLineLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        size, depth = expanded_size(node)
+        if size > MAX_EXPANDED_NODES:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"its aliases (*name) expand to more than {MAX_EXPANDED_NODES:,} values; write the "
+                "values out", node.start_mark)
+        if depth > MAX_NESTING:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"values nested more than {MAX_NESTING} levels deep; fix the brackets", node.start_mark)
+        return loader.construct_document(node)
+    except RecursionError:
+        raise DataFileError("nested too deeply to read (unclosed brackets?); fix the nesting") from None
+    finally:
+        loader.dispose()
+
+
+def expanded_size(root: yaml.Node) -> tuple[int, int]:
+    """How many nodes the document holds once every alias is expanded, and how deep they nest, found
+    without expanding them (a node reached twice counts twice; its own size is computed once)."""
+    sizes: dict[int, tuple[int, int]] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = ([child for pair in node.value for child in pair] if isinstance(node, yaml.MappingNode)
+                    else list(node.value) if isinstance(node, yaml.SequenceNode) else [])
+        if children_done:
+            known = [sizes.get(id(child), (0, 0)) for child in children]
+            sizes[id(node)] = (1 + sum(size for size, _ in known), 1 + max((depth for _, depth in known), default=0))
+        else:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(root)]
 
 
 def safe_load(text: str) -> Any:

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ..errors import MacroError
+from ..output.html import as_text
 from .context import MacroContext
 
 Macro = Callable[..., str]
@@ -81,10 +82,10 @@ def _bound(name: str, ctx: MacroContext) -> Macro:
                                  f"found {value!r}; it takes {signature_of(name)}")
 
         def output() -> str:
-            # Text from data/ lands in Markdown, where HTML passes through: escape it. Tables and other
-            # deliberate markup are built escaped already and come back as Markup.
+            # Text from data/ lands in Markdown, where HTML and Markdown pass through: it is written as text.
+            # Tables and other deliberate markup are built escaped already and come back as Markup.
             result = function(*bound.args, **bound.kwargs)
-            return str(result if isinstance(result, Markup) else escape(result))
+            return str(result if isinstance(result, Markup) else as_text(result))
         if name in READS_OTHER_PAGES:
             return output()
         key = ("macro", name, repr(bound.args[1:]), repr(sorted(bound.kwargs.items())), ctx.lang,

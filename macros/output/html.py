@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 # Templates are code: loaded once per process like the modules, no check of their files on every use.
 TEMPLATES = Environment(
@@ -14,6 +14,16 @@ TEMPLATES = Environment(
     trim_blocks=True,
     auto_reload=False,
 )
+
+
+# Characters that make Markdown (links, images, emphasis, code, headings, tables, attribute lists, escapes)
+_MARKDOWN_SIGNIFICANT = {ord(c): f"&#{ord(c)};" for c in "\\`*_[]{}#|!"}
+
+
+def as_text(value: str) -> Markup:
+    """``value`` to be shown as it is inside a page's Markdown: HTML escaped, and every character that could
+    make Markdown written as a character reference (a name holding "[a](javascript:…)" stays that text)."""
+    return Markup(str(escape(value)).translate(_MARKDOWN_SIGNIFICANT))
 
 
 def code(text: str) -> Markup:

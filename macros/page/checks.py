@@ -49,6 +49,10 @@ def heading_ids(source: str, page: str, require: bool) -> list[tuple[int, str]]:
             continue
         pinned = _HEADING_ID.search(heading.group(2))
         if pinned:
+            earlier = next((line for line, ident in found if ident == pinned.group(1)), None)
+            if earlier is not None:
+                raise PageError(page, number, f"heading id {{#{pinned.group(1)}}} is given twice (first at line "
+                                f"{earlier}); a link can reach only one: give this heading an id of its own")
             found.append((number, pinned.group(1)))
         elif require:
             raise PageError(page, number, "heading without a pinned id; end it with one, like "

@@ -16,12 +16,28 @@ _STRIPPED = [
     re.compile(r"\{\{.*?\}\}"),            # macro calls
     re.compile(r"\{%.*?%\}"),              # template statements
     re.compile(r"\{##.*?##\}"),            # template comments
-    re.compile(r"\{[#.:][^}]*\}"),         # Markdown attribute lists: {#heading-id}, {.class}
+    re.compile(r"\{\s*[#.][\w-]+(?:\s+[#.][\w-]+)*\s*\}"),  # attribute lists of ids and classes only: {#step-2}
     re.compile(r"`[^`]*`"),                # inline code
     re.compile(r"\]\([^)]*\)"),            # link targets
     re.compile(r"<!--.*?-->"),             # HTML comments
     re.compile(r"^\s*\d+\.\s"),            # ordered-list markers
 ]
+
+
+_ATTRIBUTE_NAMES = re.compile(r"(?<=[{\s:])[#.][\w-]+")  # ids and classes inside any other attribute list
+# Chinese numerals with a magnitude (四十一, 两千, 一百): a count or an amount written out
+# (not 几十 "a few dozen", 数百 "hundreds of", 十进制 "decimal")
+_CHINESE_NUMERAL = re.compile(r"(?<![几数〇零一二三四五六七八九十百千万亿两])"
+                              r"[〇零一二三四五六七八九两]*[十百千万亿][〇零一二三四五六七八九十百千万亿两]*(?!进制)")
+_NUMBER_WORDS = (r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen"
+                 r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion"
+                 r"|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|treize|quatorze|quinze|seize|vingt"
+                 r"|vingts|trente|quarante|cinquante|soixante|cent|cents|mille|millions?|milliards?")
+_UNITS = (r"GB|GiB|TB|TiB|MB|Go|Gio|To|GB/s|Go/s|TB/s|TFLOPS|tok/s|tokens? per second|jetons par seconde|%|"
+          r"percent|pour cent|dollars?|USD|\$|euros?|€|ms|µs|milliseconds?|millisecondes?|seconds?|secondes?")
+# A number written in words beside a unit or a currency: "eighty GB", "deux mille dollars", "$ two"
+_SPELLED_FIGURE = re.compile(rf"\b(?:{_NUMBER_WORDS})(?:[\s-]+(?:{_NUMBER_WORDS}|and|et))*\s*(?:{_UNITS})(?!\w)"
+                             rf"|(?:\$|€|USD)\s*(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -56,7 +72,8 @@ def _name_tokens(names: Iterable[str]) -> set[str]:
 
 
 def hand_typed_figures(markdown: str, names: list[str]) -> list[HandTypedFigure]:
-    """Lines of ``markdown`` that hold a digit outside macros, code and product or model names."""
+    """Lines of ``markdown`` that hold a figure outside macros, code and product or model names: a digit, a
+    Chinese numeral with a magnitude (四十一, 两千), or a number in words beside a unit or a currency."""
     tokens = sorted(_name_tokens(names), key=lambda token: (-len(token), token))
     name_pattern = re.compile("|".join(re.escape(n) for n in [*names, *tokens])) if names else None
     found: list[HandTypedFigure] = []
@@ -76,8 +93,9 @@ def hand_typed_figures(markdown: str, names: list[str]) -> list[HandTypedFigure]
             rest = line
         for pattern in _STRIPPED:
             rest = pattern.sub(" ", rest)
+        rest = re.sub(r"\{:?[^{}]*\}", lambda found: _ATTRIBUTE_NAMES.sub(" ", found.group(0)), rest)
         if name_pattern:
             rest = name_pattern.sub(" ", rest)
-        if re.search(r"\d", rest):
+        if re.search(r"\d", rest) or _CHINESE_NUMERAL.search(rest) or _SPELLED_FIGURE.search(rest):
             found.append(HandTypedFigure(number, line))
     return found

@@ -41,6 +41,10 @@ def check_before_rendering(page: PageSource, docs_dir: Path, exists: Callable[[s
     """Front matter, heading ids, glossary, links."""
     check_front_matter(page.source, page.path)
     english = english_source(page.path, page.lang, docs_dir)
+    if page.lang != SOURCE_LANGUAGE and english is None:
+        english_path = f"docs/{SOURCE_LANGUAGE}/" + page.path.split("/", 2)[2]
+        raise PageError(page.path, None, f"translates no page: {english_path} does not exist. A translation "
+                        "comes from an English page: add the English page, or move or remove this one")
     if page.lang == SOURCE_LANGUAGE:
         heading_ids(page.source, page.path, require=True)
     elif english:

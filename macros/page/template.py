@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from jinja2 import StrictUndefined, TemplateSyntaxError
+from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
 from jinja2.sandbox import SandboxedEnvironment
 
 from ..errors import PageError
@@ -63,9 +63,45 @@ class BadPage(Exception):
         self.line = line
 
 
+SHOWN_DELIMITERS = frozenset({"{{", "}}", "{%"})  # {{ "{{" }} shows the braces themselves
+
+
+def _literal(node: nodes.Node) -> bool:
+    """An id in quotes, a whole number, true, false, none, or a list of them."""
+    if isinstance(node, nodes.Const):
+        return node.value is None or isinstance(node.value, (str, int, bool))
+    return isinstance(node, nodes.List) and all(_literal(item) for item in node.items)
+
+
+def _check_shape(text: str, line: int) -> None:
+    """A call is a macro's name with literal arguments, nothing else: no attribute, operator, filter or bare
+    value, so a page can neither compute a figure nor type one inside braces. Parsed, never compiled first
+    (compiling folds constants: ``9**(9**9)`` would run)."""
+    try:
+        body = ENV.parse("{{ " + text + " }}").body
+    except TemplateSyntaxError as exc:
+        raise BadPage(line, f"template syntax error: {exc.message}; a call is written "
+                      "{{ name(\"id\", ...) }} with its parentheses and quotes closed") from None
+    expression_node = body[0].nodes[0] if len(body) == 1 and isinstance(body[0], nodes.Output) \
+        and len(body[0].nodes) == 1 else None
+    if isinstance(expression_node, nodes.Const) and expression_node.value in SHOWN_DELIMITERS:
+        return
+    if (isinstance(expression_node, nodes.Call) and isinstance(expression_node.node, nodes.Name)
+            and expression_node.dyn_args is None and expression_node.dyn_kwargs is None
+            and all(_literal(a) for a in expression_node.args) and all(_literal(k.value) for k in expression_node.kwargs)):
+        return
+    shown = text if len(text) <= 60 else text[:60] + "…"
+    raise BadPage(line, f"'{{{{ {shown} }}}}' is not a macro call: a call is a macro's name with literal "
+                  "arguments (ids in quotes, whole numbers, true or false, lists of ids), like "
+                  "{{ price(\"4x-a100-pcie-80gb\") }}; to show braces themselves, write {{ \"{{\" }}")
+
+
 def _check_line(line: str, number: int) -> None:
     """A macro call opens and closes on its line with its quotes closed, and nothing starts a statement:
     a broken call is reported on its own line, not where a parser would finally give up."""
+    if "｛" in line or "｝" in line:
+        raise BadPage(number, "full-width braces ｛ ｝ do not make a macro call; write the call with ASCII braces, "
+                       "like {{ price(\"4x-a100-pcie-80gb\") }} (an input method may type full-width ones)")
     rest = _CALL.sub("", line)
     if "{{" in rest:
         raise BadPage(number, "a '{{' without its '}}' on the same line, or a quote left open inside it; "
@@ -81,18 +117,15 @@ def _check_line(line: str, number: int) -> None:
 def _scan(markdown: str) -> CompiledPage:
     """The page cut at its calls, every expression compiled; BadPage on the first problem."""
     for number, line in enumerate(markdown.splitlines(), start=1):
-        if "{" in line or "}" in line:
+        if any(brace in line for brace in "{}｛｝"):
             _check_line(line, number)
     texts, calls, position, line = [], [], 0, 1
     for found in _CALL.finditer(markdown):
         line += markdown.count("\n", position, found.start())
         texts.append(markdown[position:found.start()])
         call = Call(line, found.group(1).strip())
-        try:
-            expression(call.text)
-        except TemplateSyntaxError as exc:
-            raise BadPage(line, f"template syntax error: {exc.message}; a call is written "
-                           "{{ name(\"id\", ...) }} with its parentheses and quotes closed") from None
+        _check_shape(call.text, line)
+        expression(call.text)
         calls.append(call)
         position = found.end()
     texts.append(markdown[position:])

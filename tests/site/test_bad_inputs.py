@@ -92,7 +92,63 @@ CORPUS = {
                                 ["docs/fr/guides/mixture-of-experts.md:", 'is missing kv_heads("qwen3-235b-a22b")']),
     "python internals": ("docs/en/index.md", replace("# GPU node guides {#gpu-node-guides}",
                                                      "# GPU node guides {#gpu-node-guides}\n\n{{ price.__globals__ }}"),
-                         ["docs/en/index.md:", "not allowed"]),
+                         ["docs/en/index.md:", "is not a macro call"]),
+    # data that is not a figure, not a date, not text, or not YAML one can read
+    "infinite price": ("data/nodes.yml", replace("{amount: 4395, currency: USD}", "{amount: .inf, currency: USD}"),
+                       ["nodes.yml:", "record '4x-a100-sxm4-80gb'", "amount", "finite number"]),
+    "infinite bandwidth": ("data/gpus.yml", replace("memory_bandwidth_gbps: 4800", "memory_bandwidth_gbps: .inf"),
+                           ["gpus.yml:", "memory_bandwidth_gbps", "finite number"]),
+    "a date that does not exist": ("data/nodes.yml", replace("prices_as_of: 2026-11-01", "prices_as_of: 2026-11-31"),
+                                   ["nodes.yml:", "'2026-11-31' is not a date", "YYYY-MM-DD"]),
+    "a Latin-1 byte": ("data/gpus.yml", lambda p: p.write_bytes(p.read_bytes().replace(b"NVIDIA A100 80GB PCIe",
+                                                                                         b"NVIDIA A100 80GB PCIe \xe9", 1)),
+                       ["gpus.yml:", "byte 0xe9 is not UTF-8", "save the file as UTF-8"]),
+    "20,000 nested brackets": ("data/gpus.yml", lambda p: p.write_text(p.read_text() + "x: " + "[" * 20000 + "]" * 20000),
+                               ["gpus.yml:", "nested more than"]),
+    "a data file that is a folder": ("data/precisions.yml", lambda p: (p.unlink(), p.mkdir()),
+                                     ["precisions.yml:", "is a folder"]),
+    "a boolean for a card count": ("data/nodes.yml", replace("cards: 4", "cards: true"),
+                                   ["nodes.yml:", "cards", "valid integer", "boolean"]),
+    "an id YAML reads as false": ("data/nodes.yml", replace("  - id: 1x-l40s", "  - id: no"),
+                                  ["nodes.yml:", "id", "valid string", "quote the text"]),
+    "a line break in a name": ("data/models.yml", replace("name: Llama 3.3 70B", 'name: "Llama 3.3 70B\\n# Pwned"'),
+                               ["models.yml:", "record 'llama-3.3-70b'", "name", "line breaks"]),
+    "an alias bomb": ("data/gpus.yml", lambda p: p.write_text(p.read_text() + "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))),
+                      ["gpus.yml:", "expand to more than"]),
+    "a data file too large": ("data/nodes.yml", lambda p: p.write_text(p.read_text() + "#" + "x" * 5_000_000 + "\n"),
+                              ["nodes.yml:", "more than the 4,000,000"]),
+    # pages hold text and macro calls, nothing else
+    "a figure typed inside braces": ("docs/fr/index.md", replace("\n# ", '\n{{ "4 157 $US" }}\n\n# '),
+                                     ["docs/fr/index.md:", "is not a macro call"]),
+    "a bare number in braces": ("docs/en/index.md", replace("\n# ", "\n{{ 41 }}\n\n# "),
+                                ["docs/en/index.md:", "is not a macro call"]),
+    "a macro's output edited": ("docs/en/index.md", replace("\n# ", '\n{{ price("4x-a100-pcie-80gb").replace("4,157", "3,999") }}\n\n# '),
+                                ["docs/en/index.md:", "is not a macro call"]),
+    "a macro named without a call": ("docs/en/index.md", replace("\n# ", "\n{{ price }}\n\n# "),
+                                     ["docs/en/index.md:", "is not a macro call"]),
+    "the template itself": ("docs/en/index.md", replace("\n# ", "\n{{ self }}\n\n# "), ["docs/en/index.md:", "is not a macro call"]),
+    "a random filter": ("docs/en/index.md", replace("\n# ", '\n{{ ["a", "b"]|random }}\n\n# '),
+                        ["docs/en/index.md:", "is not a macro call"]),
+    "a division by zero": ("docs/en/index.md", replace("\n# ", "\n{{ 1/0 }}\n\n# "), ["docs/en/index.md:", "is not a macro call"]),
+    "a gigabyte string": ("docs/en/index.md", replace("\n# ", "\n{{ 'a' * 10**9 }}\n\n# "), ["docs/en/index.md:", "is not a macro call"]),
+    "a power tower": ("docs/en/index.md", replace("\n# ", "\n{{ 9**(9**9) }}\n\n# "), ["docs/en/index.md:", "is not a macro call"]),
+    "full-width braces": ("docs/zh/index.md", replace("\n# ", '\n｛｛ price("4x-a100-pcie-80gb") ｝｝\n\n# '),
+                          ["docs/zh/index.md:", "full-width braces"]),
+    "a Chinese numeral": ("docs/zh/guides/what-we-dont-offer.md", replace("我们宁愿现在就告诉您", "我们有四十一种配置。我们宁愿现在就告诉您"),
+                          ["docs/zh/guides/what-we-dont-offer.md:", "figures typed by hand", "四十一"]),
+    "a number in words beside a currency": ("docs/en/guides/what-we-dont-offer.md",
+                                            replace("Each limit comes with", "It costs two thousand dollars. Each limit comes with"),
+                                            ["docs/en/guides/what-we-dont-offer.md:", "figures typed by hand", "two thousand dollars"]),
+    "digits in an attribute list": ("docs/en/index.md", replace("\n# ", '\nText.\n{: data-nodes="41" }\n\n# '),
+                                    ["docs/en/index.md:", "figures typed by hand", "41"]),
+    # pages the site should not publish
+    "a translation with no English page": ("docs/fr/guides", lambda p: (p / "orphan.md").write_text("# Orphelin {#orphan}\n"),
+                                           ["docs/fr/guides/orphan.md", "translates no page", "docs/en/guides/orphan.md"]),
+    "a heading id given twice": ("docs/en/guides/what-we-dont-offer.md",
+                                 replace("## Jobs across several nodes {#multi-node}",
+                                         "## Jobs across several nodes {#multi-node}\n\n## Again {#multi-node}"),
+                                 ["docs/en/guides/what-we-dont-offer.md:", "{#multi-node} is given twice"]),
 }
 
 
@@ -121,4 +177,4 @@ def test_broken_input_stops_the_build_and_publishes_nothing(template: Path, tmp_
 
 
 def test_the_corpus_is_large_enough():
-    assert len(CORPUS) >= 25
+    assert len(CORPUS) >= 55

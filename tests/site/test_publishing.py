@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import edit
-from sitebuild import ROOT, build, copy_project
+from sitebuild import ROOT, build, copy_project, visible_text
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from check_site import check_site  # noqa: E402
@@ -160,6 +160,24 @@ def test_hostile_text_in_data_is_escaped_everywhere_it_lands(tmp_path: Path):
     assert "Llama &lt;script&gt;alert(1)&lt;/script&gt;" in guide
     configurator = (site / "configurator" / "index.html").read_text()
     assert "\\u003cimg src=x" in configurator  # inside the page's JSON data
+
+
+def test_markdown_and_template_code_in_data_reach_the_reader_as_text(tmp_path: Path):
+    """A link, a heading or a template expression written into data/ is shown as the characters it is."""
+    project = copy_project(tmp_path / "project")
+    edit(project / "data" / "gpus.yml", "short_name: L40S", "short_name: 'L40S [clickme](javascript:alert(12))'")
+    edit(project / "data" / "models.yml", "name: Llama 3.3 70B", "name: 'Llama 3.3 70B {{ 7*7 }} {: onclick=x }'")
+    site = tmp_path / "site"
+    result = build(project, site)
+    assert result.returncode == 0, result.stderr
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert 'href="javascript:' not in html and "70B 49" not in html and 'onclick="x"' not in html, page
+    assert "L40S [clickme](javascript:alert(12))" in visible_text((site / "configurator" / "index.html")
+                                                                  .read_text(encoding="utf-8"))
+    heading = re.search(r"<h1[^>]*>(.*?)</h1>", (site / "fr" / "configurator" / "llama-3.3-70b" / "index.html")
+                        .read_text(encoding="utf-8"), re.S).group(1)
+    assert "Llama 3.3 70B {{ 7*7 }} {: onclick=x }" in visible_text(heading)
 
 
 def test_builds_in_one_process_show_each_edit_of_the_data_and_of_a_page(tmp_path: Path):

@@ -109,7 +109,8 @@
   }
 
   function resolve(doc, wanted) {
-    const precision = wanted.precision in doc.fits ? wanted.precision : doc.default_precision;
+    // own keys only: a precision such as "__proto__" or "constructor" from the URL is unknown, not a lookup
+    const precision = Object.hasOwn(doc.fits, wanted.precision) ? wanted.precision : doc.default_precision;
     const contexts = Object.keys(doc.fits[precision]).sort((a, b) => Number(a) - Number(b));
     const fallback = contexts.includes(doc.default_context) ? doc.default_context : contexts[contexts.length - 1];
     const context = contexts.includes(wanted.context) ? wanted.context : fallback;
@@ -129,12 +130,16 @@
     });
   }
 
-  async function show(wanted, updateUrl) {
+  // asked: the precision and context a link's URL asked for, each null when it asked none
+  async function show(wanted, updateUrl, asked = { precision: null, context: null }) {
     try {
       const doc = await load(wanted.model);
       const state = resolve(doc, wanted);
+      const unknown = (asked.precision && asked.precision !== state.precision)
+        || (asked.context && asked.context !== state.context);
       select.model.value = state.model;
       render(doc, state);
+      if (unknown) result.insertAdjacentHTML("afterbegin", `<p class="cfg-notice" role="status">${escape(S.unknown_choice)}</p>`);
       if (updateUrl) remember(state);
     } catch (error) {
       result.insertAdjacentHTML("afterbegin", `<p class="cfg-error" role="alert">${escape(S.load_error)}</p>`);
@@ -155,5 +160,5 @@
     model: known ? fromUrl.model : root.dataset.model,
     precision: fromUrl.precision || root.dataset.precision,
     context: fromUrl.context || root.dataset.context,
-  }, known);
+  }, known, known ? fromUrl : undefined);
 })();
