@@ -18,7 +18,8 @@ from .schema import (
     Assumptions, AssumptionsFile, DecodeMeasurement, DiffusionModel, Gpu, GpusFile, Interconnect,
     InterconnectsFile, Llm, MeasurementsFile, ModelsFile, Node, NodesFile, Precision, PrecisionsFile,
 )
-from .yaml_lines import line_of, load_yaml
+from .schema import LINK_KINDS, UNION_TAGS, FittedAssumption
+from .yaml_lines import DataFileError, line_of, load_yaml
 
 FILES = {
     "gpus": ("gpus.yml", GpusFile),
@@ -114,17 +115,28 @@ def _walk(raw: Any, loc: tuple[Any, ...]) -> tuple[int | None, str | None]:
     return line, record
 
 
+def _shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters: a message never formats an unbounded input."""
+    if isinstance(value, (Mapping, list)):
+        return f"a {'mapping' if isinstance(value, Mapping) else 'list'} of {len(value)} entries"
+    shown = repr(value[:limit] if isinstance(value, str) else value)
+    return shown if len(shown) <= limit and not (isinstance(value, str) and len(value) > limit) else shown[:limit] + "…"
+
+
 def _schema_problem(path: Path, raw: Any, error: Mapping[str, Any], model: type[BaseModel]) -> Problem:
-    loc = tuple(k for k in error["loc"] if not (isinstance(k, str) and k in {"Llm", "MlaAttention"}))
+    loc = tuple(k for k in error["loc"] if not (isinstance(k, str) and k in {"Llm", "MlaAttention", *UNION_TAGS}))
     line, record = _walk(raw, loc)
     field = ".".join(str(k) for k in loc if isinstance(k, str)) or None
     kind, found = error["type"], error.get("input")
     if kind == "missing":
         message = "this required field is missing; add it"
     elif kind == "extra_forbidden":
-        message = f"unknown field (found {found!r}); remove it or fix its name"
+        message = f"unknown field (found {_shown(found)}); remove it or fix its name"
     else:
-        message = f"expected: {error['msg'].removeprefix('Value error, ')}; found: {found!r}"
+        message = f"expected: {error['msg'].removeprefix('Value error, ')}; found: {_shown(found)}"
+        if isinstance(found, bool):
+            message += (" (YAML reads an unquoted yes, no, on, off, true or false as a boolean: write a number "
+                        "here, or quote the text)")
     return Problem(path, line, record, field, message)
 
 
@@ -134,11 +146,14 @@ def _read(data_dir: Path, name: str, model: type[R]) -> tuple[R | None, Any, lis
         return None, None, [Problem(path, None, None, None, "file is missing; every catalog file is required")]
     try:
         raw = load_yaml(path)
+    except (DataFileError, OSError) as exc:
+        problem = exc.strerror if isinstance(exc, OSError) else str(exc)
+        return None, None, [Problem(path, None, None, None, f"cannot be read: {problem}")]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         reason = getattr(exc, "problem", None) or str(exc)
-        return None, None, [Problem(path, line, None, None, f"invalid YAML: {reason}; fix the syntax")]
+        return None, None, [Problem(path, line, None, None, f"invalid YAML: {reason}" + ("" if ";" in reason else "; fix the syntax"))]
     if not isinstance(raw, Mapping):
         return None, raw, [Problem(path, 1, None, None, "expected a YAML mapping at the top of the file")]
     try:
@@ -207,12 +222,44 @@ def _check_default_precisions(models: Mapping[str, Model], precisions: Mapping[s
 
 def _check_measurements(catalog_parts: dict[str, Mapping[str, Any]], measurements: Iterable[DecodeMeasurement],
                         raw_list: list[Any], path: Path, problems: list[Problem]) -> None:
+    """Every catalog id a record names exists (a link may also be a kind), the model is a language model, ids are
+    unique."""
+    seen: set[str] = set()
     for m, raw in zip(measurements, raw_list):
+        def bad(field: str, message: str) -> None:
+            problems.append(Problem(path, line_of(raw, field), m.id, field, message))
+
+        if m.id in seen:
+            bad("id", "duplicate id; every id must be unique")
+        seen.add(m.id)
         for field, table in (("gpu", "gpus"), ("model", "models"), ("precision", "precisions")):
             value = getattr(m, field)
-            if value is not None and value not in catalog_parts[table]:
-                problems.append(Problem(path, line_of(raw, field), m.setup, field,
-                                        f"unknown {field} '{value}'; {did_you_mean(value, catalog_parts[table])}"))
+            if isinstance(value, str) and value not in catalog_parts[table]:
+                bad(field, f"unknown {field} '{value}' (not in {table}.yml); {did_you_mean(value, catalog_parts[table])}")
+        if isinstance(m.model, str) and m.model in catalog_parts["models"] \
+                and catalog_parts["models"][m.model].kind != "llm":
+            bad("model", f"'{m.model}' is not a language model; decode measurements are for models.yml llms")
+        links = catalog_parts["interconnects"]
+        if isinstance(m.link, str) and m.link not in LINK_KINDS and m.link not in links:
+            bad("link", f"unknown link '{m.link}': one of {', '.join(LINK_KINDS)} or an interconnects.yml id; "
+                f"{did_you_mean(m.link, [*LINK_KINDS, *links])}")
+
+
+def _check_fitted_on(assumptions: Assumptions, raw: Any, measurements: Iterable[DecodeMeasurement], path: Path,
+                     problems: list[Problem]) -> None:
+    """A fitted constant names usable records of measurements.yml."""
+    usable = {m.id: m.unreliable for m in measurements}
+    for name, assumption in assumptions:
+        if not isinstance(assumption, FittedAssumption):
+            continue
+        for rid in assumption.fitted_on:
+            if rid not in usable:
+                message = f"unknown measurement '{rid}' (not in measurements.yml); {did_you_mean(rid, usable)}"
+            elif usable[rid] is not None:
+                message = f"measurement '{rid}' is flagged unreliable in measurements.yml; a fit leaves it out"
+            else:
+                continue
+            problems.append(Problem(path, line_of(raw.get(name), "fitted_on"), name, "fitted_on", message))
 
 
 def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
@@ -240,9 +287,11 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
                     [*raws["models"]["llms"], *raws["models"]["diffusion"]], problems)
     _check_default_precisions(models, precisions, raws["models"], path("models"), problems)
     _check_nodes(parsed["nodes"].nodes, raws["nodes"]["nodes"], path("nodes"), gpus, links, problems)
-    _check_measurements({"gpus": gpus, "models": models, "precisions": precisions},
+    _check_measurements({"gpus": gpus, "models": models, "precisions": precisions, "interconnects": links},
                         parsed["measurements"].decode, raws["measurements"]["decode"],
                         path("measurements"), problems)
+    _check_fitted_on(parsed["assumptions"].assumptions, raws["assumptions"]["assumptions"],
+                     parsed["measurements"].decode, path("assumptions"), problems)
     if problems:
         raise CatalogError(problems)
     return Catalog(

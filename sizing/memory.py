@@ -1,10 +1,24 @@
 """Bytes of weights and of KV cache, per precision and per card of a split."""
 from __future__ import annotations
 
+from typing import Protocol
+
 from .errors import SizingError
-from .schema import DiffusionModel, Llm, MlaAttention, Precision, SlidingAttention
+from .schema import DiffusionModel, HybridAttention, Llm, MlaAttention, Precision, SlidingAttention
 
 SIXTEEN_BIT_BYTES = 2
+
+
+class LlmShape(Protocol):
+    """What the KV and embedding formulas read: a models.yml ``Llm`` or a ``decode.ModelSpec``."""
+
+    layers: int
+    hidden_size: int
+    kv_heads: int
+    head_dim: int
+    vocab_size: int
+    tie_word_embeddings: bool
+    attention: MlaAttention | SlidingAttention | HybridAttention | None
 
 
 def require_precision(model: Llm | DiffusionModel, precision: Precision) -> None:
@@ -12,7 +26,7 @@ def require_precision(model: Llm | DiffusionModel, precision: Precision) -> None
         raise SizingError(f"precision '{precision.id}' does not apply to {model.kind} model '{model.id}'")
 
 
-def embedding_params(model: Llm) -> int:
+def embedding_params(model: Llm | LlmShape) -> int:
     """Input embeddings plus output head (one matrix when tied)."""
     return model.vocab_size * model.hidden_size * (1 if model.tie_word_embeddings else 2)
 
@@ -43,12 +57,12 @@ def weight_bytes_read_per_token(model: Llm, precision: Precision) -> float:
     return _llm_bytes(model, model.params_read_per_token, precision)
 
 
-def kv_heads_per_card(model: Llm, cards: int) -> float:
+def kv_heads_per_card(model: Llm | LlmShape, cards: int) -> float:
     """KV heads each card holds under a ``cards``-way split; replicated when the split exceeds them."""
     return max(model.kv_heads / cards, 1)
 
 
-def kv_bytes_per_token_per_layer(model: Llm, cards: int, bytes_per_element: float) -> float:
+def kv_bytes_per_token_per_layer(model: Llm | LlmShape, cards: int, bytes_per_element: float) -> float:
     if isinstance(model.attention, MlaAttention):
         # One latent vector per layer, kept whole on every card of the split.
         return (model.attention.kv_lora_rank + model.attention.qk_rope_head_dim) * bytes_per_element
@@ -60,14 +74,20 @@ def kv_bytes_per_token(model: Llm, bytes_per_element: float, cards: int = 1) -> 
     return model.layers * kv_bytes_per_token_per_layer(model, cards, bytes_per_element)
 
 
-def kv_cache_bytes(model: Llm, context_tokens: int, batch: int, bytes_per_element: float,
+def kv_layer_tokens(model: Llm | LlmShape, context_tokens: int) -> int:
+    """Layer × token pairs that hold a KV entry at ``context_tokens``: sliding-window layers hold at most the
+    window, Mamba layers of a hybrid none."""
+    if isinstance(model.attention, SlidingAttention):
+        local_layers = model.layers - model.attention.global_layers
+        return (model.attention.global_layers * context_tokens
+                + local_layers * min(context_tokens, model.attention.window_tokens))
+    if isinstance(model.attention, HybridAttention):
+        return model.attention.kv_layers * context_tokens
+    return model.layers * context_tokens
+
+
+def kv_cache_bytes(model: Llm | LlmShape, context_tokens: int, batch: int, bytes_per_element: float,
                    cards: int = 1) -> float:
     """KV cache one card holds for ``batch`` sequences of ``context_tokens`` (sliding windows honoured)."""
     per_layer = kv_bytes_per_token_per_layer(model, cards, bytes_per_element)
-    if isinstance(model.attention, SlidingAttention):
-        local_layers = model.layers - model.attention.global_layers
-        tokens_held = (model.attention.global_layers * context_tokens
-                       + local_layers * min(context_tokens, model.attention.window_tokens))
-    else:
-        tokens_held = model.layers * context_tokens
-    return per_layer * tokens_held * batch
+    return per_layer * kv_layer_tokens(model, context_tokens) * batch

@@ -2,14 +2,27 @@
 from __future__ import annotations
 
 import datetime
-from typing import Annotated, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator, BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, model_validator,
+)
+
+
+def _one_line(text: str) -> str:
+    """Text from data/ reaches readers as text: one line, no control character."""
+    for character in text:
+        if character < " " or character == "\x7f":
+            raise ValueError(f"text without line breaks or control characters (this one holds U+{ord(character):04X}): "
+                             "write it on one line")
+    return text
+
 
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
-Text = Annotated[str, StringConstraints(min_length=1, strip_whitespace=True)]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=2000, strip_whitespace=True), AfterValidator(_one_line)]
 Sources = Annotated[list[Text], Field(min_length=1)]
 Positive = Annotated[float, Field(gt=0)]
+NonNegative = Annotated[float, Field(ge=0)]
 PositiveInt = Annotated[int, Field(gt=0)]
 Fraction = Annotated[float, Field(gt=0, le=1)]
 Architecture = Literal["ampere", "ada", "hopper", "blackwell"]
@@ -17,7 +30,8 @@ ModelKind = Literal["llm", "diffusion"]
 
 
 class Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # no infinity or NaN in a figure; no true/false where a number is expected (YAML reads yes/no as booleans)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
 
 
 # --- gpus.yml -------------------------------------------------------------------------------------
@@ -32,8 +46,17 @@ class Gpu(Record):
     memory_bandwidth_gbps: Positive
     pcie_generation: Literal[4, 5]
     bf16_dense_tflops: Positive
+    fp8_dense_tflops: Positive | None
+    peer_to_peer: bool
     verified: Literal["sourced", "partly-sourced", "datasheet-unverified"]
     sources: Sources
+
+    @model_validator(mode="after")
+    def _fp8_units_match_the_architecture(self) -> Gpu:
+        if (self.architecture == "ampere") != (self.fp8_dense_tflops is None):
+            raise ValueError("fp8_dense_tflops is null exactly for ampere cards (no FP8 tensor cores); "
+                             f"found {self.fp8_dense_tflops!r} on {self.architecture}")
+        return self
 
 
 class GpusFile(Record):
@@ -48,6 +71,10 @@ class Interconnect(Record):
     generation: PositiveInt
     per_direction_gbps: Positive
     both_directions_gbps: Positive
+    allreduce_latency_us: Positive
+    allreduce_busbw_gbps: Positive
+    host_staged_allreduce_latency_us: Positive | None = None
+    host_staged_allreduce_busbw_gbps: Positive | None = None
     sources: Sources
 
     @model_validator(mode="after")
@@ -57,6 +84,14 @@ class Interconnect(Record):
                 f"both_directions_gbps ({self.both_directions_gbps}) must be twice per_direction_gbps "
                 f"({self.per_direction_gbps}): a link carries the same rate each way"
             )
+        if self.allreduce_busbw_gbps > self.per_direction_gbps:
+            raise ValueError(f"allreduce_busbw_gbps ({self.allreduce_busbw_gbps}) cannot exceed the line rate "
+                             f"per_direction_gbps ({self.per_direction_gbps})")
+        host_staged = (self.host_staged_allreduce_latency_us, self.host_staged_allreduce_busbw_gbps)
+        staged_wrong = None in host_staged if self.family == "pcie" else host_staged != (None, None)
+        if staged_wrong:
+            raise ValueError("host_staged_allreduce_latency_us and host_staged_allreduce_busbw_gbps are given "
+                             "together, for pcie links only (cards without peer-to-peer copy through the host)")
         return self
 
 
@@ -99,6 +134,7 @@ class Precision(Record):
     name: Text
     bits_per_weight: Annotated[float, Field(gt=0, le=32)]
     keeps_embeddings_16bit: bool
+    compute_format: Literal["bf16", "fp8"] = "bf16"
     native_on: list[Architecture]
     applies_to: Annotated[list[ModelKind], Field(min_length=1)]
     sources: Sources
@@ -121,6 +157,12 @@ class SlidingAttention(Record):
     global_layers: PositiveInt
 
 
+class HybridAttention(Record):
+    """Mamba-hybrid (Nemotron-H): each layer is one mixer (Mamba, attention or MoE); ``kv_layers`` hold a KV cache."""
+    type: Literal["hybrid"]
+    kv_layers: PositiveInt
+
+
 class Llm(Record):
     id: Id
     name: Text
@@ -132,6 +174,7 @@ class Llm(Record):
     active_params: PositiveInt | None = None
     experts: PositiveInt | None = None
     experts_per_token: PositiveInt | None = None
+    moe_layers: PositiveInt | None = None
     layers: PositiveInt
     hidden_size: PositiveInt
     attention_heads: PositiveInt
@@ -172,6 +215,8 @@ class Llm(Record):
             )
         if isinstance(self.attention, SlidingAttention) and self.attention.global_layers > self.layers:
             raise ValueError(f"attention.global_layers exceeds layers ({self.layers})")
+        if self.moe_layers is not None and (self.architecture != "moe" or self.moe_layers > self.layers):
+            raise ValueError(f"moe_layers is for moe models only and at most layers ({self.layers})")
         return self
 
 
@@ -229,6 +274,11 @@ class Assumption(Record, Generic[T]):
     reason: Text
 
 
+class FittedAssumption(Assumption[T], Generic[T]):
+    """A constant fitted on decode measurements: ``fitted_on`` lists the ids in measurements.yml it was fitted on."""
+    fitted_on: Annotated[list[Id], Field(min_length=1)]
+
+
 class Assumptions(Record):
     decode_bandwidth_efficiency: Assumption[Fraction]
     usable_memory_fraction: Assumption[Fraction]
@@ -247,32 +297,152 @@ class Assumptions(Record):
     reading_words_per_minute_en: Assumption[PositiveInt]
     reading_words_per_minute_fr: Assumption[PositiveInt]
     reading_characters_per_minute_zh: Assumption[PositiveInt]
+    decode_bandwidth_fraction_server: FittedAssumption[Fraction]
+    decode_bandwidth_fraction_llama_cpp: FittedAssumption[Fraction]
+    decode_compute_fraction: Assumption[Fraction]
+    decode_combine_exponent: FittedAssumption[Annotated[float, Field(ge=1)]]
+    decode_sublayer_seconds: FittedAssumption[NonNegative]
+    decode_moe_sublayer_extra_seconds: FittedAssumption[NonNegative]
+    decode_mla_sublayer_extra_seconds: FittedAssumption[NonNegative]
+    decode_step_host_seconds_server: FittedAssumption[NonNegative]
+    decode_step_host_seconds_llama_cpp: FittedAssumption[NonNegative]
+    decode_floor_factor: FittedAssumption[Fraction]
+    max_running_streams: Assumption[PositiveInt]
 
 
 class AssumptionsFile(Record):
     assumptions: Assumptions
 
 
-# --- measurements.yml -----------------------------------------------------------------------------
-class DecodeMeasurement(Record):
-    setup: Text
-    cards: PositiveInt
-    gpu: Id | None = None
-    memory_bandwidth_gbps: Positive | None = None
-    model: Id | None = None
-    precision: Id | None = None
-    weights_gb: Positive | None = None
-    model_note: Text | None = None
-    engine: Text
-    tokens_per_s: Positive
-    source: Text
+# --- measurements.yml and decode scenarios (sizing.estimate) -------------------------------------------
+class InlineGpu(Record):
+    """A card given by its figures instead of a gpus.yml id."""
+    id: Id | None = None
+    memory_gb: Positive
+    memory_bandwidth_gbps: Positive
+    bf16_dense_tflops: Positive
+    fp8_dense_tflops: Positive | None = None
+    peer_to_peer: bool = True
+    architecture: Text | None = None
+    source: Text | None = None
+
+
+class InlineLink(Record):
+    """A fabric given by its measured all-reduce figures instead of an interconnects.yml id."""
+    id: Id | None = None
+    allreduce_latency_us: Positive
+    allreduce_busbw_gbps: Positive
+    source: Text | None = None
+
+
+class InlineLlm(Record):
+    """A language model given by its shape instead of a models.yml id. ``active_params_b`` only for MoE;
+    without ``experts``/``experts_per_token`` a MoE step is taken to read the active parameters only.
+    ``attention_heads`` defaults to hidden_size / head_dim; without ``vocab_size`` embeddings are not split out."""
+    id: Id | None = None
+    params_b: Positive
+    active_params_b: Positive | None = None
+    experts: PositiveInt | None = None
+    experts_per_token: PositiveInt | None = None
+    moe_layers: PositiveInt | None = None
+    layers: PositiveInt
+    hidden_size: PositiveInt
+    attention_heads: PositiveInt | None = None
+    kv_heads: PositiveInt
+    head_dim: PositiveInt
+    vocab_size: PositiveInt | None = None
+    tie_word_embeddings: bool = False
+    attention: Annotated[MlaAttention | SlidingAttention | HybridAttention,
+                         Field(discriminator="type")] | None = None
+    source: Text | None = None
 
     @model_validator(mode="after")
-    def _enough_to_compute_a_floor(self) -> DecodeMeasurement:
-        if self.gpu is None and self.memory_bandwidth_gbps is None:
-            raise ValueError("name a catalog gpu or give memory_bandwidth_gbps")
-        if self.weights_gb is None and (self.model is None or self.precision is None):
-            raise ValueError("name a catalog model and precision, or give weights_gb")
+    def _consistent(self) -> InlineLlm:
+        if self.active_params_b is not None and self.active_params_b >= self.params_b:
+            raise ValueError(f"active_params_b ({self.active_params_b}) must be below params_b ({self.params_b})")
+        moe_only = (self.experts, self.experts_per_token, self.moe_layers)
+        if self.active_params_b is None and any(v is not None for v in moe_only):
+            raise ValueError("experts, experts_per_token and moe_layers need active_params_b (a moe model)")
+        if (self.experts is None) != (self.experts_per_token is None):
+            raise ValueError("give experts and experts_per_token together")
+        if self.experts is not None and self.experts_per_token is not None and self.experts_per_token > self.experts:
+            raise ValueError(f"experts_per_token ({self.experts_per_token}) exceeds experts ({self.experts})")
+        if self.moe_layers is not None and self.moe_layers > self.layers:
+            raise ValueError(f"moe_layers ({self.moe_layers}) exceeds layers ({self.layers})")
+        return self
+
+
+class InlinePrecision(Record):
+    """A weight format outside precisions.yml (e.g. MXFP4 experts, int8 weight-only)."""
+    id: Id | None = None
+    bits_per_weight: Annotated[float, Field(gt=0, le=32)]
+    expert_bits_per_weight: Annotated[float, Field(gt=0, le=32)] | None = None
+    keeps_embeddings_16bit: bool
+    compute_format: Literal["bf16", "fp8"] = "bf16"
+    source: Text | None = None
+
+
+Parallelism = Literal["tensor", "layers"]
+EngineClass = Literal["server", "llama.cpp"]
+LINK_KINDS = ("none", "pcie", "nvlink", "nvlink-bridge")
+# Tags of the catalog-id-or-inline unions below; catalog error messages leave them out of field paths.
+UNION_TAGS = ("catalog-id", "inline")
+
+
+def _catalog_id_or_inline(value: Any) -> str:
+    return "catalog-id" if isinstance(value, str) else "inline"
+
+
+def _id_or(inline: type[Record]) -> Any:
+    """A catalog id or an inline record (a callable discriminator: one error per field, not one per member)."""
+    return Annotated[Union[Annotated[Id, Tag("catalog-id")], Annotated[inline, Tag("inline")]],  # noqa: UP007
+                     Discriminator(_catalog_id_or_inline)]
+
+
+GpuRef = _id_or(InlineGpu)
+LinkRef = _id_or(InlineLink)
+LlmRef = _id_or(InlineLlm)
+PrecisionRef = _id_or(InlinePrecision)
+
+
+class DecodeScenario(Record):
+    """One question to the decode-speed model. ``gpu``, ``model``, ``precision`` and ``link`` are catalog ids
+    or inline figures; ``link`` is also one of LINK_KINDS, resolved against the GPU's nodes."""
+    id: Text | None = None
+    gpu: GpuRef
+    cards: PositiveInt = 1
+    link: LinkRef = "none"
+    parallelism: Parallelism = "tensor"
+    model: LlmRef
+    precision: PrecisionRef | None = None
+    concurrency: PositiveInt = 1
+    context_tokens: PositiveInt | None = None
+    engine_class: EngineClass = "server"
+    prompt_tokens_per_output_token: NonNegative = 0.0
+
+
+class DecodeMeasurement(DecodeScenario):
+    """A published decode speed, with the scenario it was measured in. ``unreliable`` (the reason) keeps a
+    record out of the accuracy statistics and the fit."""
+    id: Id
+    engine: Text
+    metric: Text
+    value: Positive
+    tokens_per_s_per_stream: Positive
+    tokens_per_s_total: Positive | None = None
+    derived: Text
+    source: Text
+    quote: Text
+    source_file: Text | None = None
+    assumed: Text | None = None
+    unreliable: Text | None = None
+
+    @model_validator(mode="after")
+    def _inline_figures_have_a_source(self) -> DecodeMeasurement:
+        for field in ("gpu", "link", "model", "precision"):
+            value = getattr(self, field)
+            if not isinstance(value, (str, type(None))) and value.source is None:
+                raise ValueError(f"inline {field} needs a source")
         return self
 
 

@@ -4,10 +4,13 @@ from pathlib import Path
 import pytest
 
 from conftest import edit
-from sizing.catalog import load_catalog
+from sizing.catalog import DATA_DIR, load_catalog
 from sizing.errors import CatalogError
 
 NODE_4X_PCIE = "  - id: 4x-a100-pcie-80gb\n    gpu: a100-pcie-80gb\n"
+NVLINK3_SOURCES = "".join(  # every source line of the nvlink3 record
+    line + "\n" for line in (DATA_DIR / "interconnects.yml").read_text().split("  - id: nvlink3\n")[1]
+    .split("  - id:")[0].splitlines() if line.startswith('      - "'))
 
 
 def error_of(data: Path) -> str:
@@ -47,8 +50,7 @@ CASES = {
         "gpus.yml", "  - id: l4\n", "  - id: l40s\n",
         ["gpus.yml:", "record 'l40s'", "duplicate id"]),
     "missing sources": (
-        "interconnects.yml", '      - "NVIDIA/nccl-tests#149 (12 links x 25 GB/s each direction on A100; 600 = both directions)"\n',
-        "",
+        "interconnects.yml", "    sources:\n" + NVLINK3_SOURCES, "    sources:\n",
         ["interconnects.yml:", "record 'nvlink3'", "field 'interconnects.sources'"]),
     "wrong type": (
         "models.yml", "    layers: 80\n    hidden_size: 8192\n    attention_heads: 64\n    kv_heads: 8\n    head_dim: 128\n    vocab_size: 128256\n    tie_word_embeddings: false\n    max_context_tokens: 131072\n    sources:\n      - \"https://huggingface.co/meta-llama/Llama-3.3",
@@ -80,8 +82,32 @@ CASES = {
         "assumptions.yml", "    reason: vLLM's default gpu_memory_utilization (determine_available_memory).\n", "",
         ["assumptions.yml:", "field 'assumptions.usable_memory_fraction.reason'", "missing"]),
     "measurement naming an unknown model": (
-        "measurements.yml", "    model: llama-3.3-70b\n    model_note", "    model: llama-3.3-7b\n    model_note",
-        ["measurements.yml:", "unknown model 'llama-3.3-7b'", "did you mean 'llama-3.3-70b'"]),
+        "measurements.yml", "    model: llama-3.3-70b\n", "    model: llama-3.3-7b\n",
+        ["measurements.yml:", "record 'llama33-70b-fp8-h100-2x-nim-5000in'", "field 'model'",
+         "unknown model 'llama-3.3-7b'", "did you mean 'llama-3.3-70b'"]),
+    "measurement naming an unknown gpu": (
+        "measurements.yml", "    gpu: h100-sxm5-80gb\n", "    gpu: h100-sxm-80gb\n",
+        ["measurements.yml:", "record 'qwen3-8b-h100sxm-1x-vllm-c1'", "field 'gpu'", "unknown gpu 'h100-sxm-80gb'",
+         "did you mean 'h100-sxm5-80gb'"]),
+    "measurement naming an unknown precision": (
+        "measurements.yml", "    precision: fp8\n", "    precision: fp-8\n",
+        ["measurements.yml:", "field 'precision'", "unknown precision 'fp-8'", "did you mean 'fp8'"]),
+    "measurement naming an unknown link": (
+        "measurements.yml", "    link: nvlink\n", "    link: nvlnk\n",
+        ["measurements.yml:", "field 'link'", "unknown link 'nvlnk'", "did you mean 'nvlink'"]),
+    "inline gpu of a measurement without its source": (
+        "measurements.yml", "      peer_to_peer: true\n      source: 'NVIDIA H20", "      peer_to_peer: true\n      sourc: 'NVIDIA H20",
+        ["measurements.yml:", "decode.gpu.sourc", "unknown field"]),
+    "constant fitted on an unknown record": (
+        "assumptions.yml", "      - qwen3-8b-h100sxm-1x-vllm-c1\n", "      - qwen3-8b-h100sxm-1x-vllm-c9\n",
+        ["assumptions.yml:", "record 'decode_bandwidth_fraction_server'", "field 'fitted_on'",
+         "unknown measurement 'qwen3-8b-h100sxm-1x-vllm-c9'"]),
+    "constant fitted on an unreliable record": (
+        "assumptions.yml", "      - qwen3-8b-h100sxm-1x-vllm-c1\n", "      - dsv32-fp8-h20-8x-vllm\n",
+        ["assumptions.yml:", "field 'fitted_on'", "'dsv32-fp8-h20-8x-vllm' is flagged unreliable"]),
+    "fp8 figure on an ampere card": (
+        "gpus.yml", "    bf16_dense_tflops: 312\n    fp8_dense_tflops: null\n", "    bf16_dense_tflops: 312\n    fp8_dense_tflops: 624\n",
+        ["gpus.yml:", "record 'a100-pcie-80gb'", "fp8_dense_tflops is null exactly for ampere cards"]),
 }
 
 

@@ -1,0 +1,39 @@
+"""The decode-speed model against every published measurement in data/measurements.yml: per record the
+measured and predicted tokens/s per stream, the ratio and the step's terms, then the accuracy statistics on the
+usable (unflagged) records and whether the targets hold (sizing/accuracy.py).
+
+    .venv/bin/python bench/speed_accuracy.py
+
+Exit status 1 when a target is missed.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from sizing.accuracy import check_records, metrics, missed_targets, summary_lines  # noqa: E402
+from sizing.catalog import load_catalog  # noqa: E402
+
+
+def main() -> int:
+    checks = check_records(load_catalog())
+    print(f"{'id':46} {'c':>3} {'measured':>9} {'typical':>8} {'floor':>8} {'ratio':>6}  "
+          "memory/compute/prefill/comm/overhead ms")
+    for c in checks:
+        s = c.step
+        terms = "/".join(f"{t * 1e3:5.2f}" for t in (s.memory, s.compute, s.prefill_share, s.communication, s.overhead))
+        flag = "" if c.unreliable is None else f"  [excluded: {c.unreliable[:60]}]"
+        outside = "" if 0.5 <= c.ratio <= 2 else " <2x>"
+        print(f"{c.id[:46]:46} {c.concurrency:>3} {c.measured:9.2f} {c.typical:8.2f} {c.floor:8.2f} "
+              f"{c.ratio:6.2f}  {terms}{outside}{flag}")
+    m = metrics(checks)
+    print()
+    print("\n".join(summary_lines(m)))
+    missed = missed_targets(m)
+    print("targets: " + ("held" if not missed else "MISSED: " + "; ".join(missed)))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

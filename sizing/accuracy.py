@@ -1,0 +1,105 @@
+"""How well the decode-speed model predicts published measurements (data/measurements.yml), and the targets
+it must hold: the floor at or below the measurement for at least 90 % of usable records, the median error of
+the typical speed at most 25 %. Records flagged ``unreliable`` are shown but kept out of the statistics."""
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .catalog import Catalog
+from .decode import StepSeconds, step_seconds
+from .errors import SizingError
+from .scenarios import resolve
+
+MIN_FLOOR_AT_OR_BELOW_MEASURED = 0.90
+MAX_MEDIAN_ABS_ERROR = 0.25
+
+
+class AccuracyError(SizingError):
+    """The decode-speed model misses its accuracy targets on measurements.yml."""
+
+
+@dataclass(frozen=True)
+class RecordCheck:
+    id: str
+    concurrency: int
+    measured: float
+    typical: float
+    floor: float
+    step: StepSeconds
+    unreliable: str | None
+
+    @property
+    def ratio(self) -> float:
+        """typical / measured."""
+        return self.typical / self.measured
+
+
+@dataclass(frozen=True)
+class AccuracyMetrics:
+    records: int
+    median_abs_error: float
+    within_2x: float
+    floor_at_or_below_measured: float
+    median_ratio: float
+
+
+def check_records(catalog: Catalog) -> list[RecordCheck]:
+    """Every record of measurements.yml, in file order, with the model's typical and floor speed."""
+    checks = []
+    for m in catalog.measurements:
+        resolved = resolve(catalog, m)
+        seconds = step_seconds(**resolved.setup())  # type: ignore[arg-type]
+        typical = 1 / seconds.total
+        floor = typical * resolved.constants.floor_factor
+        checks.append(RecordCheck(m.id, m.concurrency, m.tokens_per_s_per_stream, typical, floor, seconds, m.unreliable))
+    return checks
+
+
+def metrics(checks: Iterable[RecordCheck]) -> AccuracyMetrics:
+    """The statistics over the usable (unflagged) records."""
+    usable = [c for c in checks if c.unreliable is None]
+    if not usable:
+        raise AccuracyError("no usable record in measurements.yml")
+    ratios = [c.ratio for c in usable]
+    return AccuracyMetrics(
+        records=len(usable),
+        median_abs_error=statistics.median(abs(r - 1) for r in ratios),
+        within_2x=sum(0.5 <= r <= 2 for r in ratios) / len(ratios),
+        floor_at_or_below_measured=sum(c.floor <= c.measured for c in usable) / len(usable),
+        median_ratio=statistics.median(ratios),
+    )
+
+
+def missed_targets(m: AccuracyMetrics) -> list[str]:
+    """One sentence per target missed; empty when the model holds them."""
+    missed = []
+    if m.floor_at_or_below_measured < MIN_FLOOR_AT_OR_BELOW_MEASURED:
+        missed.append(f"floor <= measured on {m.floor_at_or_below_measured:.1%} of usable records, "
+                      f"below the {MIN_FLOOR_AT_OR_BELOW_MEASURED:.0%} target")
+    if m.median_abs_error > MAX_MEDIAN_ABS_ERROR:
+        missed.append(f"median |typical/measured - 1| = {m.median_abs_error:.1%}, above the "
+                      f"{MAX_MEDIAN_ABS_ERROR:.0%} target")
+    return missed
+
+
+def summary_lines(m: AccuracyMetrics) -> list[str]:
+    return [
+        f"usable records: {m.records}",
+        f"median |typical/measured - 1| = {m.median_abs_error:.1%}   (target <= {MAX_MEDIAN_ABS_ERROR:.0%})",
+        f"within 2x                      = {m.within_2x:.1%}",
+        f"floor <= measured              = {m.floor_at_or_below_measured:.1%}   "
+        f"(target >= {MIN_FLOOR_AT_OR_BELOW_MEASURED:.0%})",
+        f"median typical/measured        = {m.median_ratio:.3f}",
+    ]
+
+
+def enforce_accuracy(catalog: Catalog) -> AccuracyMetrics:
+    """For the build: the metrics, or AccuracyError naming every target missed."""
+    m = metrics(check_records(catalog))
+    missed = missed_targets(m)
+    if missed:
+        raise AccuracyError("the decode-speed model misses its accuracy targets on data/measurements.yml: "
+                            + "; ".join(missed) + " (run bench/speed_accuracy.py for every record)")
+    return m

@@ -1,0 +1,364 @@
+"""Decode speed of a language model: how long one decode step takes, term by term.
+
+One decode step moves each of the ``c`` concurrent streams forward by one token::
+
+    t_step = (t_memory^p + t_compute^p)^(1/p) + t_prefill_share + t_communication + t_overhead
+    tokens/s per stream = 1 / t_step            tokens/s in total = c / t_step
+
+* memory: the bytes one card reads (its share of the weights the step touches, and the KV cache of the ``c``
+  streams) over the card's bandwidth times an achievable fraction;
+* compute: the step's matrix products and attention over the tensor throughput times an achievable fraction;
+  memory and compute overlap in part, hence the p-norm;
+* prefill share: in steady serving each step also carries the prompts of other requests (``c × I/O`` tokens);
+* communication: a tensor split all-reduces after every sub-layer (latency + ring volume over the measured bus
+  bandwidth);
+* overhead: a fixed cost per sub-layer (kernel launches and tails), more for mixture-of-experts and latent
+  attention, plus a per-step host cost (llama.cpp builds its graph on the CPU every token).
+
+A layer split runs the cards one after another: the step is the single-card step plus one hand-over per card
+boundary. The floor is the typical speed times a factor that published measurements beat.
+
+Plain records in, a frozen ``DecodeEstimate`` out; the constants come from ``assumptions.yml``
+(``DecodeConstants.from_assumptions``) and ``sizing.scenarios`` resolves catalog ids into these records. Units are
+in the names: ``_seconds``, ``_bytes``, ``_gbps`` (1e9 B/s), ``_tflops`` (1e12 FLOP/s), ``_us``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from .collectives import ring_allreduce_seconds
+from .memory import SIXTEEN_BIT_BYTES, embedding_params, kv_cache_bytes, kv_layer_tokens
+from .schema import Assumptions, HybridAttention, MlaAttention, SlidingAttention
+from .units import GB
+
+Parallelism = Literal["tensor", "layers"]
+EngineClass = Literal["server", "llama.cpp"]
+ACTIVATION_BYTES = SIXTEEN_BIT_BYTES  # hidden states cross the link in 16 bits
+
+
+# --- plain records ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GpuSpec:
+    memory_gb: float
+    memory_bandwidth_gbps: float
+    bf16_dense_tflops: float
+    fp8_dense_tflops: float | None = None
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """The fabric a collective crosses, as measured: small-message latency and large-message bus bandwidth."""
+
+    allreduce_latency_us: float
+    allreduce_busbw_gbps: float
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A language model's shape. ``active_params`` marks a mixture-of-experts model; without ``experts`` its
+    steps read the active parameters only. Field names match ``schema.Llm`` (``memory`` reads both)."""
+
+    params: float
+    layers: int
+    hidden_size: int
+    attention_heads: int
+    kv_heads: int
+    head_dim: int
+    vocab_size: int = 0
+    tie_word_embeddings: bool = False
+    active_params: float | None = None
+    experts: int | None = None
+    experts_per_token: int | None = None
+    moe_layers: int | None = None
+    attention: MlaAttention | SlidingAttention | HybridAttention | None = None
+
+    @property
+    def is_moe(self) -> bool:
+        return self.active_params is not None
+
+
+@dataclass(frozen=True)
+class PrecisionSpec:
+    """Bits per weight of the linear layers (``expert_bits_per_weight`` when routed experts differ, e.g. MXFP4)
+    and the tensor-core format the products run in."""
+
+    bits_per_weight: float
+    keeps_embeddings_16bit: bool
+    expert_bits_per_weight: float | None = None
+    compute_format: Literal["bf16", "fp8"] = "bf16"
+
+
+@dataclass(frozen=True)
+class DecodeConstants:
+    bandwidth_fraction_server: float
+    bandwidth_fraction_llama_cpp: float
+    compute_fraction: float
+    combine_exponent: float
+    sublayer_seconds: float
+    moe_sublayer_extra_seconds: float
+    mla_sublayer_extra_seconds: float
+    step_host_seconds_server: float
+    step_host_seconds_llama_cpp: float
+    floor_factor: float
+    max_running_streams: int
+    kv_cache_bytes_per_element: float
+    allreduces_per_layer: int
+
+    @classmethod
+    def from_assumptions(cls, a: Assumptions) -> DecodeConstants:
+        return cls(
+            bandwidth_fraction_server=a.decode_bandwidth_fraction_server.value,
+            bandwidth_fraction_llama_cpp=a.decode_bandwidth_fraction_llama_cpp.value,
+            compute_fraction=a.decode_compute_fraction.value,
+            combine_exponent=a.decode_combine_exponent.value,
+            sublayer_seconds=a.decode_sublayer_seconds.value,
+            moe_sublayer_extra_seconds=a.decode_moe_sublayer_extra_seconds.value,
+            mla_sublayer_extra_seconds=a.decode_mla_sublayer_extra_seconds.value,
+            step_host_seconds_server=a.decode_step_host_seconds_server.value,
+            step_host_seconds_llama_cpp=a.decode_step_host_seconds_llama_cpp.value,
+            floor_factor=a.decode_floor_factor.value,
+            max_running_streams=a.max_running_streams.value,
+            kv_cache_bytes_per_element=a.kv_cache_bytes_per_element.value,
+            allreduces_per_layer=a.allreduces_per_layer.value,
+        )
+
+
+@dataclass(frozen=True)
+class CardMemory:
+    """What one card offers the KV cache: its budget (``fit.card_budget``) less what the runtime reserves
+    (activation peak and runtime overhead, as ``fit.llm_need``)."""
+
+    card_budget_bytes: float
+    reserved_bytes: float
+
+
+@dataclass(frozen=True)
+class StepSeconds:
+    """One decode step, term by term (the bench prints them)."""
+
+    memory: float
+    compute: float
+    prefill_share: float
+    communication: float
+    overhead: float
+    total: float
+
+
+@dataclass(frozen=True)
+class DecodeEstimate:
+    typical_tokens_per_s_per_stream: float
+    floor_tokens_per_s_per_stream: float
+    streams_that_fit: int
+    typical_tokens_per_s_total: float
+
+
+# --- weights ---------------------------------------------------------------------------------------
+def routed_expert_params(model: ModelSpec) -> float:
+    """Parameters of all routed experts. From ``params = N + R`` and ``active = N + R × a/E``:
+    ``R = (params − active) / (1 − a/E)``. Experts unknown: the inactive ``params − active`` (never read)."""
+    if model.active_params is None:
+        return 0.0
+    if model.experts is None or model.experts_per_token is None:
+        return model.params - model.active_params
+    return (model.params - model.active_params) / (1 - model.experts_per_token / model.experts)
+
+
+def distinct_experts_touched(experts: int, experts_per_token: int, streams: int) -> float:
+    """Expected distinct experts a MoE layer runs when ``streams`` tokens each pick ``experts_per_token`` of
+    ``experts`` (uniform routing): ``E × (1 − (1 − a/E)^c)``; ``a`` at one stream, nearly ``E`` at many."""
+    return experts * (1 - (1 - experts_per_token / experts) ** streams)
+
+
+def _head_bits(precision: PrecisionSpec) -> float:
+    return 16 if precision.keeps_embeddings_16bit else precision.bits_per_weight
+
+
+def weight_bytes_held(model: ModelSpec, precision: PrecisionSpec) -> float:
+    """Every weight in memory (all experts), embeddings at 16 bits where the format keeps them so; equals
+    ``memory.weight_bytes`` when the experts have the same width as the rest."""
+    routed = routed_expert_params(model) if model.experts is not None else 0.0
+    embeddings = embedding_params(model)
+    expert_bits = precision.expert_bits_per_weight or precision.bits_per_weight
+    return ((model.params - routed - embeddings) * precision.bits_per_weight / 8
+            + embeddings * _head_bits(precision) / 8 + routed * expert_bits / 8)
+
+
+def weight_bytes_read_per_step(model: ModelSpec, precision: PrecisionSpec, streams: int) -> float:
+    """Weights one step reads over all cards: everything except the input embedding (one row per token), the
+    output head at its own width, and of the routed experts only those the ``streams`` tokens touch."""
+    routed = routed_expert_params(model)
+    head = model.vocab_size * model.hidden_size
+    input_embedding = 0 if model.tie_word_embeddings else head
+    body = model.params - routed - head - input_embedding
+    touched = 0.0
+    if model.experts is not None and model.experts_per_token is not None:
+        touched = routed * distinct_experts_touched(model.experts, model.experts_per_token, streams) / model.experts
+    expert_bits = precision.expert_bits_per_weight or precision.bits_per_weight
+    return body * precision.bits_per_weight / 8 + head * _head_bits(precision) / 8 + touched * expert_bits / 8
+
+
+# --- the terms of a step ---------------------------------------------------------------------------
+def seconds_reading_memory(bytes_read: float, bandwidth_gbps: float, bandwidth_fraction: float) -> float:
+    return bytes_read / (bandwidth_gbps * GB * bandwidth_fraction)
+
+
+def flops_per_token(model: ModelSpec, context_tokens: int) -> float:
+    """``2 × active params`` for the matrix products + ``4 × q-width × layer-tokens`` for attention scores and
+    values (MLA attends over its latent, ``kv_lora_rank + qk_rope_head_dim`` wide per head)."""
+    active = model.active_params if model.active_params is not None else model.params
+    if isinstance(model.attention, MlaAttention):
+        q_width = model.attention_heads * (model.attention.kv_lora_rank + model.attention.qk_rope_head_dim)
+    else:
+        q_width = model.attention_heads * model.head_dim
+    return 2 * active + 4 * q_width * kv_layer_tokens(model, context_tokens)
+
+
+def tensor_tflops(gpu: GpuSpec, precision: PrecisionSpec) -> float:
+    """FP8 tensor cores when the format computes in FP8 and the card has them; 16-bit otherwise (weight-only
+    formats dequantize and multiply in 16 bits)."""
+    if precision.compute_format == "fp8" and gpu.fp8_dense_tflops is not None:
+        return gpu.fp8_dense_tflops
+    return gpu.bf16_dense_tflops
+
+
+def seconds_computing(flops: float, tflops: float, compute_fraction: float, cards_working_at_once: int) -> float:
+    return flops / (tflops * 1e12 * compute_fraction * cards_working_at_once)
+
+
+def seconds_memory_and_compute(memory_seconds: float, compute_seconds: float, exponent: float) -> float:
+    """p-norm of the two: p = 1 adds them (no overlap), large p tends to the roofline max (full overlap)."""
+    return (memory_seconds ** exponent + compute_seconds ** exponent) ** (1 / exponent)
+
+
+def prefill_tokens_per_step(concurrency: int, prompt_tokens_per_output_token: float) -> float:
+    """Steady serving: each of ``c`` streams needs I/O prompt tokens per output token, processed between or
+    inside the decode steps (chunked prefill). A single stream timed by its inter-token latency carries none."""
+    return concurrency * prompt_tokens_per_output_token if concurrency > 1 else 0.0
+
+
+def seconds_per_allreduce(message_bytes: float, cards: int, link: LinkSpec) -> float:
+    """Latency + ring volume over the measured bus bandwidth (nccl-tests: busbw = algbw × 2(n−1)/n)."""
+    return link.allreduce_latency_us * 1e-6 + ring_allreduce_seconds(message_bytes, cards, link.allreduce_busbw_gbps)
+
+
+def sublayers(model: ModelSpec, allreduces_per_layer: int) -> int:
+    """Attention and MLP/MoE per transformer layer (Megatron all-reduces after each); one mixer per layer of
+    a Mamba hybrid."""
+    return model.layers if isinstance(model.attention, HybridAttention) else allreduces_per_layer * model.layers
+
+
+def moe_sublayers(model: ModelSpec) -> int:
+    if not model.is_moe:
+        return 0
+    return model.moe_layers if model.moe_layers is not None else model.layers
+
+
+def mla_sublayers(model: ModelSpec) -> int:
+    return model.layers if isinstance(model.attention, MlaAttention) else 0
+
+
+def seconds_communicating(model: ModelSpec, link: LinkSpec, cards: int, streams: int,
+                          allreduces_per_layer: int) -> float:
+    """Tensor split: one all-reduce of the streams' hidden states after every sub-layer."""
+    if cards == 1:
+        return 0.0
+    message_bytes = streams * model.hidden_size * ACTIVATION_BYTES
+    return sublayers(model, allreduces_per_layer) * seconds_per_allreduce(message_bytes, cards, link)
+
+
+def seconds_handing_over(model: ModelSpec, link: LinkSpec, streams: int) -> float:
+    """Layer split: the hidden states cross one card boundary."""
+    return link.allreduce_latency_us * 1e-6 + streams * model.hidden_size * ACTIVATION_BYTES / (
+        link.allreduce_busbw_gbps * GB)
+
+
+def seconds_overhead(model: ModelSpec, constants: DecodeConstants, engine_class: EngineClass) -> float:
+    """Per-step host cost + a fixed cost per sub-layer + extras per MoE and per MLA sub-layer. Every card of a
+    tensor split pays all of it."""
+    host = (constants.step_host_seconds_llama_cpp if engine_class == "llama.cpp"
+            else constants.step_host_seconds_server)
+    return (host + sublayers(model, constants.allreduces_per_layer) * constants.sublayer_seconds
+            + moe_sublayers(model) * constants.moe_sublayer_extra_seconds
+            + mla_sublayers(model) * constants.mla_sublayer_extra_seconds)
+
+
+def layer_split_seconds(single_card_step_seconds: float, cards: int, handover_seconds: float) -> float:
+    """Cards run in turn: their k shares add back up to the single-card step, plus k − 1 hand-overs."""
+    return single_card_step_seconds + (cards - 1) * handover_seconds
+
+
+def step_seconds(*, gpu: GpuSpec, link: LinkSpec | None, model: ModelSpec, precision: PrecisionSpec, cards: int,
+                 parallelism: Parallelism, concurrency: int, context_tokens: int, constants: DecodeConstants,
+                 engine_class: EngineClass = "server", prompt_tokens_per_output_token: float = 0.0) -> StepSeconds:
+    """The time of one decode step of ``concurrency`` streams at ``context_tokens``, term by term."""
+    if cards > 1 and link is None:
+        raise ValueError(f"a split over {cards} cards needs a link")
+    if parallelism == "layers" and cards > 1:
+        assert link is not None
+        single = step_seconds(gpu=gpu, link=None, model=model, precision=precision, cards=1, parallelism="tensor",
+                              concurrency=concurrency, context_tokens=context_tokens, constants=constants,
+                              engine_class=engine_class, prompt_tokens_per_output_token=prompt_tokens_per_output_token)
+        handover = seconds_handing_over(model, link, concurrency)
+        return replace(single, communication=(cards - 1) * handover,
+                       total=layer_split_seconds(single.total, cards, handover))
+    fraction = (constants.bandwidth_fraction_llama_cpp if engine_class == "llama.cpp"
+                else constants.bandwidth_fraction_server)
+    bytes_read = (weight_bytes_read_per_step(model, precision, concurrency) / cards
+                  + kv_cache_bytes(model, context_tokens, concurrency, constants.kv_cache_bytes_per_element, cards))
+    memory = seconds_reading_memory(bytes_read, gpu.memory_bandwidth_gbps, fraction)
+    tflops = tensor_tflops(gpu, precision)
+    compute = seconds_computing(concurrency * flops_per_token(model, context_tokens), tflops,
+                                constants.compute_fraction, cards)
+    prompt_tokens = prefill_tokens_per_step(concurrency, prompt_tokens_per_output_token)
+    prefill = seconds_computing(prompt_tokens * flops_per_token(model, context_tokens // 2), tflops,
+                                constants.compute_fraction, cards)
+    communication = 0.0 if link is None else seconds_communicating(model, link, cards, concurrency,
+                                                                    constants.allreduces_per_layer)
+    overhead = seconds_overhead(model, constants, engine_class)
+    total = (seconds_memory_and_compute(memory, compute, constants.combine_exponent)
+             + prefill + communication + overhead)
+    return StepSeconds(memory, compute, prefill, communication, overhead, total)
+
+
+# --- how many streams, at what price ---------------------------------------------------------------
+def streams_that_fit(card_budget_bytes: float, weight_bytes_per_card: float, reserved_bytes_per_card: float,
+                     kv_bytes_per_stream_per_card: float, max_streams: int) -> int:
+    """Streams whose KV cache fits beside the weights and the reserve on every card, up to the engine's cap
+    (0 when the weights alone do not fit)."""
+    free = card_budget_bytes - weight_bytes_per_card - reserved_bytes_per_card
+    if free <= 0:
+        return 0
+    return min(int(free // kv_bytes_per_stream_per_card), max_streams)
+
+
+def price_per_million_output_tokens(monthly_price: float, hours_per_month: float, tokens_per_s_total: float) -> float:
+    """What a million generated tokens cost on a node rented by the month and kept busy at ``tokens_per_s_total``."""
+    return monthly_price / (hours_per_month * 3600 * tokens_per_s_total) * 1e6
+
+
+# --- the estimate ----------------------------------------------------------------------------------
+def kv_bytes_per_stream_per_card(model: ModelSpec, context_tokens: int, cards: int, parallelism: Parallelism,
+                                 bytes_per_element: float) -> float:
+    """Tensor split: each card holds its KV heads (replicated past ``kv_heads``); layer split: its layers."""
+    if parallelism == "layers":
+        return kv_cache_bytes(model, context_tokens, 1, bytes_per_element) / cards
+    return kv_cache_bytes(model, context_tokens, 1, bytes_per_element, cards)
+
+
+def estimate_decode(*, gpu: GpuSpec, link: LinkSpec | None, model: ModelSpec, precision: PrecisionSpec, cards: int,
+                    parallelism: Parallelism, concurrency: int, context_tokens: int, constants: DecodeConstants,
+                    card_memory: CardMemory, engine_class: EngineClass = "server",
+                    prompt_tokens_per_output_token: float = 0.0) -> DecodeEstimate:
+    """Typical and floor tokens/s per stream at ``concurrency``; how many streams of ``context_tokens`` fit;
+    the typical total when that many run (a MoE step then touches more experts, compute grows)."""
+    setup = dict(gpu=gpu, link=link, model=model, precision=precision, cards=cards, parallelism=parallelism,
+                 context_tokens=context_tokens, constants=constants, engine_class=engine_class,
+                 prompt_tokens_per_output_token=prompt_tokens_per_output_token)
+    typical = 1 / step_seconds(concurrency=concurrency, **setup).total  # type: ignore[arg-type]
+    fitting = streams_that_fit(
+        card_memory.card_budget_bytes, weight_bytes_held(model, precision) / cards, card_memory.reserved_bytes,
+        kv_bytes_per_stream_per_card(model, context_tokens, cards, parallelism, constants.kv_cache_bytes_per_element),
+        constants.max_running_streams)
+    total = fitting / step_seconds(concurrency=fitting, **setup).total if fitting else 0.0  # type: ignore[arg-type]
+    return DecodeEstimate(typical, typical * constants.floor_factor, fitting, total)

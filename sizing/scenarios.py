@@ -1,0 +1,166 @@
+"""Decode scenarios: catalog ids or inline figures resolved into the plain records of ``sizing.decode``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .catalog import Catalog
+from .decode import (
+    CardMemory, DecodeConstants, DecodeEstimate, EngineClass, GpuSpec, LinkSpec, ModelSpec, Parallelism,
+    PrecisionSpec, StepSeconds, estimate_decode, step_seconds,
+)
+from .errors import SizingError, did_you_mean
+from .fit import card_budget
+from .schema import (
+    LINK_KINDS, DecodeScenario, Gpu, InlineGpu, InlineLink, InlineLlm, InlinePrecision, Interconnect, Llm,
+)
+from .units import GIB
+
+NVLINK_TOPOLOGIES = {"nvlink": ("nvswitch", "mesh"), "nvlink-bridge": ("bridged-pairs",)}
+
+
+class ScenarioError(SizingError):
+    """A scenario names something the catalog lacks, or asks what the model cannot answer."""
+
+
+@dataclass(frozen=True)
+class ResolvedScenario:
+    gpu: GpuSpec
+    link: LinkSpec | None
+    model: ModelSpec
+    precision: PrecisionSpec
+    cards: int
+    parallelism: Parallelism
+    concurrency: int
+    context_tokens: int
+    engine_class: EngineClass
+    prompt_tokens_per_output_token: float
+    card_memory: CardMemory
+    constants: DecodeConstants
+
+    def setup(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in (
+            "gpu", "link", "model", "precision", "cards", "parallelism", "concurrency", "context_tokens",
+            "engine_class", "prompt_tokens_per_output_token", "constants")}
+
+
+def _unknown(field: str, value: str, table: str, choices: object) -> ScenarioError:
+    return ScenarioError(f"unknown {field} '{value}' (not in {table}); {did_you_mean(value, choices)}")  # type: ignore[arg-type]
+
+
+def gpu_record(catalog: Catalog, gpu: str | InlineGpu) -> Gpu | InlineGpu:
+    if isinstance(gpu, InlineGpu):
+        return gpu
+    if gpu not in catalog.gpus:
+        raise _unknown("gpu", gpu, "gpus.yml", catalog.gpus)
+    return catalog.gpus[gpu]
+
+
+def gpu_spec(gpu: Gpu | InlineGpu) -> GpuSpec:
+    return GpuSpec(gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.bf16_dense_tflops, gpu.fp8_dense_tflops)
+
+
+def link_spec(link: Interconnect, peer_to_peer: bool) -> LinkSpec:
+    """Cards without peer-to-peer (GeForce) stage PCIe collectives through host memory."""
+    if link.family == "pcie" and not peer_to_peer:
+        assert link.host_staged_allreduce_latency_us is not None and link.host_staged_allreduce_busbw_gbps is not None
+        return LinkSpec(link.host_staged_allreduce_latency_us, link.host_staged_allreduce_busbw_gbps)
+    return LinkSpec(link.allreduce_latency_us, link.allreduce_busbw_gbps)
+
+
+def resolve_link(catalog: Catalog, link: str | InlineLink, gpu: Gpu | InlineGpu, cards: int) -> LinkSpec | None:
+    """``none``/``pcie``/``nvlink``/``nvlink-bridge`` against the GPU's nodes, an interconnect id, or inline."""
+    if isinstance(link, InlineLink):
+        return LinkSpec(link.allreduce_latency_us, link.allreduce_busbw_gbps)
+    if link == "none":
+        if cards > 1:
+            raise ScenarioError(f"link 'none' with {cards} cards: a split needs a link "
+                                f"({', '.join(k for k in LINK_KINDS if k != 'none')} or an interconnect id)")
+        return None
+    if cards == 1:
+        return None
+    if link in catalog.interconnects:
+        return link_spec(catalog.interconnects[link], gpu.peer_to_peer)
+    if link not in LINK_KINDS:
+        raise _unknown("link", link, f"{', '.join(LINK_KINDS)} or interconnects.yml",
+                       [*LINK_KINDS, *catalog.interconnects])
+    if isinstance(gpu, InlineGpu):
+        raise ScenarioError(f"link '{link}' on an inline gpu: name the interconnect instead, one of "
+                            f"{', '.join(catalog.interconnects)}")
+    if link == "pcie":
+        return link_spec(catalog.host_pcie_of(gpu), gpu.peer_to_peer)
+    for topology in NVLINK_TOPOLOGIES[link]:
+        for node in catalog.nodes_of_gpu.get(gpu.id, ()):
+            if node.link.topology == topology:
+                if topology == "bridged-pairs" and cards > 2:  # pairs talk over the host (collectives.node_bus_link)
+                    return link_spec(catalog.host_pcie_of(gpu), gpu.peer_to_peer)
+                return link_spec(catalog.interconnect_of(node), gpu.peer_to_peer)
+    offered = sorted({k for k, tops in NVLINK_TOPOLOGIES.items() for n in catalog.nodes_of_gpu.get(gpu.id, ())
+                      if n.link.topology in tops})
+    raise ScenarioError(f"link '{link}': no {gpu.id} node in nodes.yml has it; use "
+                        f"{', '.join(['pcie', *offered])} or an interconnect id")
+
+
+def model_spec(catalog: Catalog, model: str | InlineLlm) -> ModelSpec:
+    if isinstance(model, InlineLlm):
+        return ModelSpec(
+            params=model.params_b * 1e9, layers=model.layers, hidden_size=model.hidden_size,
+            attention_heads=model.attention_heads or model.hidden_size // model.head_dim, kv_heads=model.kv_heads,
+            head_dim=model.head_dim, vocab_size=model.vocab_size or 0, tie_word_embeddings=model.tie_word_embeddings,
+            active_params=None if model.active_params_b is None else model.active_params_b * 1e9,
+            experts=model.experts, experts_per_token=model.experts_per_token, moe_layers=model.moe_layers,
+            attention=model.attention)
+    llm = catalog.models.get(model)
+    if llm is None:
+        raise _unknown("model", model, "models.yml", catalog.models)
+    if not isinstance(llm, Llm):
+        raise ScenarioError(f"model '{model}' is an image or video model; decode speed is for language models: "
+                            f"{', '.join(m for m, v in catalog.models.items() if isinstance(v, Llm))}")
+    return ModelSpec(
+        params=float(llm.params), layers=llm.layers, hidden_size=llm.hidden_size, attention_heads=llm.attention_heads,
+        kv_heads=llm.kv_heads, head_dim=llm.head_dim, vocab_size=llm.vocab_size,
+        tie_word_embeddings=llm.tie_word_embeddings,
+        active_params=None if llm.active_params is None else float(llm.active_params), experts=llm.experts,
+        experts_per_token=llm.experts_per_token, moe_layers=llm.moe_layers, attention=llm.attention)
+
+
+def precision_spec(catalog: Catalog, precision: str | InlinePrecision | None, model: str | InlineLlm) -> PrecisionSpec:
+    if isinstance(precision, InlinePrecision):
+        return PrecisionSpec(precision.bits_per_weight, precision.keeps_embeddings_16bit,
+                             precision.expert_bits_per_weight, precision.compute_format)
+    if precision is None:
+        precision = catalog.models[model].default_precision if isinstance(model, str) else "bf16"
+    record = catalog.precisions.get(precision)
+    if record is None or "llm" not in record.applies_to:
+        valid = [p for p, r in catalog.precisions.items() if "llm" in r.applies_to]
+        raise _unknown("precision", precision, "precisions.yml for language models", valid)
+    return PrecisionSpec(record.bits_per_weight, record.keeps_embeddings_16bit, None, record.compute_format)
+
+
+def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
+    """Every id looked up, every default filled in; raises ScenarioError naming what is wrong."""
+    a = catalog.assumptions
+    gpu = gpu_record(catalog, scenario.gpu)
+    model = model_spec(catalog, scenario.model)
+    precision = precision_spec(catalog, scenario.precision, scenario.model)
+    link = resolve_link(catalog, scenario.link, gpu, scenario.cards)
+    # what the runtime keeps besides weights and KV cache, as fit.llm_need
+    activations = (a.activation_reserve_moe_gib if model.is_moe else a.activation_reserve_dense_gib).value
+    overhead = (a.runtime_overhead_single_card_gib if scenario.cards == 1 else a.runtime_overhead_split_gib).value
+    return ResolvedScenario(
+        gpu=gpu_spec(gpu), link=link, model=model, precision=precision, cards=scenario.cards,
+        parallelism=scenario.parallelism, concurrency=scenario.concurrency,
+        context_tokens=scenario.context_tokens or a.default_context_tokens.value,
+        engine_class=scenario.engine_class, prompt_tokens_per_output_token=scenario.prompt_tokens_per_output_token,
+        card_memory=CardMemory(card_budget(catalog, gpu), (activations + overhead) * GIB),  # type: ignore[arg-type]
+        constants=DecodeConstants.from_assumptions(a),
+    )
+
+
+def estimate(catalog: Catalog, scenario: DecodeScenario) -> DecodeEstimate:
+    resolved = resolve(catalog, scenario)
+    return estimate_decode(card_memory=resolved.card_memory, **resolved.setup())  # type: ignore[arg-type]
+
+
+def step(catalog: Catalog, scenario: DecodeScenario) -> StepSeconds:
+    """The step at the scenario's own concurrency, term by term."""
+    return step_seconds(**resolve(catalog, scenario).setup())  # type: ignore[arg-type]

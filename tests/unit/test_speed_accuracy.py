@@ -1,0 +1,26 @@
+"""The decode-speed model holds its accuracy targets on the published measurements of data/measurements.yml."""
+from sizing.accuracy import AccuracyMetrics, check_records, enforce_accuracy, metrics, missed_targets
+
+
+def test_the_accuracy_targets_hold_on_the_measurements(catalog):
+    m = enforce_accuracy(catalog)   # floor <= measured on >= 90 %, median |typical/measured - 1| <= 25 %
+    assert m.records >= 40
+    assert m.floor_at_or_below_measured >= 0.90 and m.median_abs_error <= 0.25
+
+
+def test_every_record_is_checked_and_unreliable_ones_stay_out_of_the_statistics(catalog):
+    checks = check_records(catalog)
+    assert [c.id for c in checks] == [m.id for m in catalog.measurements]
+    assert all(0 < c.floor < c.typical for c in checks)
+    usable = [c for c in checks if c.unreliable is None]
+    assert metrics(checks).records == len(usable) < len(checks)
+
+
+def test_a_missed_target_is_named():
+    bad = AccuracyMetrics(records=10, median_abs_error=0.3, within_2x=0.8, floor_at_or_below_measured=0.85,
+                          median_ratio=1.2)
+    missed = missed_targets(bad)
+    assert len(missed) == 2 and "85.0%" in missed[0] and "30.0%" in missed[1]
+    good = AccuracyMetrics(records=10, median_abs_error=0.1, within_2x=1.0, floor_at_or_below_measured=0.95,
+                           median_ratio=1.0)
+    assert missed_targets(good) == []
