@@ -24,10 +24,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from macros.errors import MacroError, PageError  # noqa: E402
-from macros.generated import api_files, configurator_page_uris, generated_page_source, search_indexes  # noqa: E402
+from macros.generated import (  # noqa: E402
+    api_files, configurator_page_uris, generated_page_source, not_found_words, search_indexes,
+)
 from macros.guides import RenderedPages  # noqa: E402
 from macros.languages import LANGUAGES, SOURCE_LANGUAGE  # noqa: E402
-from macros.output.strings import StringsError, text  # noqa: E402
+from macros.output.strings import StringsError  # noqa: E402
 from macros.page.links import PageLinks  # noqa: E402
 from macros.page.nav import missing_nav_pages  # noqa: E402
 from macros.page.pipeline import render_page  # noqa: E402
@@ -82,15 +84,15 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         raise PluginError(problem)
     state = i18n_state(config)
     try:
-        config.extra["not_found"] = {key: text("not_found", key, state.language)
-                                     for key in ("title", "text", "home", "configurator")}
+        # each language's 404 words; the root 404.html holds every language's (a host such as GitHub Pages
+        # serves it for any miss)
+        config.extra["not_found_by_language"] = not_found_words(config.site_url, state.languages)
+        config.extra["not_found"] = config.extra["not_found_by_language"][state.language]
         if not state.building_another:
             data_dir = Path(config.config_file_path).resolve().parent / "data"
             _builds[config.docs_dir] = SiteBuild(site_data(data_dir), RenderedPages(Path(config.docs_dir)), set())
     except (StringsError, CatalogError) as exc:
         raise PluginError(str(exc)) from None
-    home = "/" if state.language == SOURCE_LANGUAGE else f"/{state.language}/"
-    config.extra["not_found"]["home_url"] = config.site_url.rstrip("/") + home
     return config
 
 

@@ -69,3 +69,12 @@ def search_indexes(index_json: str, languages: list[str]) -> dict[str, str]:
     return {lang: json.dumps({**index, "docs": [d for d in index["docs"] if language_of(d["location"]) == lang]},
                              ensure_ascii=False, separators=(",", ":"))
             for lang in languages}
+
+
+def not_found_words(site_url: str, languages: list[str]) -> dict[str, dict[str, str]]:
+    """What each language's 404 page says, and its home page's address: the root 404.html, which a host such as
+    GitHub Pages serves for any miss, holds them all."""
+    root = site_url.rstrip("/")
+    return {lang: {**{key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")},
+                   "home_url": root + ("/" if lang == SOURCE_LANGUAGE else f"/{lang}/")}
+            for lang in languages}

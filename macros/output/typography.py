@@ -1,0 +1,185 @@
+"""Typography of Chinese and French text, as pure functions of a string (not wired into the build here).
+
+- ``join_chinese_soft_breaks(markdown)``: in Chinese, a line break inside a paragraph between two Chinese
+  characters is an artefact of the source's line length, not a space: browsers render it as one. It is
+  removed, in paragraphs only (code, tables, headings, lists, HTML blocks and quotes are left as written).
+- ``space_between_chinese_and_latin(text)``: one rule, one ordinary space (U+0020) between a Han character and
+  a Latin letter or a digit, on either side: 「和 H200」, 「（2 或 4 张卡）」, 「8 张卡」.
+  Why an ordinary space: the Chinese layout requirements (W3C clreq) ask for about a quarter em between Han
+  and Western text; an ordinary space in the usual Chinese fonts is a quarter to a third of an em, where a
+  thin space (U+2009) is a fifth or less and varies more between fonts. It is what the site's own Chinese
+  strings (macros/output/strings.yml: 「需切分到 4 张卡」, 「单卡 GiB」) and Babel's output already use, so one
+  rule holds across hand-written text and generated figures; and the search index splits on it.
+  Only letters and digits count as Latin: 「US$4,157/月」, 「100%」 and full-width punctuation are untouched.
+- ``french_spaces(text)``: a narrow no-break space (U+202F) before « : ; ? ! », inside « guillemets » and
+  before « % », replacing an ordinary or no-break space there, or added where none was typed.
+
+The three leave a page's YAML front matter, code (fenced blocks, `spans`), URLs, HTML tags with their attributes, entities, Jinja calls
+({{ }}, {% %}, {# #}) and Markdown link targets as they are, and each is idempotent: f(f(x)) == f(x).
+"""
+from __future__ import annotations
+
+import re
+
+NNBSP = "\u202f"
+
+# Chinese text: Han ideographs, CJK punctuation and symbols, full-width forms, kana (for quoted Japanese).
+_CJK = (r"\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u31c0-\u31ef\u3400-\u4dbf\u4e00-\u9fff"
+        r"\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef")
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_LATIN_OR_DIGIT = r"A-Za-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
+
+# Spans no rule may touch, in the order they are looked for.
+_PROTECTED = re.compile(
+    r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)"  # YAML front matter of a page
+    r"|```.*?```|~~~.*?~~~"             # fenced code, and code fences written inline
+    r"|`[^`\n]*`"                       # code spans
+    r"|\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|\{#[^}]*\}"  # Jinja calls and comments; {#id} heading attributes
+    r"|<(script|style)\b.*?</\1>"        # scripts (the configurator's JSON data) and styles, whole
+    r"|<[^>\n]*>"                       # HTML tags, with their attributes
+    r"|&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities
+    r"|\]\([^)\s]*(?:\s+\"[^\"]*\")?\)"  # Markdown link targets ](url "title")
+    r"|<?(?:https?|ftp|mailto):[^\s<>\"')\]]*"  # URLs
+    r"|\b(?:www\.)[^\s<>\"')\]]+",
+    re.S)
+
+
+def _protected_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _PROTECTED.finditer(text)]
+
+
+def _sub_outside(pattern: re.Pattern[str], replace, text: str) -> str:
+    """``pattern.sub(replace, text)``, skipping every match that starts or ends inside a protected span."""
+    spans = _protected_spans(text)
+
+    def inside(position: int) -> bool:
+        return any(start <= position < end for start, end in spans)
+
+    def guarded(match: re.Match[str]) -> str:
+        if inside(match.start()) or (match.end() > match.start() and inside(match.end() - 1)):
+            return match.group(0)
+        return replace(match) if callable(replace) else match.expand(replace)
+    return pattern.sub(guarded, text)
+
+
+# --- Chinese: soft line breaks ----------------------------------------------------------------------------
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_NOT_PARAGRAPH = re.compile(
+    r"^\s*$"                 # blank
+    r"|^ {0,3}#"             # heading
+    r"|^\s*\|"               # table row
+    r"|^.*\S\s*\|\s*\S.*\|"  # table row without a leading pipe
+    r"|^\s*(?:[-*+]|\d+[.)])\s"  # list item
+    r"|^ {0,3}>"             # quote
+    r"|^ {0,3}<"             # HTML block
+    r"|^ {4,}|^\t"           # indented code, or content of a list, an admonition, a definition
+    r"|^ {0,3}(?:!!!|\?\?\?|:)"  # admonition or definition markers
+    r"|^ {0,3}(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")  # rules, setext underlines, front-matter fences
+# A line's text may end in emphasis marks or a link's target, and start with emphasis marks or a link's "["
+_ENDS_CJK = re.compile(f"[{_CJK}](?:[*_]{{1,3}}|\\]\\([^)\\s]*\\))?$")
+_STARTS_CJK = re.compile(f"^(?:[*_]{{1,3}}|\\[)?[{_CJK}]")
+
+
+def join_chinese_soft_breaks(markdown: str) -> str:
+    """Join the lines of a paragraph where a line ends and the next starts with a Chinese character.
+
+    The text of a list item joins across its indented lines the same way. A line ending in two spaces or a
+    backslash (a Markdown hard break) is left as written, as are lines in code fences, tables, headings,
+    quotes, HTML blocks and indented blocks."""
+    lines = markdown.split("\n")
+    out: list[str] = []
+    fence: str | None = None
+    in_list = False
+    joinable_previous = False
+    for line in lines:
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = None
+            out.append(line)
+            joinable_previous = False
+            continue
+        if opening:
+            fence = opening.group(1)
+            out.append(line)
+            joinable_previous = False
+            continue
+        item = bool(re.match(r"^\s*(?:[-*+]|\d+[.)])\s", line))
+        if item:
+            in_list = True
+        elif in_list and not line.strip():
+            in_list = "blank"
+        elif in_list == "blank" and not line.startswith((" ", "\t")):
+            in_list = False
+        # the text of a list item goes on on its indented lines: those join like a paragraph's
+        continuation = in_list is True and not item and line.startswith((" ", "\t")) and bool(line.strip())
+        paragraph = not in_list and not _NOT_PARAGRAPH.match(line)
+        if (paragraph or continuation) and joinable_previous and _STARTS_CJK.match(line.lstrip()):
+            out[-1] = out[-1] + line.lstrip()
+        else:
+            out.append(line)
+        last = out[-1]
+        joinable_previous = ((paragraph or item or continuation) and bool(_ENDS_CJK.search(last))
+                             and not last.endswith(("  ", "\\")))
+    return "\n".join(out)
+
+
+# --- Chinese: Han next to Latin letters or digits ---------------------------------------------------------
+_HAN_THEN_LATIN = re.compile(f"(?<=[{_HAN}])(?=[{_LATIN_OR_DIGIT}])")
+_LATIN_THEN_HAN = re.compile(f"(?<=[{_LATIN_OR_DIGIT}])(?=[{_HAN}])")
+
+
+# Spaces typed between two Chinese characters or punctuation marks (often beside a macro call or a link in the
+# source): "截至 {{ date }} 的", "参见 [指南](…) 。"
+_CJK_SPACE_CJK = re.compile(f"(?<=[{_CJK}]) +(?=[{_CJK}])")
+_EMPHASIS_SPACE_CJK = re.compile(f"([{_CJK}](?:\\*{{1,3}}|_{{1,3}})) +(?=[{_CJK}])")
+_CJK_SPACE_EMPHASIS = re.compile(f"(?<=[{_CJK}]) +(?=(?:\\*{{1,3}}|_{{1,3}})[{_CJK}])")
+_CJK_SPACE_LINK = re.compile(f"(?<=[{_CJK}]) +(?=\\[[{_CJK}])")
+_LINK_SPACE_CJK = re.compile(f"([{_CJK}]\\]\\([^)\\s]*\\)) +(?=[{_CJK}])")
+
+
+def space_between_chinese_and_latin(text: str) -> str:
+    """One ordinary space between a Han character and a Latin letter or digit that touch, on either side; none
+    between two Chinese characters, nor between Chinese text and a link whose text is Chinese."""
+    text = _sub_outside(_CJK_SPACE_CJK, lambda m: "", text)
+    text = _sub_outside(_EMPHASIS_SPACE_CJK, lambda m: m.group(1), text)
+    text = _sub_outside(_CJK_SPACE_EMPHASIS, lambda m: "", text)
+    text = _sub_outside(_CJK_SPACE_LINK, lambda m: "", text)
+    text = _sub_outside(_LINK_SPACE_CJK, lambda m: m.group(1), text)
+    text = _sub_outside(_HAN_THEN_LATIN, lambda m: " ", text)
+    return _sub_outside(_LATIN_THEN_HAN, lambda m: " ", text)
+
+
+# --- French spaces ----------------------------------------------------------------------------------------
+_SPACES = "[ \u00a0\u202f\u2009]"
+# What may stand before a high punctuation mark that takes a space: a letter, a digit (not for ":",
+# which would touch times and ratios), a per cent sign, a closing mark, Markdown emphasis, or the end of an HTML tag.
+_BEFORE = r"[^\W_]|[%»)\]’'\"*_>]"
+# After it: a space, the end, a closing mark, another mark, or a Markdown/HTML opening of the next word.
+_AFTER = r"(?=$|[\s»)\]’'\"*_<.,…?!])"
+_BEFORE_SEMI_QUESTION_BANG = re.compile(f"(?:(?<={_BEFORE})|(?<=\\d)){_SPACES}*([;?!])" + _AFTER)
+_BEFORE_COLON = re.compile(f"(?<={_BEFORE}){_SPACES}*(:)" + _AFTER)
+_SPACED_BEFORE = re.compile(f"(?<=\\S){_SPACES}+([;:?!])" + _AFTER)
+_OPENING_GUILLEMET = re.compile(f"«{_SPACES}*(?=\\S)")
+_CLOSING_GUILLEMET = re.compile(f"(?<=\\S){_SPACES}*»")
+_PERCENT = re.compile(f"(?<=\\d){_SPACES}*%")
+
+
+def french_spaces(text: str) -> str:
+    """Narrow no-break spaces (U+202F) where French typography puts a space that must not break:
+    before ; : ? ! (when they close a word), after « and before », and between a number and %."""
+    for pattern in (_SPACED_BEFORE, _BEFORE_SEMI_QUESTION_BANG, _BEFORE_COLON):
+        text = _sub_outside(pattern, lambda m: NNBSP + m.group(1), text)
+    text = _sub_outside(_OPENING_GUILLEMET, lambda m: "«" + NNBSP, text)
+    text = _sub_outside(_CLOSING_GUILLEMET, lambda m: NNBSP + "»", text)
+    return _sub_outside(_PERCENT, lambda m: NNBSP + "%", text)
+
+
+def typeset(markdown: str, lang: str) -> str:
+    """A page's rendered Markdown with its language's typography: Chinese soft line breaks joined and one space
+    between Chinese and Latin text; French narrow no-break spaces. English is left as it is."""
+    if lang == "zh":
+        return space_between_chinese_and_latin(join_chinese_soft_breaks(markdown))
+    if lang == "fr":
+        return french_spaces(markdown)
+    return markdown

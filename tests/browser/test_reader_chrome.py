@@ -1,0 +1,225 @@
+"""The reader's chrome in real headless Chromium: 404 pages (also on a host that serves only the root
+404.html), the language menu keeping the #section, translated heading permalinks, dark mode following the
+system, guide pages without sideways scrolling at 390 px, and precise search in Chinese and French."""
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import QuietHandler
+from searching import search
+from sitebuild import LANGUAGES, page as built_page
+
+pytestmark = pytest.mark.browser
+
+GUIDES = ["guides/", "guides/nvlink-or-pcie/", "guides/image-and-video/", "guides/quantization/",
+          "guides/mixture-of-experts/", "guides/what-we-dont-offer/"]
+PERMALINK = {"en": "Permanent link", "fr": "Lien permanent", "zh": "永久链接"}
+HOMES = {"en": "/", "fr": "/fr/", "zh": "/zh/"}
+TOGGLE = {"en": {"default": "Switch to dark mode", "slate": "Switch to light mode"},
+          "fr": {"default": "Passer en mode sombre", "slate": "Passer en mode clair"},
+          "zh": {"default": "切换到深色模式", "slate": "切换到浅色模式"}}
+
+
+def not_found_title(lang: str) -> str:
+    from macros.output.strings import text
+    return text("not_found", "title", lang)
+
+
+@pytest.fixture
+def context_factory(browser):
+    contexts = []
+
+    def make(**options):
+        context = browser.new_context(**options)
+        contexts.append(context)
+        return context
+    yield make
+    for context in contexts:
+        context.close()
+
+
+# --- 404 --------------------------------------------------------------------------------------------------
+class RootNotFoundHandler(QuietHandler):
+    """A host like GitHub Pages: any miss, at any depth, gets the root 404.html."""
+
+    def send_error(self, code, message=None, explain=None):
+        if code != 404:
+            return super().send_error(code, message, explain)
+        body = (Path(self.directory) / "404.html").read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def root_404_host(site: Path):
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                            functools.partial(RootNotFoundHandler, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+def root_page_has_every_language(site: Path) -> bool:
+    html = (site / "404.html").read_text(encoding="utf-8")
+    return all(f'data-lang="{lang}"' in html for lang in LANGUAGES)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_404_page_links_to_the_three_home_pages(site: Path, context_factory, server, lang):
+    page = context_factory().new_page()
+    page.goto(f"{server}{LANGUAGES[lang]}404.html")
+    for where in (".md-header .md-select", ".not-found__languages"):
+        links = page.eval_on_selector_all(f"{where} a[hreflang]",
+                                          "as => as.map(a => [a.hreflang, new URL(a.href).pathname])")
+        assert dict(links) == HOMES, (where, links)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_miss_on_a_root_404_only_host_speaks_the_language_of_its_folder(site, context_factory, root_404_host,
+                                                                          lang):
+    if not root_page_has_every_language(site):
+        pytest.xfail("the root 404.html holds only English: hooks/page_macros.py does not yet set "
+                     "config.extra.not_found_by_language (see overrides/404.html)")
+    page = context_factory().new_page()
+    response = page.goto(f"{root_404_host}{LANGUAGES[lang]}no/such/page/")
+    assert response.status == 404
+    visible = page.eval_on_selector_all(".not-found__words:not([hidden]) h1", "hs => hs.map(h => h.textContent)")
+    assert visible == [not_found_title(lang)]
+    assert page.evaluate("document.documentElement.lang") == lang
+    assert page.title().startswith(not_found_title(lang))
+
+
+def test_without_javascript_the_root_404_page_is_readable_in_every_language(site, context_factory, root_404_host):
+    if not root_page_has_every_language(site):
+        pytest.xfail("the root 404.html holds only English: hooks/page_macros.py does not yet set "
+                     "config.extra.not_found_by_language (see overrides/404.html)")
+    page = context_factory(java_script_enabled=False).new_page()
+    page.goto(f"{root_404_host}fr/no/such/page/")
+    for lang in LANGUAGES:
+        section = page.locator(f'.not-found__words[lang="{lang}"]')
+        assert section.is_visible()
+        assert section.locator("h1, h2").text_content() == not_found_title(lang)
+
+
+# --- language menu, permalinks ----------------------------------------------------------------------------
+@pytest.mark.parametrize("start, target", [("en", "fr"), ("fr", "zh"), ("zh", "en")])
+def test_the_language_menu_keeps_the_section_being_read(context_factory, server, start, target):
+    page = context_factory().new_page()
+    page.goto(f"{server}{LANGUAGES[start]}guides/nvlink-or-pcie/#tensor-parallelism")
+    page.wait_for_load_state("networkidle")
+    page.hover(".md-header .md-select")
+    with page.expect_navigation():
+        page.click(f".md-header a[hreflang={target}]")
+    assert page.url == f"{server}{LANGUAGES[target]}guides/nvlink-or-pcie/#tensor-parallelism"
+    assert page.evaluate("document.getElementById('tensor-parallelism') !== null")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_heading_permalinks_are_titled_in_the_pages_language(site: Path, lang):
+    html = built_page(site, lang, "guides/nvlink-or-pcie")
+    titles = set(re.findall(r'<a class="headerlink"[^>]*title="([^"]*)"', html))
+    assert titles == {PERMALINK[lang]}
+    assert html.count('class="headerlink"') == len(re.findall(r'<a class="headerlink"[^>]*title=', html))
+
+
+# --- dark mode --------------------------------------------------------------------------------------------
+CONTRAST = """(selector) => {
+  const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => { const f = v => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+                               return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const ratio = (a, b) => { const [x, y] = [lum(rgb(a)), lum(rgb(b))].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const background = getComputedStyle(document.body).backgroundColor;
+  return [...document.querySelectorAll(selector)].map(e => {
+    const style = getComputedStyle(e);
+    const paint = e instanceof SVGElement ? style.fill : style.color;
+    return ratio(paint, background);
+  });
+}"""
+
+
+@pytest.mark.parametrize("scheme, palette", [("light", "default"), ("dark", "slate")])
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_colour_scheme_follows_the_system_and_charts_and_tables_stay_legible(context_factory, server, scheme,
+                                                                                 palette, lang):
+    page = context_factory(color_scheme=scheme).new_page()
+    page.goto(f"{server}{LANGUAGES[lang]}guides/mixture-of-experts/")
+    page.wait_for_load_state("networkidle")
+    assert page.get_attribute("body", "data-md-color-scheme") == palette
+    text = page.evaluate(CONTRAST, "svg.chart text")
+    marks = page.evaluate(CONTRAST, "svg.chart circle, svg.chart rect")
+    cells = page.evaluate(CONTRAST, "table.data-table td, table.data-table th")
+    assert text and marks and cells
+    assert min(text) >= 4.5, f"chart text contrast {min(text):.2f}"
+    assert min(marks) >= 3, f"chart mark contrast {min(marks):.2f}"     # WCAG 1.4.11, graphics
+    assert min(cells) >= 4.5, f"table text contrast {min(cells):.2f}"
+    label = page.get_attribute("label.md-header__button[for^=__palette]:not([hidden])", "title")
+    assert label == TOGGLE[lang][palette]
+
+
+# --- phones ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_guides_do_not_scroll_sideways_at_390_px_and_wide_tables_show_a_cue(context_factory, server, lang):
+    page = context_factory(viewport={"width": 390, "height": 844}).new_page()
+    overflowing, cues = [], []
+    for path in GUIDES:
+        page.goto(f"{server}{LANGUAGES[lang]}{path}")
+        page.wait_for_load_state("networkidle")
+        widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        if widths[0] > widths[1]:
+            overflowing.append((path, widths))
+        cues += page.eval_on_selector_all(".table-scroll", """els => els.filter(e => e.scrollWidth > e.clientWidth)
+            .map(e => getComputedStyle(e).backgroundImage.includes('radial-gradient'))""")
+    assert not overflowing, overflowing
+    assert cues and all(cues), cues      # every table wider than the screen scrolls in its region, with a shadow
+
+
+# --- search -----------------------------------------------------------------------------------------------
+def pages_whose_index_text_has(site: Path, lang: str, words: str) -> list[str]:
+    docs = json.loads((site / "search" / f"search_index.{lang}.json").read_text(encoding="utf-8"))["docs"]
+    return sorted({"/" + d["location"].split("#")[0] for d in docs
+                   if words in (d["title"] + d["text"]).replace("\u200b", "").lower()})
+
+
+def test_searching_zhangliang_finds_the_pages_with_the_word_not_every_page_with_zhang(site, context_factory, server):
+    page = context_factory().new_page()
+    found = sorted(set(search(page, server, "zh/", "张量")))
+    expected = pages_whose_index_text_has(site, "zh", "张量")
+    assert found == expected
+    assert len(found) < len(pages_whose_index_text_has(site, "zh", "张"))
+
+
+@pytest.mark.parametrize("query", ["parallelisme", "parallélisme", "PARALLELISME"])
+def test_french_search_ignores_accents(site, context_factory, server, query):
+    page = context_factory().new_page()
+    found = sorted(set(search(page, server, "fr/", query)))
+    assert "/fr/guides/nvlink-or-pcie/" in found
+    assert found == pages_whose_index_text_has(site, "fr", "parallélisme")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_accessibility_violation_in_the_dark_scheme(context_factory, server, lang):
+    from sitebuild import ROOT
+    axe = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+    assert axe.exists(), "axe-core is missing: run `make test`, which installs it with npm ci"
+    page = context_factory(color_scheme="dark").new_page()
+    found = {}
+    for path in ["", *GUIDES, "configurator/"]:
+        page.goto(f"{server}{LANGUAGES[lang]}{path}")
+        page.wait_for_load_state("networkidle")
+        page.add_script_tag(content=axe.read_text(encoding="utf-8"))
+        result = page.evaluate("""async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+            .map(v => `${v.id} (${v.impact}): ${v.nodes.length}× ${v.nodes[0].target.join(" ")}`)""")
+        if result:
+            found[path or "/"] = result
+    assert not found, found

@@ -1,0 +1,157 @@
+"""Typography of Chinese and French text (macros/output/typography.py), as specifications: each test names a
+rule, with the text before and after."""
+import pytest
+
+from macros.output.typography import (
+    french_spaces,
+    join_chinese_soft_breaks,
+    space_between_chinese_and_latin,
+)
+
+NNBSP = "\u202f"
+
+
+# --- join_chinese_soft_breaks -----------------------------------------------------------------------------
+class TestJoinChineseSoftBreaks:
+    def test_a_break_between_two_chinese_characters_in_a_paragraph_disappears(self):
+        assert join_chinese_soft_breaks("因此指南\n始终以目录为准。") == "因此指南始终以目录为准。"
+
+    def test_full_width_punctuation_counts_as_chinese(self):
+        assert join_chinese_soft_breaks("起价 US$238，\n更大的节点") == "起价 US$238，更大的节点"
+
+    def test_every_break_of_a_long_paragraph_is_joined_and_leading_spaces_of_the_next_line_go(self):
+        assert join_chinese_soft_breaks("第一行\n  第二行\n第三行") == "第一行第二行第三行"
+
+    def test_a_break_next_to_latin_text_or_a_macro_call_stays_a_space(self):
+        text = "选择 NVLink\n节点\n{{ price(\"4x-a100-pcie-80gb\") }}\n每月"
+        assert join_chinese_soft_breaks(text) == "选择 NVLink\n节点\n{{ price(\"4x-a100-pcie-80gb\") }}\n每月"
+
+    def test_paragraphs_stay_apart(self):
+        assert join_chinese_soft_breaks("第一段\n\n第二段") == "第一段\n\n第二段"
+
+    def test_a_hard_break_stays(self):
+        assert join_chinese_soft_breaks("第一行  \n第二行") == "第一行  \n第二行"
+        assert join_chinese_soft_breaks("第一行\\\n第二行") == "第一行\\\n第二行"
+
+    @pytest.mark.parametrize("block", [
+        "```text\n中文\n代码\n```",
+        "~~~\n中文\n代码\n~~~",
+        "| 节点 | 价格 |\n|---|---|\n| 四卡 | 每月 |",
+        "## 标题\n正文",
+        "1. 第一步\n2. 第二步",
+        "> 引用\n> 续行",
+        "<div>\n中文\n</div>",
+        "!!! note \"注意\"\n    提示内容\n    续行",
+    ])
+    def test_code_fences_tables_headings_list_items_quotes_html_and_admonitions_are_left_as_written(self, block):
+        assert join_chinese_soft_breaks(block) == block
+
+    def test_a_list_items_text_joins_across_its_indented_lines_but_items_stay_apart(self):
+        assert join_chinese_soft_breaks("- 第一项\n  续行\n- 第二项") == "- 第一项续行\n- 第二项"
+
+    def test_after_a_list_ends_paragraphs_are_joined_again(self):
+        text = "- 列表项\n  续行\n\n段落\n继续"
+        assert join_chinese_soft_breaks(text) == "- 列表项续行\n\n段落继续"
+
+    def test_after_a_code_fence_closes_paragraphs_are_joined_again(self):
+        assert join_chinese_soft_breaks("```\n代码\n行\n```\n段落\n继续") == "```\n代码\n行\n```\n段落继续"
+
+    def test_english_and_french_text_is_unchanged(self):
+        text = "A line\nand the next.\n\nUne ligne\net la suivante."
+        assert join_chinese_soft_breaks(text) == text
+
+
+# --- space_between_chinese_and_latin ----------------------------------------------------------------------
+class TestSpaceBetweenChineseAndLatin:
+    @pytest.mark.parametrize("before, after", [
+        ("和H200", "和 H200"),
+        ("H200节点", "H200 节点"),
+        ("（2或4 张卡）", "（2 或 4 张卡）"),
+        ("需切分到4张卡", "需切分到 4 张卡"),
+        ("在GPU上运行", "在 GPU 上运行"),
+    ])
+    def test_one_ordinary_space_between_a_han_character_and_a_latin_letter_or_digit(self, before, after):
+        assert space_between_chinese_and_latin(before) == after
+
+    def test_an_existing_space_is_kept_not_doubled(self):
+        assert space_between_chinese_and_latin("和 H200 节点") == "和 H200 节点"
+
+    @pytest.mark.parametrize("text", ["US$4,157/月", "（4 张卡）", "100%的", "显存：80 GB。", "GPU，然后"])
+    def test_symbols_and_full_width_punctuation_take_no_space(self, text):
+        assert space_between_chinese_and_latin(text) == text
+
+    @pytest.mark.parametrize("text", [
+        "`中文abc`", "[链接](https://example.com/页面abc)", "<a title=\"中文abc\">", "{{ price(\"中文abc\") }}",
+        "{#what-to-buy}",
+    ])
+    def test_code_urls_html_attributes_and_macro_calls_are_untouched(self, text):
+        assert space_between_chinese_and_latin(text) == text
+
+    def test_the_text_around_protected_spans_is_spaced(self):
+        assert space_between_chinese_and_latin("见`code`和A100") == "见`code`和 A100"
+
+    def test_idempotent(self):
+        once = space_between_chinese_and_latin("和H200（2或4张卡）用NVLink")
+        assert space_between_chinese_and_latin(once) == once == "和 H200（2 或 4 张卡）用 NVLink"
+
+
+# --- french_spaces ----------------------------------------------------------------------------------------
+class TestFrenchSpaces:
+    @pytest.mark.parametrize("mark", [":", ";", "?", "!"])
+    def test_an_ordinary_space_before_a_high_mark_becomes_narrow_and_unbreakable(self, mark):
+        assert french_spaces(f"Réponse {mark} oui") == f"Réponse{NNBSP}{mark} oui"
+
+    def test_a_no_break_space_before_a_mark_becomes_narrow(self):
+        assert french_spaces("Pourquoi\u00a0?") == f"Pourquoi{NNBSP}?"
+
+    @pytest.mark.parametrize("before, after", [
+        ("Pourquoi?", f"Pourquoi{NNBSP}?"),
+        ("Vraiment!", f"Vraiment{NNBSP}!"),
+        ("Note: lire ceci", f"Note{NNBSP}: lire ceci"),
+        ("deux cartes; quatre", f"deux cartes{NNBSP}; quatre"),
+        ("Vraiment?!", f"Vraiment{NNBSP}?!"),
+        ("**Réponse**: oui", f"**Réponse**{NNBSP}: oui"),
+    ])
+    def test_a_missing_space_is_added(self, before, after):
+        assert french_spaces(before) == after
+
+    def test_inside_guillemets(self):
+        assert french_spaces("« parallélisme »") == f"«{NNBSP}parallélisme{NNBSP}»"
+        assert french_spaces("«tenseur»") == f"«{NNBSP}tenseur{NNBSP}»"
+
+    def test_before_percent(self):
+        assert french_spaces("100 % des cartes, 50%") == f"100{NNBSP}% des cartes, 50{NNBSP}%"
+
+    @pytest.mark.parametrize("text", [
+        "à 10:30", "un rapport 3:1", "https://guides.example.com/fr/?model=llama:70b",
+        "`a ? b : c`", "```\nx = a ? b : c\n```", "<a title=\"Quoi ?\" href=\"/x?y=1\">",
+        "[lien](../page/?model=x \"Titre ?\")", "R&amp;D, A&nbsp;B", "{{ price(\"4x-a100-pcie-80gb\") }}",
+        "![schéma](img.png)", "std::vector",
+    ])
+    def test_times_ratios_urls_code_html_entities_link_targets_and_macro_calls_are_untouched(self, text):
+        assert french_spaces(text) == text
+
+    def test_a_pages_front_matter_is_untouched_and_its_text_is_spaced(self):
+        page = "---\ntitle: Guides\nhide: [toc]\n---\n\n# Guides : tous\n"
+        assert french_spaces(page) == f"---\ntitle: Guides\nhide: [toc]\n---\n\n# Guides{NNBSP}: tous\n"
+
+    def test_the_text_of_an_html_element_is_spaced_but_not_its_tag(self):
+        assert french_spaces('<abbr title="Go : gigaoctet">Go</abbr> : unité') == (
+            f'<abbr title="Go : gigaoctet">Go</abbr>{NNBSP}: unité')
+
+    def test_english_style_text_without_these_marks_is_unchanged(self):
+        assert french_spaces("Un nœud de 4 cartes, 141 Go.") == "Un nœud de 4 cartes, 141 Go."
+
+    def test_idempotent(self):
+        once = french_spaces("Pourquoi ? « Parce que » : 100 %!")
+        assert french_spaces(once) == once
+        assert once == f"Pourquoi{NNBSP}? «{NNBSP}Parce que{NNBSP}»{NNBSP}: 100{NNBSP}%{NNBSP}!"
+
+
+@pytest.mark.parametrize("typed, typeset", [
+    ("截至 2026年11月1日 的月付价格。", "截至 2026 年 11 月 1 日的月付价格。"),   # beside a macro's output
+    ("参见 [我们不提供什么](what-we-dont-offer.md) 。", "参见[我们不提供什么](what-we-dont-offer.md)。"),
+    ("US$238， 更大的", "US$238，更大的"),
+])
+def test_no_space_is_left_between_two_chinese_characters_or_marks(typed, typeset):
+    assert space_between_chinese_and_latin(typed) == typeset
