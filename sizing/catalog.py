@@ -18,6 +18,7 @@ from .schema import (
     Assumptions, AssumptionsFile, DecodeMeasurement, DiffusionModel, Gpu, GpusFile, Interconnect,
     InterconnectsFile, Llm, MeasurementsFile, ModelsFile, Node, NodesFile, Precision, PrecisionsFile,
 )
+from .schema import EnginesFile, LlamaCppEngine, ServerEngine
 from .schema import LINK_KINDS, UNION_TAGS, FittedAssumption
 from .yaml_lines import DataFileError, line_of, load_yaml
 
@@ -29,6 +30,7 @@ FILES = {
     "models": ("models.yml", ModelsFile),
     "assumptions": ("assumptions.yml", AssumptionsFile),
     "measurements": ("measurements.yml", MeasurementsFile),
+    "engines": ("engines.yml", EnginesFile),
 }
 Model = Llm | DiffusionModel
 R = TypeVar("R")
@@ -46,6 +48,20 @@ class Catalog:
     models: Mapping[str, Model]
     assumptions: Assumptions
     measurements: tuple[DecodeMeasurement, ...]
+    engines: Mapping[str, ServerEngine | LlamaCppEngine]
+
+    def engine_of(self, precision: Precision) -> ServerEngine | LlamaCppEngine:
+        """The engine that runs a language model in ``precision`` (engines.yml ``precisions``)."""
+        return self._engine_ids[precision.id]
+
+    @cached_property
+    def _engine_ids(self) -> dict[str, ServerEngine | LlamaCppEngine]:
+        return {p: e for e in self.engines.values() for p in e.precisions}
+
+    @cached_property
+    def server_engine(self) -> ServerEngine:
+        """The server engine (vLLM, SGLang): what a card's budget means when no precision is named."""
+        return next(e for e in self.engines.values() if isinstance(e, ServerEngine))
 
     @cached_property
     def configurations(self) -> dict[str, Configuration]:
@@ -124,7 +140,8 @@ def _shown(value: Any, limit: int = 80) -> str:
 
 
 def _schema_problem(path: Path, raw: Any, error: Mapping[str, Any], model: type[BaseModel]) -> Problem:
-    loc = tuple(k for k in error["loc"] if not (isinstance(k, str) and k in {"Llm", "MlaAttention", *UNION_TAGS}))
+    loc = tuple(k for k in error["loc"]
+                if not (isinstance(k, str) and k in {"Llm", "MlaAttention", "server", "llama.cpp", *UNION_TAGS}))
     line, record = _walk(raw, loc)
     field = ".".join(str(k) for k in loc if isinstance(k, str)) or None
     kind, found = error["type"], error.get("input")
@@ -262,6 +279,28 @@ def _check_fitted_on(assumptions: Assumptions, raw: Any, measurements: Iterable[
             problems.append(Problem(path, line_of(raw.get(name), "fitted_on"), name, "fitted_on", message))
 
 
+def _check_engines(engines: Iterable[ServerEngine | LlamaCppEngine], raw_list: list[Any], path: Path,
+                   precisions: Mapping[str, Precision], problems: list[Problem]) -> None:
+    """Every precision an engine names exists; every language-model precision is run by exactly one engine;
+    there is one server engine (a card's budget when no precision is named)."""
+    runs: dict[str, str] = {}
+    for engine, raw in zip(engines, raw_list):
+        for pid in engine.precisions:
+            if pid not in precisions:
+                problems.append(Problem(path, line_of(raw, "precisions"), engine.id, "precisions",
+                                        f"unknown precision '{pid}' (not in precisions.yml); {did_you_mean(pid, precisions)}"))
+            elif pid in runs:
+                problems.append(Problem(path, line_of(raw, "precisions"), engine.id, "precisions",
+                                        f"precision '{pid}' is already run by engine '{runs[pid]}'; name it once"))
+            runs.setdefault(pid, engine.id)
+    for pid, precision in precisions.items():
+        if "llm" in precision.applies_to and pid not in runs:
+            problems.append(Problem(path, None, None, "precisions",
+                                    f"no engine runs language-model precision '{pid}'; add it to one engine's precisions"))
+    if sum(isinstance(e, ServerEngine) for e in engines) != 1:
+        problems.append(Problem(path, None, None, "engines", "expected exactly one engine of kind 'server'"))
+
+
 def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     """Read and validate every file of ``data_dir``; raise CatalogError listing every problem."""
     parsed: dict[str, Any] = {}
@@ -287,6 +326,8 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
                     [*raws["models"]["llms"], *raws["models"]["diffusion"]], problems)
     _check_default_precisions(models, precisions, raws["models"], path("models"), problems)
     _check_nodes(parsed["nodes"].nodes, raws["nodes"]["nodes"], path("nodes"), gpus, links, problems)
+    engines = _index(parsed["engines"].engines, path("engines"), raws["engines"]["engines"], problems)
+    _check_engines(parsed["engines"].engines, raws["engines"]["engines"], path("engines"), precisions, problems)
     _check_measurements({"gpus": gpus, "models": models, "precisions": precisions, "interconnects": links},
                         parsed["measurements"].decode, raws["measurements"]["decode"],
                         path("measurements"), problems)
@@ -297,5 +338,5 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     return Catalog(
         gpus=gpus, interconnects=links, nodes=nodes, prices_as_of=parsed["nodes"].prices_as_of,
         precisions=precisions, models=models, assumptions=parsed["assumptions"].assumptions,
-        measurements=tuple(parsed["measurements"].decode),
+        measurements=tuple(parsed["measurements"].decode), engines=engines,
     )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .catalog import Catalog
-from .fit import Fit, Verdict, fit
+from .fit import VERDICT_RANK, Fit, Verdict, fit
 from .matrix import VerdictMatrix
 from .memory import weight_bytes
-from .offers import VERDICT_ORDER, price_per_gpu_hour
+from .offers import price_per_gpu_hour
 from .schema import DiffusionModel, Gpu, Llm, Node
 
 
@@ -37,7 +37,7 @@ def card_choices(catalog: Catalog, model: Llm | DiffusionModel, precision_id: st
         if verdict.fits:
             price = cheapest_per_gpu_hour(catalog, gpu)
             choices.append(CardChoice(gpu, verdict, price, gpu.bf16_dense_tflops / price))
-    return sorted(choices, key=lambda c: (VERDICT_ORDER[c.fit.verdict], c.price_per_gpu_hour, c.gpu.id))
+    return sorted(choices, key=lambda c: (VERDICT_RANK[c.fit.verdict], c.price_per_gpu_hour, c.gpu.id))
 
 
 def one_card_choices(catalog: Catalog, model: Llm | DiffusionModel, precision_id: str) -> list[CardChoice]:

@@ -1,24 +1,43 @@
-"""Fit verdicts: does a model fit on one card of a node, must it be split across k cards, or not fit?"""
+"""Fit verdicts: does a model fit on one card of a node, must it be split across k cards, does it fit only
+tight (with more of the card given to the engine, or at a shorter context), or not at all?
+
+A card's memory is what CUDA reports (gpus.yml ``runtime_visible_memory_mib``). The engine that runs the
+precision (engines.yml) decides how much of it may be used and what it keeps besides weights and KV cache:
+a server engine (vLLM, SGLang) caps itself at ``usable_memory_fraction`` of the card and holds an activation
+peak, CUDA graphs and, when split, NCCL buffers on every card; llama.cpp has no cap, shares out the layers and
+holds a compute buffer that grows with the context."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 from .catalog import Catalog
-from .memory import component_bytes, kv_cache_bytes, require_precision, weight_bytes
-from .schema import DiffusionModel, Gpu, Llm, Node, Precision
+from .memory import component_bytes, kv_cache_bytes, kv_cache_bytes_layer_split, require_precision, weight_bytes
+from .schema import DiffusionModel, Gpu, InlineGpu, LlamaCppEngine, Llm, Node, Precision, ServerEngine
 from .units import GIB
+
+MIB = 2**20
+Engine = ServerEngine | LlamaCppEngine
 
 
 class Verdict(str, Enum):
     ONE_CARD = "one-card"
     SPLIT = "split"
+    TIGHT = "tight"     # fits only with the engine's tight setting, or at a shorter context
     NO_FIT = "no-fit"
+
+
+# What a practitioner prefers, best first: fitting at the engine's default settings beats a tight fit, fewer
+# cards beat more. Consumers that sort verdicts use this order.
+VERDICT_PREFERENCE = (Verdict.ONE_CARD, Verdict.SPLIT, Verdict.TIGHT, Verdict.NO_FIT)
+VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_PREFERENCE)}
 
 
 @dataclass(frozen=True)
 class MemoryNeed:
-    """Bytes one card needs, term by term."""
+    """Bytes one card needs, term by term. ``activations``: a server engine's activation peak or llama.cpp's
+    compute buffer; ``overhead``: CUDA context, NCCL buffers when split, CUDA graphs."""
 
     weights: float
     kv_cache: float
@@ -39,12 +58,24 @@ class MemoryNeed:
 
 @dataclass(frozen=True)
 class Fit:
-    """A verdict with what explains it. For NO_FIT, ``need`` is the best attempt (``cards`` = its k)."""
+    """A verdict with what explains it. For NO_FIT, ``need`` is the best attempt (``cards`` = its k).
+
+    ``need`` is always at the context asked for; ``budget`` is what the engine may use per card at the setting
+    the verdict assumes (``memory_utilization``: vLLM's ``--gpu-memory-utilization``, the default or the tight
+    setting; None for llama.cpp, which has no cap, and for image and video pipelines).
+    A TIGHT fit says how (``tight_by``): ``"utilization"`` fits at the context asked for once the engine is given
+    ``memory_utilization``; ``"context"`` fits at the default setting only with a context of at most
+    ``longest_context_tokens`` (then ``need`` exceeds ``budget``). ``longest_context_tokens`` is also given for a
+    ``"utilization"`` fit when a context at least ``tight_min_context_tokens`` long fits at the default setting."""
 
     verdict: Verdict
     cards: int
     need: MemoryNeed
     budget: float
+    engine: str | None = None
+    memory_utilization: float | None = None
+    tight_by: Literal["utilization", "context"] | None = None
+    longest_context_tokens: int | None = None
 
     @property
     def headroom(self) -> float:
@@ -55,12 +86,42 @@ class Fit:
         return self.verdict is not Verdict.NO_FIT
 
 
-def card_budget(catalog: Catalog, gpu: Gpu) -> float:
-    """Bytes a runtime may use on one card: usable fraction of what the runtime sees."""
-    a = catalog.assumptions
-    return a.usable_memory_fraction.value * a.runtime_visible_memory_fraction.value * gpu.memory_gb * GIB
+# --- what a card offers ------------------------------------------------------------------------------------
+def visible_memory(catalog: Catalog, gpu: Gpu | InlineGpu) -> float:
+    """Bytes CUDA reports on one card (gpus.yml ``runtime_visible_memory_mib``). A card given inline without it
+    (a decode scenario) is taken to show ``runtime_visible_memory_fraction`` of its vendor figure."""
+    mib = getattr(gpu, "runtime_visible_memory_mib", None)
+    if mib is not None:
+        return mib * MIB
+    return gpu.memory_gb * GIB * catalog.assumptions.runtime_visible_memory_fraction.value
 
 
+def default_utilization(catalog: Catalog, engine: Engine) -> float:
+    """Share of the visible memory an engine uses unless told otherwise: vLLM's ``--gpu-memory-utilization``
+    default for a server engine, all of it for llama.cpp."""
+    return catalog.assumptions.usable_memory_fraction.value if isinstance(engine, ServerEngine) else 1.0
+
+
+def tight_utilization(catalog: Catalog, engine: Engine, gpu: Gpu | InlineGpu) -> float | None:
+    """The higher setting a server engine may be given on this card, None where it is not offered (llama.cpp;
+    cards too small for the 5 % it leaves outside the budget)."""
+    if not isinstance(engine, ServerEngine):
+        return None
+    if visible_memory(catalog, gpu) < engine.tight_min_card_gib.value * GIB:
+        return None
+    return engine.tight_memory_utilization.value
+
+
+def card_budget(catalog: Catalog, gpu: Gpu | InlineGpu, engine: Engine | None = None,
+                utilization: float | None = None) -> float:
+    """Bytes an engine may use on one card: visible memory × utilization (the engine's default unless given).
+    Without an engine, the server engine's (vLLM's) default budget."""
+    engine = catalog.server_engine if engine is None else engine
+    share = default_utilization(catalog, engine) if utilization is None else utilization
+    return share * visible_memory(catalog, gpu)
+
+
+# --- what a card needs -------------------------------------------------------------------------------------
 def valid_splits(model: Llm, max_cards: int) -> list[int]:
     """Tensor-parallel degrees k ≤ max_cards: heads divisible by k; KV heads divide k or k divides them."""
     def ok(k: int) -> bool:
@@ -70,52 +131,135 @@ def valid_splits(model: Llm, max_cards: int) -> list[int]:
     return [k for k in range(1, max_cards + 1) if ok(k)]
 
 
+def engine_splits(engine: Engine, model: Llm, max_cards: int) -> list[int]:
+    """Card counts an engine can spread ``model`` over: tensor parallelism needs the heads to divide; a layer
+    split (llama.cpp) takes any count up to the number of layers."""
+    if engine.parallelism == "tensor":
+        return valid_splits(model, max_cards)
+    return list(range(1, min(max_cards, model.layers) + 1))
+
+
+def activation_peak_bytes(engine: ServerEngine, model: Llm) -> float:
+    """A server engine's activation peak on every card, whatever the split: the float32 logits of one profiling
+    batch (``activation_tokens × vocab × 4 B``) plus the rest of the forward pass (more for mixture-of-experts)."""
+    base = engine.activation_base_gib.value + (engine.activation_moe_extra_gib.value if model.is_moe else 0.0)
+    return engine.activation_tokens.value * model.vocab_size * engine.logits_bytes_per_vocab_entry.value + base * GIB
+
+
+def compute_buffer_bytes(engine: LlamaCppEngine, model: Llm, context_tokens: int, batch: int = 1) -> float:
+    """llama.cpp's compute buffer on each card: one layer's float32 attention scores for every head
+    (``n_ctx × n_ubatch × n_head × 4 B``) and the logits of a batch (``n_ubatch × vocab × 4 B``)."""
+    ubatch = engine.ubatch_tokens.value
+    scores = context_tokens * batch * model.attention_heads * engine.attention_scores_bytes.value
+    return ubatch * (scores + model.vocab_size * engine.logits_bytes_per_vocab_entry.value)
+
+
 def llm_need(catalog: Catalog, model: Llm, precision: Precision, context_tokens: int, batch: int,
              cards: int) -> MemoryNeed:
+    """What each card of a ``cards``-way split needs, with the engine that runs ``precision``."""
     a = catalog.assumptions
-    activation = (a.activation_reserve_moe_gib if model.is_moe else a.activation_reserve_dense_gib).value
-    overhead = (a.runtime_overhead_single_card_gib if cards == 1 else a.runtime_overhead_split_gib).value
+    engine = catalog.engine_of(precision)
+    bytes_per_element = a.kv_cache_bytes_per_element.value
+    weights = weight_bytes(model, precision) / cards
+    if isinstance(engine, LlamaCppEngine):
+        return MemoryNeed(
+            weights=weights,
+            kv_cache=kv_cache_bytes_layer_split(model, context_tokens, batch, bytes_per_element, cards),
+            activations=compute_buffer_bytes(engine, model, context_tokens, batch),
+            overhead=engine.cuda_context_gib.value * GIB,
+        )
+    overhead = engine.cuda_context_gib.value + engine.cuda_graphs_gib.value
+    if cards > 1:
+        overhead += engine.nccl_buffers_gib.value
     return MemoryNeed(
-        weights=weight_bytes(model, precision) / cards,
-        kv_cache=kv_cache_bytes(model, context_tokens, batch, a.kv_cache_bytes_per_element.value, cards),
-        activations=activation * GIB,
+        weights=weights,
+        kv_cache=kv_cache_bytes(model, context_tokens, batch, bytes_per_element, cards),
+        activations=activation_peak_bytes(engine, model),
         overhead=overhead * GIB,
     )
 
 
 def split_needs(catalog: Catalog, model: Llm, precision: Precision, max_cards: int,
                 context_tokens: int | None = None, batch: int | None = None) -> dict[int, MemoryNeed]:
-    """What one card needs for each valid split k ≤ ``max_cards``, smallest k first. It depends on the
-    model, not on the GPU: one computation serves every node."""
+    """What one card needs for each split k ≤ ``max_cards`` the engine allows, smallest k first. It depends on
+    the model, not on the GPU: one computation serves every node."""
     a = catalog.assumptions
     context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
     batch = a.default_batch.value if batch is None else batch
-    return {k: llm_need(catalog, model, precision, context_tokens, batch, k) for k in valid_splits(model, max_cards)}
+    engine = catalog.engine_of(precision)
+    return {k: llm_need(catalog, model, precision, context_tokens, batch, k)
+            for k in engine_splits(engine, model, max_cards)}
 
 
-def fit_split(needs: dict[int, MemoryNeed], cards: int, budget: float) -> Fit:
-    """The smallest split of ``needs`` within ``cards`` cards that fits ``budget``, or the best attempt."""
-    attempt: tuple[int, MemoryNeed] | None = None
-    for k, need in needs.items():
-        if k > cards:
-            break
-        if need.total <= budget:
-            return Fit(Verdict.ONE_CARD if k == 1 else Verdict.SPLIT, k, need, budget)
-        attempt = (k, need)
-    assert attempt is not None  # k = 1 is always a valid split
-    return Fit(Verdict.NO_FIT, attempt[0], attempt[1], budget)
+def longest_context(catalog: Catalog, model: Llm, precision: Precision, cards: int, budget: float,
+                    below: int, batch: int | None = None) -> int | None:
+    """The longest context, in whole tokens, shorter than ``below`` (and at most the model's), whose need on each
+    of ``cards`` cards stays within ``budget``; None when not even ``tight_min_context_tokens`` fits."""
+    a = catalog.assumptions
+    batch = a.default_batch.value if batch is None else batch
+    low, high = a.tight_min_context_tokens.value, min(below - 1, model.max_context_tokens)
+
+    def fits(tokens: int) -> bool:
+        return llm_need(catalog, model, precision, tokens, batch, cards).total <= budget
+
+    if low > high or not fits(low):
+        return None
+    while low < high:  # need grows with the context: the last that fits, by bisection
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle - 1)
+    return low
+
+
+# --- verdicts ----------------------------------------------------------------------------------------------
+def fit_llm_on(catalog: Catalog, model: Llm, precision: Precision, gpu: Gpu, cards: int,
+               context_tokens: int | None = None, batch: int | None = None,
+               needs: dict[int, MemoryNeed] | None = None) -> Fit:
+    """The verdict for ``model`` on ``cards`` cards of ``gpu``, in order of preference: the fewest cards that
+    fit at the engine's default setting (ONE_CARD, SPLIT); else TIGHT: the fewest cards that fit at the context
+    asked for with the tight setting, or else the split that holds the longest context at the default setting;
+    else NO_FIT with the largest split as the best attempt. ``needs`` (from ``split_needs``, any ``max_cards``
+    ≥ ``cards``) saves recomputing them."""
+    a = catalog.assumptions
+    context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
+    batch = a.default_batch.value if batch is None else batch
+    engine = catalog.engine_of(precision)
+    if needs is None:
+        needs = split_needs(catalog, model, precision, cards, context_tokens, batch)
+    splits = [k for k in needs if k <= cards]
+    share = default_utilization(catalog, engine)
+    shown = share if isinstance(engine, ServerEngine) else None
+    budget = card_budget(catalog, gpu, engine)
+    for k in splits:
+        if needs[k].total <= budget:
+            return Fit(Verdict.ONE_CARD if k == 1 else Verdict.SPLIT, k, needs[k], budget, engine.id, shown)
+
+    def longest(k: int) -> int | None:
+        return longest_context(catalog, model, precision, k, budget, context_tokens, batch)
+
+    higher = tight_utilization(catalog, engine, gpu)
+    if higher is not None:
+        tight_budget = card_budget(catalog, gpu, engine, higher)
+        for k in splits:
+            if needs[k].total <= tight_budget:
+                return Fit(Verdict.TIGHT, k, needs[k], tight_budget, engine.id, higher, "utilization", longest(k))
+    shorter = [(tokens, k) for k in splits if (tokens := longest(k)) is not None]
+    if shorter:
+        tokens, k = max(shorter, key=lambda found: (found[0], -found[1]))  # longest context, then fewest cards
+        return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "context", tokens)
+    k = splits[-1]
+    return Fit(Verdict.NO_FIT, k, needs[k], budget, engine.id, shown)
 
 
 def fit_llm(catalog: Catalog, model: Llm, precision: Precision, node: Node,
             context_tokens: int | None = None, batch: int | None = None) -> Fit:
-    """The smallest valid split of ``model`` that fits on ``node``, or the best attempt if none does."""
-    needs = split_needs(catalog, model, precision, node.cards, context_tokens, batch)
-    return fit_split(needs, node.cards, card_budget(catalog, catalog.gpu_of(node)))
+    """The verdict for ``model`` on ``node`` (see ``fit_llm_on``)."""
+    return fit_llm_on(catalog, model, precision, catalog.gpu_of(node), node.cards, context_tokens, batch)
 
 
 def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision, node: Node) -> Fit:
     """One job per card; if the pipeline does not fit on one card, place its components on several
-    (text encoders beside the denoiser, as diffusers' device_map does), largest first."""
+    (text encoders beside the denoiser, as diffusers' device_map does), largest first. A pipeline plans with
+    the server engine's default share of the card (``card_budget`` without an engine)."""
     require_precision(model, precision)
     a = catalog.assumptions
     budget = card_budget(catalog, catalog.gpu_of(node))
@@ -147,3 +291,11 @@ def fit(catalog: Catalog, model: Llm | DiffusionModel, precision: Precision, nod
     if isinstance(model, DiffusionModel):
         return fit_diffusion(catalog, model, precision, node)
     return fit_llm(catalog, model, precision, node, context_tokens, batch)
+
+
+def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
+    """The engine option a fit tight by utilization needs, as typed: ``--gpu-memory-utilization 0.95``."""
+    if fit.verdict is not Verdict.TIGHT or fit.tight_by != "utilization" or fit.engine is None:
+        return None
+    engine = catalog.engines[fit.engine]
+    return f"{engine.utilization_flag} {fit.memory_utilization:g}" if isinstance(engine, ServerEngine) else None

@@ -91,3 +91,10 @@ def kv_cache_bytes(model: Llm | LlmShape, context_tokens: int, batch: int, bytes
     """KV cache one card holds for ``batch`` sequences of ``context_tokens`` (sliding windows honoured)."""
     per_layer = kv_bytes_per_token_per_layer(model, cards, bytes_per_element)
     return per_layer * kv_layer_tokens(model, context_tokens) * batch
+
+
+def kv_cache_bytes_layer_split(model: Llm | LlmShape, context_tokens: int, batch: int, bytes_per_element: float,
+                               cards: int = 1) -> float:
+    """KV cache one card holds when the layers are shared out (llama.cpp's layer split): every KV head of its
+    ``1 / cards`` of the layers, never replicated, unlike a tensor split's heads."""
+    return kv_cache_bytes(model, context_tokens, batch, bytes_per_element, 1) / cards

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from .catalog import Catalog
 from .collectives import node_bus_link
 from .configurations import Configuration
-from .fit import Fit, Verdict
+from .fit import VERDICT_RANK, Fit, Verdict
 from .matrix import VerdictMatrix
 from .schema import DiffusionModel, Llm, Node
+from .speeds import Speed
 
-VERDICT_ORDER = {Verdict.ONE_CARD: 0, Verdict.SPLIT: 1, Verdict.NO_FIT: 2}
 FP8_NOT_NATIVE = "fp8-not-native"
 SPLIT_OVER_PCIE = "split-over-pcie"
 
@@ -20,7 +20,7 @@ SPLIT_OVER_PCIE = "split-over-pcie"
 class Offer:
     configuration: Configuration
     fit: Fit
-    tokens_per_s: float | None   # language models that fit
+    speed: Speed | None          # language models that fit
     jobs: int | None             # image and video models that fit: independent jobs the node runs at once
     warnings: tuple[str, ...]
     price_per_month: float       # the cheapest node of the configuration
@@ -31,6 +31,10 @@ class Offer:
         """The cheapest node of the configuration."""
         return self.configuration.cheapest
 
+    def price_per_million_tokens(self, catalog: Catalog) -> float | None:
+        """What a million output tokens cost on the cheapest node at full load."""
+        return self.speed.price_per_million_tokens(catalog, self.node) if self.speed else None
+
     @property
     def node_count(self) -> int:
         """How many nodes of the catalog offer this hardware."""
@@ -39,12 +43,13 @@ class Offer:
 
 def warnings_for(catalog: Catalog, model: Llm | DiffusionModel, precision_id: str, node: Node,
                  fit: Fit) -> tuple[str, ...]:
-    """FP8 on a card without FP8 tensor cores; a tensor-parallel split whose all-reduces cross PCIe
-    (an image pipeline spread over cards hands data over once per image, not per layer)."""
+    """FP8 on a card without FP8 tensor cores; a tensor-parallel split whose all-reduces cross PCIe (an image
+    pipeline spread over cards hands data over once per image, and llama.cpp's cards once per step)."""
     found = []
     if fit.fits and catalog.gpu_of(node).architecture not in catalog.precisions[precision_id].native_on:
         found.append(FP8_NOT_NATIVE)
-    if (isinstance(model, Llm) and fit.verdict is Verdict.SPLIT
+    if (isinstance(model, Llm) and fit.fits and fit.cards > 1 and fit.engine is not None
+            and catalog.engines[fit.engine].parallelism == "tensor"
             and node_bus_link(catalog, node, fit.cards).family == "pcie"):
         found.append(SPLIT_OVER_PCIE)
     return tuple(found)
@@ -64,9 +69,9 @@ def offers(catalog: Catalog, matrix: VerdictMatrix, model_id: str, precision_id:
         cell = matrix.cell(model_id, precision_id, node.id, context_tokens)
         jobs = node.cards // cell.fit.cards if model.kind == "diffusion" and cell.fit.fits else None
         warnings = warnings_for(catalog, model, precision_id, node, cell.fit)
-        rows.append(Offer(configuration, cell.fit, cell.tokens_per_s, jobs, warnings,
+        rows.append(Offer(configuration, cell.fit, cell.speed, jobs, warnings,
                           node.price_per_month.amount, price_per_gpu_hour(catalog, node)))
-    return sorted(rows, key=lambda o: (VERDICT_ORDER[o.fit.verdict], o.price_per_month, o.node.id))
+    return sorted(rows, key=lambda o: (VERDICT_RANK[o.fit.verdict], o.price_per_month, o.node.id))
 
 
 def cheapest(rows: list[Offer], verdicts: set[Verdict]) -> Offer | None:

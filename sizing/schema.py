@@ -48,6 +48,9 @@ class Gpu(Record):
     bf16_dense_tflops: Positive
     fp8_dense_tflops: Positive | None
     peer_to_peer: bool
+    nvidia_smi_memory_mib: PositiveInt
+    runtime_visible_memory_mib: PositiveInt
+    runtime_visible_memory_basis: Literal["measured", "inferred"]
     verified: Literal["sourced", "partly-sourced", "datasheet-unverified"]
     sources: Sources
 
@@ -56,6 +59,18 @@ class Gpu(Record):
         if (self.architecture == "ampere") != (self.fp8_dense_tflops is None):
             raise ValueError("fp8_dense_tflops is null exactly for ampere cards (no FP8 tensor cores); "
                              f"found {self.fp8_dense_tflops!r} on {self.architecture}")
+        return self
+
+    @model_validator(mode="after")
+    def _visible_memory_below_nominal(self) -> Gpu:
+        nominal_mib = self.memory_gb * 1024
+        if not self.runtime_visible_memory_mib < self.nvidia_smi_memory_mib <= nominal_mib:
+            raise ValueError(f"expected runtime_visible_memory_mib ({self.runtime_visible_memory_mib}) < "
+                             f"nvidia_smi_memory_mib ({self.nvidia_smi_memory_mib}) <= memory_gb x 1024 ({nominal_mib:g}): "
+                             "CUDA sees less than nvidia-smi, which shows at most the vendor figure")
+        if self.runtime_visible_memory_mib < 0.85 * nominal_mib:
+            raise ValueError(f"runtime_visible_memory_mib ({self.runtime_visible_memory_mib}) is below 0.85 of "
+                             f"memory_gb x 1024 ({nominal_mib:g}): give it in MiB (2^20 bytes)")
         return self
 
 
@@ -107,7 +122,17 @@ class NodeLink(Record):
     interconnect: Id
     topology: Topology
     topo_label: Annotated[str, StringConstraints(pattern=r"^NV[0-9]+$")] | None = None
+    topo_label_inferred: bool = False   # expected, not yet seen in a `nvidia-smi topo -m` of this hardware
+    topo_label_note: Text | None = None  # why it is expected (required when inferred)
     peer_per_direction_gbps: Positive | None = None
+
+    @model_validator(mode="after")
+    def _inferred_label_says_why(self) -> NodeLink:
+        if self.topo_label_inferred and (self.topo_label is None or self.topo_label_note is None):
+            raise ValueError("an inferred topo_label needs the label and a topo_label_note saying why it is expected")
+        if self.topo_label_note is not None and not self.topo_label_inferred:
+            raise ValueError("topo_label_note is for an inferred topo_label (topo_label_inferred: true)")
+        return self
 
 
 class Price(Record):
@@ -280,9 +305,9 @@ class FittedAssumption(Assumption[T], Generic[T]):
 
 
 class Assumptions(Record):
-    decode_bandwidth_efficiency: Assumption[Fraction]
     usable_memory_fraction: Assumption[Fraction]
     runtime_visible_memory_fraction: Assumption[Fraction]
+    tight_min_context_tokens: Assumption[PositiveInt]
     activation_reserve_dense_gib: Assumption[Positive]
     activation_reserve_moe_gib: Assumption[Positive]
     runtime_overhead_single_card_gib: Assumption[Positive]
@@ -312,6 +337,53 @@ class Assumptions(Record):
 
 class AssumptionsFile(Record):
     assumptions: Assumptions
+
+
+# --- engines.yml ----------------------------------------------------------------------------------
+class Figure(Record, Generic[T]):
+    """A figure of an engine profile with where it comes from."""
+    value: T
+    source: Text
+
+
+class ServerEngine(Record):
+    """vLLM, SGLang: a utilization cap (assumptions.yml usable_memory_fraction by default), an activation peak
+    profiled on one batch (not shrinking with tensor parallelism), CUDA graphs, NCCL buffers when split."""
+    id: Id
+    kind: Literal["server"]
+    name: Text
+    parallelism: Literal["tensor"]
+    utilization_flag: Text
+    precisions: Annotated[list[Id], Field(min_length=1)]
+    tight_memory_utilization: Figure[Fraction]
+    tight_min_card_gib: Figure[Positive]
+    activation_tokens: Figure[PositiveInt]
+    logits_bytes_per_vocab_entry: Figure[Positive]
+    activation_base_gib: Figure[NonNegative]
+    activation_moe_extra_gib: Figure[NonNegative]
+    cuda_context_gib: Figure[NonNegative]
+    nccl_buffers_gib: Figure[NonNegative]
+    cuda_graphs_gib: Figure[NonNegative]
+
+
+class LlamaCppEngine(Record):
+    """llama.cpp: no utilization cap, layers split across cards, a compute buffer growing with context and ubatch."""
+    id: Id
+    kind: Literal["llama.cpp"]
+    name: Text
+    parallelism: Literal["layers"]
+    precisions: Annotated[list[Id], Field(min_length=1)]
+    cuda_context_gib: Figure[NonNegative]
+    ubatch_tokens: Figure[PositiveInt]
+    attention_scores_bytes: Figure[Positive]
+    logits_bytes_per_vocab_entry: Figure[Positive]
+
+
+Engine = Annotated[ServerEngine | LlamaCppEngine, Field(discriminator="kind")]
+
+
+class EnginesFile(Record):
+    engines: Annotated[list[Engine], Field(min_length=1)]
 
 
 # --- measurements.yml and decode scenarios (sizing.estimate) -------------------------------------------

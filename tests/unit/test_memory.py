@@ -2,7 +2,9 @@
 import pytest
 
 from sizing.catalog import Catalog
-from sizing.memory import embedding_params, kv_bytes_per_token, kv_cache_bytes, weight_bytes
+from sizing.memory import (
+    embedding_params, kv_bytes_per_token, kv_cache_bytes, kv_cache_bytes_layer_split, weight_bytes,
+)
 from sizing.units import GB, GIB
 
 
@@ -77,3 +79,13 @@ def test_diffusion_vae_stays_16_bit_while_the_rest_goes_fp8(catalog):
     # FP8: (11,901,410,000 + 4,895,000,000 + 123,000,000) × 1 + 83,800,000 × 2 = 17.087 GB
     assert w(catalog, "flux.1-dev", "fp8") == pytest.approx(17.08701e9)
     assert flux.params == 17_003_210_000
+
+
+def test_a_layer_split_shares_the_kv_cache_by_layers(catalog):
+    # Llama 3.3 70B at 8K: 2.5 GiB in all; 2 cards hold 40 layers each = 1.25 GiB; 5 cards (not a head divisor) 0.5 GiB
+    llama = catalog.models["llama-3.3-70b"]
+    assert kv_cache_bytes_layer_split(llama, 8192, 1, 2, 2) == 1.25 * GIB
+    assert kv_cache_bytes_layer_split(llama, 8192, 1, 2, 5) == 0.5 * GIB
+    # Qwen3 235B's 4 KV heads over 8 cards: 1/8 of the whole (a tensor split replicates to 1/4)
+    qwen = catalog.models["qwen3-235b-a22b"]
+    assert kv_cache_bytes_layer_split(qwen, 8192, 1, 2, 8) == kv_cache_bytes(qwen, 8192, 1, 2) / 8

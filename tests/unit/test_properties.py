@@ -1,13 +1,12 @@
-"""Monotonicity: more memory never worsens a verdict; more bandwidth never lowers throughput."""
+"""Monotonicity: more memory never worsens a verdict; more bandwidth never lowers the speed."""
 from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sizing.fit import Verdict, fit
-from sizing.throughput import llm_decode_floor
+from sizing.fit import VERDICT_RANK, fit
+from sizing.speeds import speed_for_fit
 
-RANK = {Verdict.ONE_CARD: 0, Verdict.SPLIT: 1, Verdict.NO_FIT: 2}
 
 
 def _ids(catalog):
@@ -23,23 +22,29 @@ def test_more_card_memory_never_makes_a_verdict_worse(catalog, data, extra_gb):
     node = catalog.nodes[data.draw(st.sampled_from(nodes))]
     context = data.draw(st.sampled_from([1024, 8192, 32768]))
     gpu = catalog.gpu_of(node)
-    bigger = catalog.gpus | {gpu.id: gpu.model_copy(update={"memory_gb": gpu.memory_gb + extra_gb})}
+    more = {"memory_gb": gpu.memory_gb + extra_gb,  # what the vendor states and what CUDA then shows
+            "runtime_visible_memory_mib": gpu.runtime_visible_memory_mib + extra_gb * 1e9 / 2**20}
+    bigger = catalog.gpus | {gpu.id: gpu.model_copy(update=more)}
     roomier = replace(catalog, gpus=bigger)
     before = fit(catalog, model, precision, node, context)
     after = fit(roomier, model, precision, node, context)
-    assert RANK[after.verdict] <= RANK[before.verdict]
+    assert VERDICT_RANK[after.verdict] <= VERDICT_RANK[before.verdict]
     if before.fits:
         assert after.cards <= before.cards
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(data=st.data(), factor=st.floats(min_value=1.0, max_value=10.0))
-def test_more_bandwidth_never_lowers_throughput(catalog, data, factor):
+def test_more_bandwidth_never_lowers_the_speed(catalog, data, factor):
     llms = sorted(m.id for m in catalog.models.values() if m.kind == "llm")
     model = catalog.models[data.draw(st.sampled_from(llms))]
     precision = data.draw(st.sampled_from(catalog.precisions_for(model)))
-    gpu = catalog.gpus[data.draw(st.sampled_from(sorted(catalog.gpus)))]
-    cards = data.draw(st.sampled_from([1, 2, 4, 8]))
-    faster = gpu.model_copy(update={"memory_bandwidth_gbps": gpu.memory_bandwidth_gbps * factor})
-    assert (llm_decode_floor(catalog, model, precision, faster, cards)
-            >= llm_decode_floor(catalog, model, precision, gpu, cards))
+    node = catalog.nodes[data.draw(st.sampled_from(sorted(catalog.nodes)))]
+    verdict = fit(catalog, model, precision, node, 8192)
+    gpu = catalog.gpu_of(node)
+    faster = replace(catalog, gpus=catalog.gpus | {gpu.id: gpu.model_copy(
+        update={"memory_bandwidth_gbps": gpu.memory_bandwidth_gbps * factor})})
+    before = speed_for_fit(catalog, model, precision, node, verdict, 8192)
+    after = speed_for_fit(faster, model, precision, node, verdict, 8192)
+    if before is not None:
+        assert after.typical >= before.typical and after.floor <= after.typical

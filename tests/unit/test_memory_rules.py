@@ -1,0 +1,197 @@
+"""Issue 17's memory rules: the memory each card shows the runtime, the engine profiles (vLLM/SGLang and llama.cpp)
+and the tight verdict, with the arithmetic checked by hand in each test. GiB = 2^30 B, MiB = 2^20 B."""
+import pytest
+
+from sizing.catalog import load_catalog
+from sizing.errors import CatalogError
+from sizing.fit import (
+    VERDICT_RANK, Verdict, activation_peak_bytes, card_budget, compute_buffer_bytes, engine_splits, fit, llm_need,
+    tight_utilization, visible_memory,
+)
+from sizing.memory import kv_cache_bytes, weight_bytes
+from sizing.schema import InlineGpu
+from sizing.units import GIB
+
+from conftest import edit
+
+MIB = 2**20
+
+
+def verdict(catalog, model, precision, node, **kw):
+    return fit(catalog, catalog.models[model], catalog.precisions[precision], catalog.nodes[node], **kw)
+
+
+# --- memory the runtime sees ------------------------------------------------------------------------------
+@pytest.mark.parametrize("gpu, mib, share_of_nominal", [
+    ("l4", 22_565, 0.918),              # GDDR6 with ECC: 23,034 MiB in nvidia-smi (0.937), 469 MiB less in CUDA
+    ("l40s", 45_599, 0.928),            # 44.53 GiB measured in CUDA
+    ("a100-pcie-80gb", 81_152, 0.991),  # HBM: 79.25 GiB
+    ("h100-sxm5-80gb", 81_121, 0.990),  # 79.22 GiB, vLLM's own log
+    ("rtx-4090", 24_115, 0.981),        # GeForce, no ECC: 23.55 GiB
+])
+def test_each_card_has_the_memory_cuda_reports(catalog, gpu, mib, share_of_nominal):
+    card = catalog.gpus[gpu]
+    assert visible_memory(catalog, card) == mib * MIB
+    assert visible_memory(catalog, card) / (card.memory_gb * GIB) == pytest.approx(share_of_nominal, abs=5e-4)
+
+
+def test_the_l4_budget_follows_its_visible_memory(catalog):
+    # 0.90 × 22,565 MiB = 20,308.5 MiB = 19.833 GiB (the old rule gave 0.90 × 0.99 × 24 = 21.38 GiB)
+    assert card_budget(catalog, catalog.gpus["l4"]) / GIB == pytest.approx(19.833, abs=1e-3)
+
+
+def test_an_inline_card_falls_back_on_the_assumed_share(catalog):
+    # no runtime_visible_memory_mib: 0.99 × 48 GiB = 47.52 GiB
+    card = InlineGpu(memory_gb=48, memory_bandwidth_gbps=1000, bf16_dense_tflops=100)
+    assert visible_memory(catalog, card) == pytest.approx(0.99 * 48 * GIB)
+
+
+def test_visible_memory_above_nvidia_smi_is_refused(data_copy):
+    edit(data_copy / "gpus.yml", "    runtime_visible_memory_mib: 22565\n", "    runtime_visible_memory_mib: 23100\n")
+    with pytest.raises(CatalogError, match="runtime_visible_memory_mib"):
+        load_catalog(data_copy)
+
+
+def test_the_rtx_pro_6000_server_edition_bandwidth(catalog):
+    # Server Edition 1,597 GB/s (NVIDIA, AWS G7e); 1,792 GB/s is the Workstation Edition
+    assert catalog.gpus["rtx-pro-6000-blackwell"].memory_bandwidth_gbps == 1597
+
+
+def test_h200_nvl_topo_labels_are_marked_inferred(catalog):
+    for node, label in (("2x-h200-nvl-141gb", "NV18"), ("4x-h200-nvl-141gb", "NV6")):
+        link = catalog.nodes[node].link
+        assert link.topo_label == label and link.topo_label_inferred and link.topo_label_note
+    assert not catalog.nodes["8x-h100-sxm5-80gb"].link.topo_label_inferred
+
+
+# --- engine profiles --------------------------------------------------------------------------------------
+def test_gguf_runs_on_llama_cpp_and_the_rest_on_a_server_engine(catalog):
+    engine = {p: catalog.engine_of(catalog.precisions[p]).id for p in catalog.precisions}
+    assert engine == {"bf16": "server", "fp8": "server", "int4-awq-gptq": "server",
+                      "gguf-q8_0": "llama.cpp", "gguf-q4_k_m": "llama.cpp"}
+
+
+def test_a_precision_no_engine_runs_is_refused(data_copy):
+    edit(data_copy / "engines.yml", "    precisions: [gguf-q8_0, gguf-q4_k_m]\n", "    precisions: [gguf-q8_0]\n")
+    with pytest.raises(CatalogError, match="no engine runs language-model precision 'gguf-q4_k_m'"):
+        load_catalog(data_copy)
+
+
+def test_the_server_activation_peak_does_not_shrink_with_tensor_parallelism(catalog):
+    llama = catalog.models["llama-3.3-70b"]
+    # 8,192 tokens × 128,256 vocab × 4 B = 4,202,692,608 B = 3.914 GiB of float32 logits, + 1.0 GiB
+    assert activation_peak_bytes(catalog.server_engine, llama) / GIB == pytest.approx(4.914, abs=1e-3)
+    needs = [llm_need(catalog, llama, catalog.precisions["bf16"], 8192, 1, k) for k in (1, 2, 4, 8)]
+    assert len({n.activations for n in needs}) == 1
+    # overhead: CUDA context 0.15 + CUDA graphs 0.5 on one card; + NCCL buffers 0.4 on each card of a split
+    assert [n.overhead / GIB for n in needs] == pytest.approx([0.65, 1.05, 1.05, 1.05])
+    # mixture of experts: + 0.25 GiB; DeepSeek V3 vocab 129,280: 8,192 × 129,280 × 4 B = 3.945 GiB + 1.25
+    assert activation_peak_bytes(catalog.server_engine, catalog.models["deepseek-v3"]) / GIB == pytest.approx(
+        5.195, abs=1e-3)
+
+
+def test_llama_cpp_has_no_utilization_cap(catalog):
+    engine = catalog.engine_of(catalog.precisions["gguf-q4_k_m"])
+    # the whole 24,115 MiB of an RTX 4090 = 23.55 GiB; vLLM would plan with 0.90 of it (21.20 GiB)
+    assert card_budget(catalog, catalog.gpus["rtx-4090"], engine) == 24_115 * MIB
+    assert card_budget(catalog, catalog.gpus["rtx-4090"]) == pytest.approx(0.90 * 24_115 * MIB)
+    assert tight_utilization(catalog, engine, catalog.gpus["h100-sxm5-80gb"]) is None
+
+
+def test_llama_cpp_compute_buffer_grows_with_context_and_ubatch(catalog):
+    engine = catalog.engine_of(catalog.precisions["gguf-q4_k_m"])
+    llama = catalog.models["llama-3.3-70b"]
+    # 512 ubatch × (8,192 ctx × 64 heads × 4 B + 128,256 vocab × 4 B) = 512 × 2,610,176 = 1,336,410,112 B = 1.245 GiB
+    assert compute_buffer_bytes(engine, llama, 8192) == 1_336_410_112
+    # at 32K: 512 × (32,768 × 64 × 4 + 513,024) = 4,557,635,584 B = 4.245 GiB
+    assert compute_buffer_bytes(engine, llama, 32768) == 4_557_635_584
+
+
+def test_llama_cpp_shares_out_layers_so_kv_heads_are_never_replicated(catalog):
+    qwen = catalog.models["qwen3-235b-a22b"]  # 4 KV heads, 94 layers
+    whole = kv_cache_bytes(qwen, 8192, 1, 2)
+    gguf = llm_need(catalog, qwen, catalog.precisions["gguf-q4_k_m"], 8192, 1, 8)
+    bf16 = llm_need(catalog, qwen, catalog.precisions["bf16"], 8192, 1, 8)
+    assert gguf.kv_cache == whole / 8   # a layer split: 1/8 of the layers, every head
+    assert bf16.kv_cache == whole / 4   # tensor split beyond 4 KV heads: one head per card, replicated
+    # any card count for a layer split, only head-dividing ones for tensor parallelism
+    assert engine_splits(catalog.engine_of(catalog.precisions["gguf-q4_k_m"]), catalog.models["llama-3.3-70b"], 4) \
+        == [1, 2, 3, 4]
+    assert engine_splits(catalog.server_engine, catalog.models["llama-3.3-70b"], 4) == [1, 2, 4]
+
+
+# --- the tight verdict -------------------------------------------------------------------------------------
+def test_llama_70b_bf16_on_two_a100_pcie_is_tight_not_no_fit(catalog):
+    """vLLM issue #7567 runs Llama 3.1 70B BF16 on 2 x A100 PCIe at 17 tok/s."""
+    result = verdict(catalog, "llama-3.3-70b", "bf16", "2x-a100-pcie-80gb")
+    assert result.verdict is Verdict.TIGHT and result.fits and result.cards == 2
+    assert result.tight_by == "utilization" and result.memory_utilization == 0.95
+    # per card: 141.107e9 / 2 B = 65.708 GiB + 1.25 KV (8,192 × 160 KiB) + 4.914 + 1.05 = 72.92 GiB:
+    # above 0.90 × 79.25 = 71.325, within 0.95 × 79.25 = 75.29
+    assert result.need.total / GIB == pytest.approx(72.92, abs=0.01)
+    assert result.budget / GIB == pytest.approx(75.29, abs=0.01)
+    # no shorter context helps at 0.90: weights + activations + overhead alone are 71.67 GiB
+    assert result.longest_context_tokens is None
+
+
+def test_llama_70b_q4_k_m_fits_on_two_rtx_4090_with_llama_cpp(catalog):
+    result = verdict(catalog, "llama-3.3-70b", "gguf-q4_k_m", "2x-rtx-4090")
+    assert result.verdict is Verdict.SPLIT and result.cards == 2 and result.engine == "llama.cpp"
+    # 43.165e9 / 2 B = 20.100 GiB + 1.25 KV (its 40 layers, 320 KiB × 8,192 / 2) + 1.245 compute + 0.5 CUDA
+    # = 23.095 GiB of the card's whole 23.55 GiB
+    assert result.need.total / GIB == pytest.approx(23.095, abs=1e-3)
+    assert result.headroom / GIB == pytest.approx(0.455, abs=1e-3)
+
+
+def test_at_32k_it_is_tight_with_the_longest_context_computed(catalog):
+    result = verdict(catalog, "llama-3.3-70b", "gguf-q4_k_m", "2x-rtx-4090", context_tokens=32768)
+    assert result.verdict is Verdict.TIGHT and result.tight_by == "context" and result.cards == 2
+    assert result.memory_utilization is None  # llama.cpp: no setting, a shorter -c
+    # fixed per card: 21,582,378,817 B weights + 536,870,912 CUDA + 262,668,288 logits = 22,381,918,017 B;
+    # each token: 163,840 B of KV + 512 × 64 × 4 = 131,072 B of scores = 294,912 B;
+    # (25,286,410,240 − 22,381,918,017) / 294,912 = 9,848.7 → 9,848 tokens
+    assert result.longest_context_tokens == 9848
+
+
+def test_llama_8b_bf16_at_8k_on_one_l4_follows_its_visible_memory(catalog):
+    result = verdict(catalog, "llama-3.1-8b", "bf16", "1x-l4")
+    # 16.06e9 B = 14.958 GiB + 1.0 KV (128 KiB × 8,192) + 4.914 + 0.65 = 21.52 GiB against 0.90 × 22,565 MiB = 19.83
+    assert result.need.total / GIB == pytest.approx(21.52, abs=0.01)
+    assert result.budget / GIB == pytest.approx(19.83, abs=0.01)
+    assert result.headroom / GIB == pytest.approx(-1.69, abs=0.01)
+    # 0.95 is not offered below 40 GiB, and at 2,048 tokens it still needs 20.77 GiB: no fit
+    assert result.verdict is Verdict.NO_FIT
+    # FP8 fits: 8.457 + 1.0 + 4.914 + 0.65 = 15.02 GiB
+    assert verdict(catalog, "llama-3.1-8b", "fp8", "1x-l4").verdict is Verdict.ONE_CARD
+
+
+def test_a_shorter_context_makes_a_tight_fit_on_a_small_card(catalog):
+    result = verdict(catalog, "llama-3.1-8b", "bf16", "1x-rtx-4090")
+    assert result.verdict is Verdict.TIGHT and result.tight_by == "context" and result.memory_utilization == 0.90
+    # budget 0.90 × 24,115 MiB = 22,757,769,216 B; fixed 16,060,522,496 weights + 4,202,692,608 logits
+    # + 1.65 GiB (1,771,674,009.6): (22,757,769,216 − 22,034,889,113.6) / 131,072 B per token = 5,515.1 → 5,515
+    assert result.longest_context_tokens == 5515
+
+
+def test_fitting_at_the_default_setting_beats_a_tight_fit_on_fewer_cards(catalog):
+    # on 4 x A100 PCIe, 2 cards fit only at 0.95 (72.92 GiB), 4 cards at 0.90 (39.44 GiB): 4 cards win
+    result = verdict(catalog, "llama-3.3-70b", "bf16", "4x-a100-pcie-80gb")
+    assert result.verdict is Verdict.SPLIT and result.cards == 4 and result.memory_utilization == 0.90
+    assert VERDICT_RANK[Verdict.ONE_CARD] < VERDICT_RANK[Verdict.SPLIT] < VERDICT_RANK[Verdict.TIGHT] \
+        < VERDICT_RANK[Verdict.NO_FIT]
+
+
+def test_a_tight_fit_through_the_setting_also_gives_the_context_that_fits_without_it(catalog):
+    # Qwen3 32B FP8 on one L40S at 8K: 34,317,947,904 B = 31.961 GiB of weights + 2.0 KV (256 KiB × 8,192)
+    # + 5.637 (8,192 × 151,936 vocab × 4 B = 4.637, + 1.0) + 0.65 = 40.25 GiB: above 0.90 × 44.53 = 40.08,
+    # within 0.95 × 44.53 = 42.30 GiB (an L40S shows 44.53 GiB, above the 40 GiB the setting needs)
+    result = verdict(catalog, "qwen3-32b", "fp8", "1x-l40s")
+    assert result.verdict is Verdict.TIGHT and result.tight_by == "utilization" and result.cards == 1
+    assert result.memory_utilization == 0.95 and result.budget / GIB == pytest.approx(42.30, abs=0.01)
+    # at 0.90: (43,032,615,321.6 − 41,068,260,761.6 fixed) / 262,144 B per token = 7,493.4 → 7,493 tokens
+    assert result.longest_context_tokens == 7493
+
+
+def test_weights_of_a_gguf_split_are_shared_out_evenly(catalog):
+    model, q8 = catalog.models["llama-3.1-8b"], catalog.precisions["gguf-q8_0"]
+    assert llm_need(catalog, model, q8, 8192, 1, 3).weights == pytest.approx(weight_bytes(model, q8) / 3)
