@@ -4,19 +4,31 @@ from __future__ import annotations
 from typing import Any
 
 from .catalog import Catalog
-from .fit import card_budget
+from .fit import Verdict, card_budget, tight_setting
 from .matrix import VerdictMatrix, context_presets
 from .offers import price_per_gpu_hour, warnings_for
-from .schema import Llm
+from .schema import Llm, Node
+from .speeds import Speed
 from .units import GIB
 
-SCHEMA_VERSION = 2  # 2: fit cells per hardware configuration, not per node
+SCHEMA_VERSION = 3  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost
 NO_CONTEXT = "0"  # context key of image and video models, which have no context length
 
 
 def speed_for_display(tokens_per_s: float) -> float:
-    """Whole tokens from 10 up, one decimal below: the value every page and the API show."""
-    return float(round(tokens_per_s)) if tokens_per_s >= 9.95 else round(tokens_per_s, 1)
+    """Whole tokens from 10 up (an int: "37", not "37.0"), one decimal below: the value every page and the
+    API show."""
+    return round(tokens_per_s) if tokens_per_s >= 9.95 else round(tokens_per_s, 1)
+
+
+def speed_fields(catalog: Catalog, speed: Speed | None, node: Node) -> list[Any]:
+    """[typical, floor, streams, total, price per million tokens] of a cell, the last three for the whole
+    node (every copy of the model it holds at full load); nulls when nothing runs."""
+    if speed is None:
+        return [None, None, None, None, None]
+    price = speed.price_per_million_tokens(catalog, node)
+    return [speed_for_display(speed.typical), speed_for_display(speed.floor), speed.streams_on(node),
+            speed_for_display(speed.total_on(node)), None if price is None else round(price, 2)]
 
 
 def catalog_document(catalog: Catalog) -> dict[str, Any]:
@@ -44,8 +56,13 @@ def context_keys(catalog: Catalog, model_id: str) -> list[str]:
 def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
     """Every model × precision × context preset × hardware configuration: ``api/fit.json``.
 
-    A cell is ``[verdict, cards, need_gib, speed, warnings]``: speed is tokens per second for a
-    language model, independent jobs at once for an image or video model, null when it does not fit.
+    A cell is ``[verdict, cards, need_gib_per_card, jobs, typical, floor, streams, total, usd_per_million_tokens,
+    tight_setting, longest_context_tokens, warnings]``: for a ``tight`` verdict, the engine option it needs
+    (``--gpu-memory-utilization 0.95``) or the longest context that fits at the default setting; jobs an image
+    or video model runs at once; for a language model, the typical and floor
+    tokens per second of one stream; the streams the node serves at once at the context (every copy of the
+    model it holds), their typical total tokens per second and what a million output tokens cost at that load
+    on the configuration's cheapest node; null where it does not apply or the model does not fit.
     Cells are keyed by configuration id (``catalog.json`` maps every node to its configuration): the
     nodes of one configuration share every figure but the price."""
     models: dict[str, Any] = {}
@@ -60,12 +77,12 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
                     node = configuration.cheapest
                     cell = matrix.cell(model.id, precision.id, node.id, context)
                     fit = cell.fit
-                    if isinstance(model, Llm):
-                        speed = None if cell.tokens_per_s is None else speed_for_display(cell.tokens_per_s)
-                    else:
-                        speed = node.cards // fit.cards if fit.fits else None
-                    cells[configuration.id] = [fit.verdict.value, fit.cards, round(fit.need.total / GIB, 1), speed,
-                                      list(warnings_for(catalog, model, precision.id, node, fit))]
+                    jobs = node.cards // fit.cards if fit.fits and not isinstance(model, Llm) else None
+                    cells[configuration.id] = [fit.verdict.value, fit.cards, round(fit.need.total / GIB, 1), jobs,
+                                               *speed_fields(catalog, cell.speed, node),
+                                               tight_setting(catalog, fit),
+                                               fit.longest_context_tokens if fit.verdict is Verdict.TIGHT else None,
+                                               list(warnings_for(catalog, model, precision.id, node, fit))]
                 per_context[key] = cells
             per_precision[precision.id] = per_context
         models[model.id] = {
@@ -81,6 +98,8 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "prices_as_of": catalog.prices_as_of.isoformat(),
         "default_context": str(catalog.assumptions.default_context_tokens.value),
-        "cell": ["verdict", "cards", "need_gib_per_card", "speed", "warnings"],
+        "cell": ["verdict", "cards", "need_gib_per_card", "jobs", "tokens_per_s_typical", "tokens_per_s_floor",
+                 "streams_that_fit", "tokens_per_s_total", "usd_per_million_tokens", "tight_setting",
+                 "longest_context_tokens", "warnings"],
         "models": models,
     }

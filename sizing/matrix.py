@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .catalog import Catalog
-from .fit import Fit, MemoryNeed, card_budget, fit_diffusion, fit_split, split_needs
+from .fit import Fit, MemoryNeed, fit_diffusion, fit_llm_on, split_needs
 from .schema import Llm
-from .throughput import floor_for_fit
+from .speeds import Speed, speed_for_fit
 
 Key = tuple[str, str, int | None, str]  # model, precision, context tokens (None for diffusion), node
 
@@ -16,7 +16,7 @@ Key = tuple[str, str, int | None, str]  # model, precision, context tokens (None
 @dataclass(frozen=True)
 class Cell:
     fit: Fit
-    tokens_per_s: float | None  # decode floor for LLMs that fit; None otherwise
+    speed: Speed | None  # decode speed of a language model that fits; None otherwise
 
 
 def context_presets(catalog: Catalog, model: Llm) -> list[int]:
@@ -58,8 +58,8 @@ class VerdictMatrix:
                     if needs is None:
                         needs = self._needs[needs_key] = split_needs(c, model, precision, self._max_cards,
                                                                      context_tokens)
-                    verdict = fit_split(needs, node.cards, card_budget(c, gpu))
-                    found = Cell(verdict, floor_for_fit(c, model, precision, gpu, verdict, context_tokens))
+                    verdict = fit_llm_on(c, model, precision, gpu, node.cards, context_tokens, needs=needs)
+                    found = Cell(verdict, speed_for_fit(c, model, precision, node, verdict, context_tokens))
                 else:
                     found = Cell(fit_diffusion(c, model, precision, node), None)
                 self._by_hardware[hardware] = found

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sizing.choices import card_choices, cheapest_per_gpu_hour, nodes_that_hold, one_card_choices
 from sizing.fit import Verdict, card_budget
 from sizing.memory import component_bytes, weight_bytes
-from sizing.schema import DiffusionModel
+from sizing.schema import DiffusionModel, Llm
 from sizing.units import GIB
 
 from ..errors import MacroError
@@ -126,7 +126,7 @@ def fits_table(ctx: MacroContext, model: str, precision: str) -> str:
     for node in nodes:
         cell = ctx.cell(model, precision, node.id)
         rows.append([ctx.node_label(node), ctx.verdict_text(cell.fit), ctx.f.gib_from_bytes(cell.fit.need.total),
-                     ctx.f.tokens_per_s(cell.tokens_per_s), ctx.monthly_price(node)])
+                     ctx.f.speed(cell.speed.typical, cell.speed.floor, in_a_cell=True), ctx.monthly_price(node)])
     headers = [text("configurator", k, ctx.lang) for k in ("col_node", "col_verdict")] + [
         _t(ctx, "need_per_card"), text("configurator", "col_speed", ctx.lang),
         text("configurator", "col_month", ctx.lang)]
@@ -145,11 +145,28 @@ def cheapest_node(ctx: MacroContext, model: str, precision: str) -> str:
 
 @macro
 def claim_no_node_holds(ctx: MacroContext, model: str, precision: str) -> str:
-    """Fails the build if some node of the catalog holds the model in this format."""
+    """Fails the build if some node of the catalog holds the model in this format at the engine's default
+    settings (on one card or split; a tight fit, with a higher memory setting or a shorter context, does not
+    count)."""
     ctx.precision(precision)
-    nodes = nodes_that_hold(ctx.catalog, ctx.matrix, model, precision)
-    return claim(not nodes, f"no node holds '{model}' in {precision}",
-                 f"{nodes[0].id} holds it" if nodes else "")
+    holding = [n for n in nodes_that_hold(ctx.catalog, ctx.matrix, model, precision)
+               if ctx.cell(model, precision, n.id).fit.verdict in (Verdict.ONE_CARD, Verdict.SPLIT)]
+    return claim(not holding, f"no node holds '{model}' in {precision} at the engine's default settings",
+                 f"{holding[0].id} holds it" if holding else "")
+
+
+@macro
+def need_per_card(ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None) -> str:
+    """Memory the model needs on each card it uses on a node (weights, KV cache, activations, runtime)."""
+    return ctx.f.gib_from_bytes(ctx.cell(model, precision, node, context).fit.need.total)
+
+
+@macro
+def budget_per_card(ctx: MacroContext, model: str, precision: str, node: str) -> str:
+    """What one card of the node offers the engine that runs this format, at its default setting."""
+    ctx.check_pair(model, precision)
+    engine = ctx.catalog.engine_of(ctx.precision(precision)) if isinstance(ctx.model(model), Llm) else None
+    return ctx.f.gib_from_bytes(card_budget(ctx.catalog, ctx.gpu(node), engine))
 
 
 @macro

@@ -3,6 +3,7 @@ ratios, all-reduce volumes and times, verdicts and decode speeds."""
 from __future__ import annotations
 
 from sizing import collectives
+from sizing.speeds import Speed
 from sizing.units import GB
 
 from ..errors import MacroError
@@ -142,9 +143,35 @@ def verdict(ctx: MacroContext, model: str, precision: str, node: str, context: i
 
 @macro
 def throughput(ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None) -> str:
-    """Single-stream decode floor in tokens per second, on the cards the verdict uses."""
+    """Decode speed of one stream on the cards the verdict uses: what a current engine typically reaches,
+    then a floor real runs beat."""
+    speed = _speed(ctx, model, precision, node, context)
+    return ctx.f.speed(speed.typical, speed.floor)
+
+
+@macro
+def full_load(ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None) -> str:
+    """How many streams a node serves at once at the context (KV cache beside the weights, on every copy of
+    the model it holds) and their typical total tokens per second."""
+    speed, chosen = _speed(ctx, model, precision, node, context), ctx.node(node)
+    return ctx.text("guides", "full_load", streams=ctx.f.streams(speed.streams_on(chosen)),
+                    total=ctx.f.tokens_per_s(speed.total_on(chosen)))
+
+
+@macro
+def cost_per_million_tokens(ctx: MacroContext, model: str, precision: str, node: str,
+                            context: int | None = None) -> str:
+    """What a million output tokens cost on a node kept at full load all month, from its monthly price."""
+    speed = _speed(ctx, model, precision, node, context)
+    price = speed.price_per_million_tokens(ctx.catalog, ctx.node(node))
+    if price is None:
+        raise MacroError(f"'{model}' in {precision} runs no stream on '{node}': no cost per token")
+    return ctx.f.per_million_tokens(price)
+
+
+def _speed(ctx: MacroContext, model: str, precision: str, node: str, context: int | None) -> Speed:
     cell = ctx.cell(model, precision, node, context)
-    if cell.tokens_per_s is None:
-        raise MacroError(f"'{model}' in {precision} {ctx.verdict_text(cell.fit)} on '{node}': no throughput")
-    return ctx.f.tokens_per_s(cell.tokens_per_s)
+    if cell.speed is None:
+        raise MacroError(f"'{model}' in {precision} {ctx.verdict_text(cell.fit)} on '{node}': no speed")
+    return cell.speed
 

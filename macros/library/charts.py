@@ -44,10 +44,10 @@ def chart_links(ctx: MacroContext) -> Markup:
 
 @macro
 def chart_floor_price(ctx: MacroContext, model: str, precision: str) -> Markup:
-    """A scatter plot of the nodes that hold a model: monthly price against throughput floor."""
+    """A scatter plot of the nodes that hold a model: monthly price against typical speed of one stream."""
     llm, prec = ctx.llm(model), ctx.precision(precision)
     nodes = nodes_that_hold(ctx.catalog, ctx.matrix, model, precision)
-    speeds = [ctx.cell(model, precision, n.id).tokens_per_s for n in nodes]
+    speeds = [ctx.cell(model, precision, n.id).speed.typical for n in nodes]
     families = [ctx.catalog.interconnect_of(n).family if n.cards > 1 else "pcie" for n in nodes]
     chart = ScatterChart(
         ctx.lang,

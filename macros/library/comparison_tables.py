@@ -46,7 +46,7 @@ def _card_counts(ctx: MacroContext, counts: list[int]) -> str:
 
 @macro
 def node_comparison(ctx: MacroContext, nodes: list[str], model: str, precision: str) -> str:
-    """Nodes side by side: link, total memory, bandwidth per card, the model's throughput floor, price."""
+    """Nodes side by side: link, total memory, bandwidth per card, the model's speed, price."""
     picked = [ctx.node(n) for n in nodes]
     llm, prec = ctx.llm(model), ctx.precision(precision)
     rows: list[list[str | Markup]] = [
@@ -59,7 +59,7 @@ def node_comparison(ctx: MacroContext, nodes: list[str], model: str, precision: 
     label = (text("tables", "floor_row", ctx.lang, model=llm.name, precision=prec.name,
                   verdict=ctx.verdict_text(cells[0].fit)) if same_verdict else
              text("tables", "floor_row_plain", ctx.lang, model=llm.name, precision=prec.name))
-    rows.append([label, *[ctx.f.tokens_per_s(c.tokens_per_s) if c.tokens_per_s is not None
+    rows.append([label, *[ctx.f.speed(c.speed.typical, c.speed.floor, in_a_cell=True) if c.speed is not None
                           else ctx.verdict_text(c.fit) for c in cells]])
     rows.append([text("tables", "price", ctx.lang), *[price(ctx, n.id) for n in picked]])
     headers = [text("tables", "node", ctx.lang), *[ctx.node_label(n, full=True) for n in picked]]

@@ -7,7 +7,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sizing.api import NO_CONTEXT, context_keys
+from sizing.api import NO_CONTEXT, context_keys, speed_for_display
 from sizing.configurations import Configuration
 from sizing.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
 from sizing.fit import Verdict, card_budget
@@ -33,6 +33,9 @@ def _why(ctx: MacroContext, row: Offer) -> str:
         return _t(ctx, "why_one", need=need, budget=budget)
     if row.fit.verdict is Verdict.SPLIT:
         return _t(ctx, "why_split", need=need, budget=budget, cards=ctx.f.number(row.fit.cards))
+    if row.fit.verdict is Verdict.TIGHT:  # against what a card offers at the engine's default setting
+        default = card_budget(ctx.catalog, ctx.catalog.gpu_of(row.node), ctx.catalog.engines[row.fit.engine])
+        return _t(ctx, "why_tight", need=need, budget=ctx.f.gib_from_bytes(default), cards=ctx.f.cards(row.fit.cards))
     return _t(ctx, "why_nofit", need=need, budget=budget, cards=ctx.f.cards(row.fit.cards))
 
 
@@ -47,23 +50,36 @@ def _notes(ctx: MacroContext, row: Offer) -> Markup:
 
 
 def _speed(ctx: MacroContext, row: Offer) -> str:
-    if row.tokens_per_s is not None:
-        return ctx.f.tokens_per_s(row.tokens_per_s)
+    if row.speed is not None:
+        return ctx.f.speed(row.speed.typical, row.speed.floor, in_a_cell=True)
     if row.jobs is not None:
         return _t(ctx, "jobs", value=ctx.f.number(row.jobs))
     return _t(ctx, "none")
 
 
+def _load(ctx: MacroContext, row: Offer) -> str:
+    """Streams that fit, their typical total and the cost of a million tokens at that load."""
+    price = row.price_per_million_tokens(ctx.catalog)
+    if row.speed is None or price is None:
+        return _t(ctx, "none")
+    return _t(ctx, "load", streams=ctx.f.streams(row.speed.streams_on(row.node)),
+              total=ctx.f.number(speed_for_display(row.speed.total_on(row.node))),
+              price=ctx.f.money(price, "USD", digits=2))
+
+
 def _summary(ctx: MacroContext, rows: list[Offer]) -> list[str]:
     one = cheapest(rows, {Verdict.ONE_CARD})
     any_fit = cheapest(rows, {Verdict.ONE_CARD, Verdict.SPLIT})
+    tight = cheapest(rows, {Verdict.TIGHT})
     lines = [_t(ctx, "summary_one", node=ctx.node_label(one.node), price=ctx.monthly_price(one.node)) if one
              else _t(ctx, "summary_none_one")]
-    if any_fit is None:
+    if any_fit is None and tight is None:
         lines.append(_t(ctx, "summary_none"))
-    elif any_fit is not one:
+    elif any_fit is not None and any_fit is not one:
         lines.append(_t(ctx, "summary_any", node=ctx.node_label(any_fit.node),
                         price=ctx.monthly_price(any_fit.node)))
+    if tight is not None and (any_fit is None or tight.price_per_month < any_fit.price_per_month):
+        lines.append(_t(ctx, "summary_tight", node=ctx.node_label(tight.node), price=ctx.monthly_price(tight.node)))
     return lines
 
 
@@ -109,15 +125,24 @@ def _make_script_data(ctx: MacroContext) -> str:
         month, hour = _prices(ctx, configuration)
         configurations.append({
             "id": configuration.id, "name": _label(ctx, configuration), "amount": node.price_per_month.amount,
-            "month": month, "hour": hour, "budget": round(card_budget(c, c.gpu_of(node)) / GIB, 1),
+            "month": month, "hour": hour,
+            # what a card offers at each engine's default setting
+            "budget": {engine.id: round(card_budget(c, c.gpu_of(node), engine) / GIB, 1) for engine in c.engines.values()},
             # the summary names the cheapest node itself, at its own price
             "cheapest_name": ctx.node_label(node), "cheapest_month": ctx.monthly_price(node)})
     data = {
         "locale": BABEL_LOCALES[ctx.lang].replace("_", "-").replace("-Hans-CN", "-CN"),
         "strings": {**strings()["configurator"], **{f"verdict_{k}": v for k, v in strings()["verdicts"].items()},
-                    **{f"unit_{k}": strings()["units"][k] for k in ("gib", "tokens_per_s", "cards", "one_card",
+                    **{f"tight_{k}": v for k, v in strings()["tight"].items()},
+                    **{f"unit_{k}": strings()["units"][k] for k in ("gib", "tokens_per_s", "speed_cell", "cards",
+                                                                   "one_card", "streams", "one_stream",
                                                                    "params_billions")}},
         "precisions": {p.id: p.name for p in c.precisions.values()},
+        # the engine that runs each format: a language model's (engines.yml), else the server engine's
+        "engines": {p.id: (c.engine_of(p) if "llm" in p.applies_to else c.server_engine).id
+                    for p in c.precisions.values()},
+        # US dollars as the language writes them, the amount left to the script: "${value}", "{value} $US"
+        "money": ctx.f.money(1234.5, "USD", digits=2).replace(ctx.f.number(1234.5, 2), "{value}"),
         "configurations": configurations,
         "guide": ctx.links.lang_root + GUIDE,
         "pages": ctx.links.lang_root + "configurator/",
@@ -151,11 +176,13 @@ def configurator(ctx: MacroContext, model: str) -> str:
                   for c in contexts if c != NO_CONTEXT],
         summary=_summary(ctx, rows), note=_note(ctx, chosen),
         caption=_t(ctx, "caption", model=chosen.name, precision=precision.name),
-        headers=[_t(ctx, k) for k in ("col_node", "col_verdict", "col_why", speed_header, "col_month",
+        headers=[_t(ctx, k) for k in ("col_node", "col_verdict", "col_why", speed_header,
+                                       *(("col_load",) if isinstance(chosen, Llm) else ()), "col_month",
                                        "col_hour", "col_notes")],
         rows=[{"verdict": r.fit.verdict.value, "configuration": r.configuration.id, "cells": [
             _label(ctx, r.configuration), ctx.verdict_text(r.fit), _why(ctx, r), _speed(ctx, r),
-            *_prices(ctx, r.configuration), _notes(ctx, r)]} for r in rows],
+            *((_load(ctx, r),) if isinstance(chosen, Llm) else ()), *_prices(ctx, r.configuration),
+            _notes(ctx, r)]} for r in rows],
         floor_note=_t(ctx, "floor_note") if isinstance(chosen, Llm) else "",
     )
     return block(html)

@@ -12,7 +12,7 @@ from markupsafe import Markup
 from sizing.catalog import Catalog
 from sizing.configurations import Configuration
 from sizing.errors import closest
-from sizing.fit import Fit
+from sizing.fit import Fit, Verdict, tight_setting
 from sizing.matrix import Cell, VerdictMatrix
 from sizing.schema import DiffusionModel, Gpu, Interconnect, Llm, Node, Precision
 
@@ -105,7 +105,17 @@ class MacroContext:
         return self.f.unit("per_month", self.f.money(node.price_per_month.amount, node.price_per_month.currency))
 
     def verdict_text(self, fit: Fit) -> str:
-        return self.text("verdicts", fit.verdict.value, cards=self.f.number(fit.cards))
+        """"split across 4 cards"; a tight fit says what makes it fit: "fits with --gpu-memory-utilization 0.95"."""
+        if fit.verdict is not Verdict.TIGHT:
+            return self.text("verdicts", fit.verdict.value, cards=self.f.number(fit.cards))
+        cards = self.f.number(fit.cards)
+        several = "_cards" if fit.cards > 1 else ""
+        tokens = None if fit.longest_context_tokens is None else self.f.number(fit.longest_context_tokens)
+        setting = tight_setting(self.catalog, fit)
+        if setting is None:
+            return self.text("tight", "context" + several, cards=cards, tokens=tokens)
+        text = self.text("tight", "utilization" + several, cards=cards, setting=setting)
+        return text if tokens is None else f"{text}, {self.text('tight', 'or_context', tokens=tokens)}"
 
     def node_label(self, node: Node, full: bool = False) -> str:
         """"4 × A100 80GB PCIe": the card count and the GPU's short name (its full name with ``full``)."""

@@ -113,9 +113,9 @@ def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node:
 
 
 def _floor_on_cards(ctx: MacroContext, cell: Cell) -> str:
-    if cell.tokens_per_s is None:
+    if cell.speed is None:
         return ctx.verdict_text(cell.fit)
-    return _t(ctx, "floor_cards", floor=ctx.f.tokens_per_s(cell.tokens_per_s), cards=ctx.f.cards(cell.fit.cards))
+    return _t(ctx, "floor_cards", floor=ctx.f.speed(cell.speed.typical, cell.speed.floor, in_a_cell=True), cards=ctx.f.cards(cell.fit.cards))
 
 
 @macro

@@ -73,6 +73,19 @@ class Formatter:
         shown = speed_for_display(value)
         return self.unit("tokens_per_s", self.number(shown) if shown >= 10 else self.number(shown, 1))
 
+    def speed(self, typical: float, floor: float, in_a_cell: bool = False) -> str:
+        """"about 37 tok/s, at least 25" in a sentence; "~37 tok/s (at least 25)" in a table cell."""
+        shown = [speed_for_display(v) for v in (typical, floor)]
+        typical_text, floor_text = (self.number(v) if v >= 10 else self.number(v, 1) for v in shown)
+        return text("units", "speed_cell" if in_a_cell else "speed", self.lang, typical=typical_text, floor=floor_text)
+
+    def per_million_tokens(self, usd: float) -> str:
+        return self.unit("per_million_tokens", self.money(usd, "USD", digits=2))
+
+    def streams(self, count: int) -> str:
+        """"1 stream", or "12 streams"."""
+        return self.unit("one_stream", "") if count == 1 else self.unit("streams", self.number(count))
+
     def cards(self, count: int) -> str:
         """"one card", or "4 cards"."""
         return self.unit("one_card", "") if count == 1 else self.unit("cards", self.number(count))
@@ -86,7 +99,9 @@ class Formatter:
         return format_list(items, style=style, locale=self.locale)
 
     def date(self, value: datetime.date) -> str:
-        return format_date(value, format="long", locale=self.locale)
+        """A long date; French writes the first of a month as an ordinal: « 1er novembre 2026 »."""
+        written = format_date(value, format="long", locale=self.locale)
+        return "1er" + written[1:] if self.lang == "fr" and value.day == 1 and written.startswith("1 ") else written
 
 
 @lru_cache(maxsize=65536)

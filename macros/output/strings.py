@@ -9,6 +9,7 @@ import yaml
 from sizing.yaml_lines import load_yaml
 
 from ..languages import LANGUAGES
+from .typography import typeset
 
 STRINGS_FILE = Path(__file__).resolve().parent / "strings.yml"
 
@@ -31,7 +32,9 @@ def strings() -> dict[str, dict[str, dict[str, str]]]:
                for lang in LANGUAGES if texts.get(lang) is None]
     if missing:
         raise StringsError(f"{STRINGS_FILE}: strings missing a language: " + ", ".join(missing))
-    return table
+    # each language's typography, once, so a string reads the same in a page and in the configurator's script
+    return {group: {key: {lang: typeset(value, lang) for lang, value in texts.items()} for key, texts in keys.items()}
+            for group, keys in table.items()}
 
 
 def text(group: str, key: str, lang: str, **values: object) -> str:

@@ -53,12 +53,26 @@ class ScatterChart:
     currency: str = "USD"
 
 
-Chart = BarChart | ScatterChart
+@dataclass(frozen=True)
+class LogScatterChart:
+    """Points (x, y, colour) on logarithmic axes that span the same decades, with the line y = x and the
+    lines y = 2x and y = x / 2 dashed: an estimate against a measurement."""
+
+    lang: str
+    points: tuple[tuple[float, float, str], ...]
+    x_title: str
+    y_title: str
+    legend: tuple[tuple[str, str], ...]   # (colour, label)
+    band_label: str                        # what the dashed lines mean
+
+
+Chart = BarChart | ScatterChart | LogScatterChart
 
 
 def draw(chart: Chart, title: str, description: str) -> str:
     """The chart as an SVG element sized by its container, with its title and text alternative."""
-    height, parts = _bars(chart) if isinstance(chart, BarChart) else _scatter(chart)
+    height, parts = (_bars(chart) if isinstance(chart, BarChart) else
+                     _log_scatter(chart) if isinstance(chart, LogScatterChart) else _scatter(chart))
     return (f'<svg role="img" class="chart" viewBox="0 0 {_n(WIDTH)} {_n(height)}" font-family="sans-serif" '
             f'font-size="{_n(LABEL_SIZE)}"><title>{_xml(title)}</title><desc>{_xml(description)}</desc>'
             f'<g data-search-exclude="true" fill="currentColor">{"".join(parts)}</g></svg>')
@@ -141,6 +155,48 @@ def _scatter(chart: ScatterChart) -> tuple[float, list[str]]:
             parts.append(_line(cx, cy, cx + place.dx, cy - place.dy, width=0.5, opacity=0.5))
         parts.append(_text(cx + place.dx, cy - place.dy - 1.5, label, "start" if place.align == "left" else "end",
                            size=POINT_LABEL_SIZE))
+    return height, parts
+
+
+def _log_scatter(chart: LogScatterChart) -> tuple[float, list[str]]:
+    height = 360.0
+    values = [v for x, y, _ in chart.points for v in (x, y)]
+    low, high = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+    plot = Plot(72.0, WIDTH - 18.0, 25.2, height - 46.8, (low, high), (low, high))  # room for the last tick label
+    parts = [_line(plot.left, plot.bottom, plot.right, plot.bottom), _line(plot.left, plot.top, plot.left, plot.bottom)]
+    f = formatter(chart.lang)
+    for exponent in range(low, high + 1):
+        for multiple in (1, 2, 5):
+            value = multiple * 10.0 ** exponent
+            at = math.log10(value)
+            if at > high + 1e-9:
+                break
+            label = f.number(value, max(0, -exponent))
+            parts.append(_line(plot.x(at), plot.bottom, plot.x(at), plot.bottom + TICK))
+            parts.append(_text(plot.x(at), plot.bottom + TICK + PAD + 0.8 * LABEL_SIZE, label, "middle"))
+            parts.append(_line(plot.left - TICK, plot.y(at), plot.left, plot.y(at)))
+            parts.append(_text(plot.left - TICK - PAD, _middle(plot.y(at), LABEL_SIZE), label, "end"))
+    for factor, dashed in ((1.0, False), (2.0, True), (0.5, True)):  # y = factor × x across the plot
+        shift = math.log10(factor)
+        x1, x2 = max(low, low - shift), min(high, high - shift)
+        parts.append(f'<line x1="{_n(plot.x(x1))}" y1="{_n(plot.y(x1 + shift))}" x2="{_n(plot.x(x2))}" '
+                     f'y2="{_n(plot.y(x2 + shift))}" stroke="currentColor" stroke-width="0.8"'
+                     + (' stroke-dasharray="4 3" opacity="0.6"/>' if dashed else ' opacity="0.8"/>'))
+    parts.append(_text((plot.left + plot.right) / 2, height - 10, chart.x_title, "middle"))
+    middle = (plot.top + plot.bottom) / 2
+    parts.append(f'<text x="14" y="{_n(middle)}" text-anchor="middle" transform="rotate(-90 14 {_n(middle)})">'
+                 f'{_xml(chart.y_title)}</text>')
+    x, y = plot.left, plot.top - 12
+    for colour, label in (*chart.legend, ("none", chart.band_label)):
+        if colour == "none":
+            parts.append(f'<line x1="{_n(x)}" y1="{_n(y)}" x2="{_n(x + 12)}" y2="{_n(y)}" stroke="currentColor" '
+                         'stroke-width="0.8" stroke-dasharray="4 3" opacity="0.6"/>')
+            x += 7
+        else:
+            parts.append(_dot(x + POINT_RADIUS, y, colour))
+        parts.append(_text(x + 2 * POINT_RADIUS + 5, _middle(y, LEGEND_SIZE), label, size=LEGEND_SIZE))
+        x += 2 * POINT_RADIUS + 5 + text_width(label, LEGEND_SIZE) + 18
+    parts += [_dot(plot.x(math.log10(px)), plot.y(math.log10(py)), colour) for px, py, colour in sorted(chart.points)]
     return height, parts
 
 

@@ -25,10 +25,11 @@ _STRIPPED = [
 
 
 _ATTRIBUTE_NAMES = re.compile(r"(?<=[{\s:])[#.][\w-]+")  # ids and classes inside any other attribute list
-# Chinese numerals with a magnitude (四十一, 两千, 一百): a count or an amount written out
-# (not 几十 "a few dozen", 数百 "hundreds of", 十进制 "decimal")
+# Chinese numerals that count: a digit with a magnitude (四十一, 两千, 一百, 三万) or ten and a digit (十二);
+# not a magnitude alone (百万 "a million", 千万 "by all means", 万一 "in case"), 几十 "dozens" or 十进制 "decimal"
 _CHINESE_NUMERAL = re.compile(r"(?<![几数〇零一二三四五六七八九十百千万亿两])"
-                              r"[〇零一二三四五六七八九两]*[十百千万亿][〇零一二三四五六七八九十百千万亿两]*(?!进制)")
+                              r"(?:[〇零一二三四五六七八九两]+[十百千万亿]|十[〇零一二三四五六七八九])"
+                              r"[〇零一二三四五六七八九十百千万亿两]*(?!进制)")
 _NUMBER_WORDS = (r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen"
                  r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion"
                  r"|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|treize|quatorze|quinze|seize|vingt"

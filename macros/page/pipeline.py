@@ -9,6 +9,7 @@ from pathlib import Path
 from ..errors import PageError
 from ..languages import LANGUAGES, SOURCE_LANGUAGE
 from ..library.context import MacroContext
+from ..output.typography import typeset
 from ..site_data import SiteData
 from .checks import check_glossary, check_heading_ids, check_links, check_parity, heading_ids
 from .front_matter import check_front_matter
@@ -70,7 +71,8 @@ def render_page(page: PageSource, docs_dir: Path, data: SiteData, links: PageLin
         compile_page(page.markdown, page.path, offset)
     if not page.generated:  # generated pages hold nothing but data and macros
         check_hand_typed(page, data)
-    rendered = render_macros(page.markdown, page.path, MacroContext(data, page.lang, links, docs_dir), offset)
+    rendered = typeset(render_macros(page.markdown, page.path, MacroContext(data, page.lang, links, docs_dir), offset),
+                       page.lang)
     english = None if page.generated else english_source(page.path, page.lang, docs_dir)
     if english:
         check_parity(page.source, page.path, *english)

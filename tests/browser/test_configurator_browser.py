@@ -46,7 +46,7 @@ def test_llama_70b_bf16_on_every_node_then_another_precision_then_another_langua
         assert table[node][1] == NO_FIT[lang]
     for node in ("4x-a100-pcie-80gb", "4x-a100-sxm4-80gb"):
         assert table[node][1] == SPLIT_FOUR[lang]
-    assert table["4x-a100-pcie-80gb"][4] == MONTH_PRICE[lang]
+    assert table["4x-a100-pcie-80gb"][5] == MONTH_PRICE[lang]   # after the speed and the load at full load
 
     page.select_option("select[name=precision]", "int4-awq-gptq")  # 39.8 GB: one 80 GB card holds it
     page.wait_for_function("location.search.includes('precision=int4-awq-gptq')")
@@ -98,4 +98,14 @@ def test_screenshot_of_the_guide_for_review(page, server, lang):
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{server}{LANGUAGES[lang]}guides/nvlink-or-pcie/")
     page.screenshot(path=str(out / f"guide-{lang}.png"), full_page=True)
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("asked", ["__proto__", "constructor", "toString", "fp4"])
+def test_a_precision_the_model_does_not_offer_falls_back_to_the_default_with_one_notice(page, server, asked):
+    page.goto(f"{server}configurator/?model=llama-3.3-70b&precision={asked}")
+    page.wait_for_selector(".cfg-notice")
+    assert page.input_value("select[name=precision]") == "bf16"   # Llama 3.3 70B's default precision
+    assert page.locator(".cfg-notice").count() == 1 and page.locator(".cfg-error").count() == 0
+    assert page.locator(".cfg-table tbody tr").count() == 41
     assert page.errors == []

@@ -10,13 +10,16 @@ GUIDE = "guides/nvlink-or-pcie"
 NBSP, NNBSP = "\xa0", "\u202f"
 
 # Figures the guide must show, as each language writes them (computed from data/, hand-checked in
-# tests/test_throughput.py, tests/test_collectives.py and tests/test_formatting.py).
+# tests/unit/test_decode.py, tests/unit/test_collectives.py and tests/unit/test_macros.py): the speeds of
+# Llama 3.3 70B BF16 on 4 × A100 PCIe and SXM4, typical then floor.
 EXPECTED = {
-    "en": ["$4,157/month", "$4,395/month", "320 GB", "7×", "160", "~18 tok/s", "~19 tok/s", "41",
-           "1,935 GB/s", "2,039 GB/s", "141 GB", "3.9 s", "$238"],
-    "fr": [f"4{NNBSP}157{NBSP}$US/mois", f"4{NNBSP}395{NBSP}$US/mois", "320 GB", "7×", "160", "~18 tok/s",
-           "~19 tok/s", "41", f"1{NNBSP}935 GB/s", f"2{NNBSP}039 GB/s", "141 GB", "3,9 s", f"238{NBSP}$US"],
-    "zh": ["US$4,157/月", "US$4,395/月", "320 GB", "7×", "160", "约 18 token/秒", "约 19 token/秒", "41",
+    "en": ["$4,157/month", "$4,395/month", "320 GB", "7×", "160", "~31 tok/s (at least 17)",
+           "~35 tok/s (at least 19)", "41", "1,935 GB/s", "2,039 GB/s", "141 GB", "3.9 s", "$238"],
+    "fr": [f"4{NNBSP}157{NBSP}$US/mois", f"4{NNBSP}395{NBSP}$US/mois", "320 Go", "7×", "160",
+           "~31 tok/s (au moins 17)", "~35 tok/s (au moins 19)", "41", f"1{NNBSP}935 Go/s", f"2{NNBSP}039 Go/s",
+           "141 Go", "3,9 s", f"238{NBSP}$US"],
+    "zh": ["US$4,157/月", "US$4,395/月", "320 GB", "7×", "160", "约 31 token/秒（至少 17）",
+           "约 35 token/秒（至少 19）", "41",
            "1,935 GB/s", "2,039 GB/s", "141 GB", "3.9 秒", "US$238"],
 }
 
@@ -71,10 +74,25 @@ def test_chinese_search_finds_chinese_words(site: Path):
     import json
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert "\\u200b" in index["config"]["separator"]
-    hits = {doc["location"] for doc in index["docs"] if "张量" in doc["text"] and "显存" in doc["text"]}
+    hits = {doc["location"] for doc in index["docs"] if "张量" in doc["text"] and "链路" in doc["text"]}
     assert any(h.startswith("zh/guides/nvlink-or-pcie/") for h in hits)
 
 
 def test_no_google_fonts(site: Path):
     for path in site.rglob("*.html"):
         assert "fonts.googleapis.com" not in path.read_text(encoding="utf-8"), path
+
+
+def test_no_chinese_article_shows_a_space_between_two_chinese_characters(site: Path):
+    """Within a paragraph or a list item, inline markup removed: a space there is one a reader sees."""
+    chinese = "[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]"
+    stray = {}
+    for path in sorted((site / "zh").rglob("index.html")):
+        article = re.search(r"<article[^>]*>(.*?)</article>", path.read_text(encoding="utf-8"), re.S).group(1)
+        html = re.sub(r"<(pre|code)[^>]*>.*?</\1>", "x", article, flags=re.S)  # code reads as a word
+        for block in re.findall(r"<(p|li)\b[^>]*>(.*?)</\1>", html, re.S):
+            text = re.sub(r"<[^>]+>", "", block[1])
+            found = re.findall(f"{chinese}[ \n]+{chinese}", text)
+            if found:
+                stray.setdefault(str(path.relative_to(site)), []).extend(found)
+    assert not stray

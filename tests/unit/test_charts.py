@@ -7,7 +7,7 @@ from itertools import combinations
 import pytest
 
 from macros.output.svg import (
-    DRAWING, BarChart, ScatterChart, _box_around, _overlaps, draw, label_place, nice_ticks, text_width, tick_labels,
+    DRAWING, BarChart, LogScatterChart, ScatterChart, _box_around, _overlaps, draw, label_place, nice_ticks, text_width, tick_labels,
 )
 
 LINKS = BarChart("zh", ("NVLink 4", "PCIe Gen5 ×16"), (450.0, 63.0), ("450 GB/s", "63 GB/s"), ("#3949ab", "#8d6e63"),
@@ -95,3 +95,14 @@ def test_labels_in_a_crowd_overlap_no_other_label_and_no_point_and_stay_in_the_p
     assert all(50 <= box[0] and box[2] <= 600 for box in boxes)
     assert placed[-1].align == "right" and not placed[-1].moved  # near the right edge: on its left, on its line
     assert any(p.moved for p in placed)  # the crowd needed leader lines
+
+
+def test_an_estimate_against_a_measurement_is_drawn_on_log_axes_spanning_whole_decades():
+    chart = LogScatterChart("fr", ((16.0, 15.2, "#3949ab"), (276.0, 301.0, "#3949ab"), (13.0, 30.0, "#9e9e9e")),
+                            "Mesuré", "Estimé", (("#3949ab", "prise en compte"),), "à 2× près")
+    svg = draw(chart, "Titre", "Description")
+    ticks = re.findall(r'text-anchor="middle"[^>]*>([^<]+)</text>', svg)
+    # from 13 to 301: the decades 10 to 1,000, ticks at 1, 2 and 5 of each, written the French way
+    assert ticks[:7] == ["10", "20", "50", "100", "200", "500", "1\u202f000"]
+    assert svg.count("<circle") == 3 + 1                      # one per point, one in the legend
+    assert svg.count('stroke-dasharray="4 3"') == 2 + 1       # y = 2x and y = x/2, and the legend's sample

@@ -55,8 +55,18 @@ def test_a_70b_model_makes_two_allreduces_per_layer_per_token(data):
     assert render(data, '{{ allreduces_per_token("llama-3.3-70b") }}') == "160"
 
 
-def test_a_throughput_is_written_as_an_approximate_speed(data):
-    assert render(data, '{{ throughput("llama-3.3-70b", "bf16", "4x-a100-sxm4-80gb") }}') == "~19 tok/s"
+@pytest.mark.parametrize("lang, expected", [
+    ("en", "about 37 tok/s, at least 25"), ("fr", "environ 37 tok/s, au moins 25"), ("zh", "约 37 token/秒，至少 25"),
+])
+def test_a_speed_is_written_as_typical_then_floor(lang, expected):
+    from macros.output.formatting import formatter
+    assert formatter(lang).speed(37.1, 24.96) == expected
+
+
+def test_the_throughput_macro_gives_the_cells_typical_speed_and_floor(data):
+    speed = data.matrix.cell("llama-3.3-70b", "bf16", "4x-a100-sxm4-80gb").speed
+    assert render(data, '{{ throughput("llama-3.3-70b", "bf16", "4x-a100-sxm4-80gb") }}') \
+        == f"about {round(speed.typical)} tok/s, at least {round(speed.floor)}"
 
 
 @pytest.mark.parametrize("node, lang, expected", [
@@ -190,3 +200,11 @@ def test_the_link_chart_is_the_same_whatever_the_hash_seed_fastest_first_ties_by
     assert [name.strip() for name, _ in listed][2:4] == ["NVLink 3", "NVLink 4 (H100 PCIe/NVL)"]  # both 300 GB/s
     speeds = [float(speed) for _, speed in listed]
     assert speeds == sorted(speeds, reverse=True)
+
+
+@pytest.mark.parametrize("day, expected", [(1, "1er novembre 2026"), (2, "2 novembre 2026")])
+def test_french_writes_the_first_of_a_month_as_an_ordinal(day, expected):
+    import datetime
+
+    from macros.output.formatting import formatter
+    assert formatter("fr").date(datetime.date(2026, 11, day)) == expected

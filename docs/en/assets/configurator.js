@@ -11,7 +11,7 @@
   const result = root.querySelector(".cfg-result");
   const select = { model: form.elements.model, precision: form.elements.precision, context: form.elements.context };
   const cache = new Map();
-  const RANK = { "one-card": 0, split: 1, "no-fit": 2 };
+  const RANK = { "one-card": 0, split: 1, tight: 2, "no-fit": 3 };
 
   const number = (value, digits) => new Intl.NumberFormat(data.locale, {
     minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
@@ -31,27 +31,51 @@
 
   function verdictText(cell) {
     if (cell[0] === "split") return fill(S["verdict_split"], { cards: number(cell[1], 0) });
+    if (cell[0] === "tight") {
+      const cards = number(cell[1], 0);
+      const longest = cell[10] === null ? null : number(cell[10], 0);
+      if (cell[9] === null) return fill(cell[1] > 1 ? S.tight_context_cards : S.tight_context, { cards, tokens: longest });
+      const text = fill(cell[1] > 1 ? S.tight_utilization_cards : S.tight_utilization, { cards, setting: cell[9] });
+      return longest === null ? text : text + ", " + fill(S.tight_or_context, { tokens: longest });
+    }
     return S["verdict_" + cell[0]];
   }
 
-  function why(cell, node) {
-    const values = { need: gib(cell[2]), budget: gib(node.budget), cards: number(cell[1], 0) };
+  function why(cell, node, precision) {
+    // what a card offers at the default setting of the engine that runs this format
+    const budget = node.budget[data.engines[precision]];
+    const values = { need: gib(cell[2]), budget: gib(budget), cards: number(cell[1], 0) };
     if (cell[0] === "one-card") return fill(S.why_one, values);
     if (cell[0] === "split") return fill(S.why_split, values);
+    if (cell[0] === "tight") {
+      return fill(S.why_tight, { need: gib(cell[2]), budget: gib(budget),
+        cards: cell[1] === 1 ? S.unit_one_card : fill(S.unit_cards, { value: number(cell[1], 0) }) });
+    }
     values.cards = cell[1] === 1 ? S.unit_one_card : fill(S.unit_cards, { value: number(cell[1], 0) });
     return fill(S.why_nofit, values);
   }
 
+  // a cell: [verdict, cards, need_gib_per_card, jobs, typical, floor, streams, total, usd_per_million,
+  //          tight_setting, longest_context_tokens, warnings]
+  const tokens = (value) => number(value, value >= 10 ? 0 : 1);
+
   function speed(cell, kind) {
-    if (cell[3] === null) return S.none;
-    if (kind === "diffusion") return fill(S.jobs, { value: number(cell[3], 0) });
-    return fill(S.unit_tokens_per_s, { value: number(cell[3], cell[3] >= 10 ? 0 : 1) });
+    if (kind === "diffusion") return cell[3] === null ? S.none : fill(S.jobs, { value: number(cell[3], 0) });
+    if (cell[4] === null) return S.none;
+    return fill(S.unit_speed_cell, { typical: tokens(cell[4]), floor: tokens(cell[5]) });
+  }
+
+  function fullLoad(cell) {
+    if (cell[6] === null || cell[8] === null) return S.none;
+    const price = fill(data.money, { value: number(cell[8], 2) });
+    const streams = cell[6] === 1 ? S.unit_one_stream : fill(S.unit_streams, { value: number(cell[6], 0) });
+    return fill(S.load, { streams, total: tokens(cell[7]), price });
   }
 
   function notes(cell) {
     const parts = [];
-    if (cell[4].includes("fp8-not-native")) parts.push(escape(S.warn_fp8));
-    if (cell[4].includes("split-over-pcie")) {
+    if (cell[11].includes("fp8-not-native")) parts.push(escape(S.warn_fp8));
+    if (cell[11].includes("split-over-pcie")) {
       const link = `<a href="${escape(data.guide)}">${escape(S.warn_pcie_link)}</a>`;
       parts.push(fill(escape(S.with_link), { text: escape(S.warn_pcie), link }));
     }
@@ -72,10 +96,14 @@
       .reduce((best, r) => (best === null || r.node.amount < best.node.amount ? r : best), null);
     const one = cheapest(["one-card"]);
     const any = cheapest(["one-card", "split"]);
+    const tight = cheapest(["tight"]);
     const lines = [one ? fill(S.summary_one, { node: one.node.cheapest_name, price: one.node.cheapest_month })
       : S.summary_none_one];
-    if (any === null) lines.push(S.summary_none);
-    else if (any !== one) lines.push(fill(S.summary_any, { node: any.node.cheapest_name, price: any.node.cheapest_month }));
+    if (any === null && tight === null) lines.push(S.summary_none);
+    else if (any !== null && any !== one) lines.push(fill(S.summary_any, { node: any.node.cheapest_name, price: any.node.cheapest_month }));
+    if (tight !== null && (any === null || tight.node.amount < any.node.amount)) {
+      lines.push(fill(S.summary_tight, { node: tight.node.cheapest_name, price: tight.node.cheapest_month }));
+    }
     return lines;
   }
 
@@ -85,11 +113,13 @@
     rows.sort((a, b) => RANK[a.cell[0]] - RANK[b.cell[0]] || a.node.amount - b.node.amount
       || (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
     const caption = escape(fill(S.caption, { model: doc.name, precision: data.precisions[state.precision] }));
-    const headers = [S.col_node, S.col_verdict, S.col_why, doc.kind === "llm" ? S.col_speed : S.col_jobs,
-      S.col_month, S.col_hour, S.col_notes];
+    const llm = doc.kind === "llm";
+    const headers = [S.col_node, S.col_verdict, S.col_why, llm ? S.col_speed : S.col_jobs,
+      ...(llm ? [S.col_load] : []), S.col_month, S.col_hour, S.col_notes];
     const body = rows.map(({ node, cell }) => `<tr class="cfg-${cell[0]}" data-configuration="${escape(node.id)}">`
-      + `<th scope="row">${escape(node.name)}</th><td>${escape(verdictText(cell))}</td><td>${escape(why(cell, node))}</td>`
-      + `<td>${escape(speed(cell, doc.kind))}</td><td>${escape(node.month)}</td><td>${escape(node.hour)}</td>`
+      + `<th scope="row">${escape(node.name)}</th><td>${escape(verdictText(cell))}</td><td>${escape(why(cell, node, state.precision))}</td>`
+      + `<td>${escape(speed(cell, doc.kind))}</td>${llm ? `<td>${escape(fullLoad(cell))}</td>` : ""}`
+      + `<td>${escape(node.month)}</td><td>${escape(node.hour)}</td>`
       + `<td>${notes(cell)}</td></tr>`).join("\n");
     const noteText = note(doc);
     result.innerHTML = summary(rows).map((line) => `<p class="cfg-summary">${escape(line)}</p>`).join("\n")
@@ -142,6 +172,7 @@
       if (unknown) result.insertAdjacentHTML("afterbegin", `<p class="cfg-notice" role="status">${escape(S.unknown_choice)}</p>`);
       if (updateUrl) remember(state);
     } catch (error) {
+      console.error(error);
       result.insertAdjacentHTML("afterbegin", `<p class="cfg-error" role="alert">${escape(S.load_error)}</p>`);
     }
   }

@@ -1,0 +1,145 @@
+"""How well the speed model predicts published runs (``sizing.accuracy`` on data/measurements.yml): the
+figures, the chart of estimated against measured, the table of every record, and the claim that fails the
+build when the model misses its targets."""
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from sizing.accuracy import (
+    MAX_MEDIAN_ABS_ERROR, MIN_FLOOR_AT_OR_BELOW_MEASURED, AccuracyError, AccuracyMetrics, RecordCheck, check_records,
+    enforce_accuracy, metrics,
+)
+from sizing.schema import DecodeMeasurement
+
+from ..errors import MacroError
+from ..output.html import block, code, table
+from ..output.svg import LogScatterChart, draw
+from .context import MacroContext
+from .registry import macro
+
+COLOURS = {"used": "#3949ab", "left_out": "#9e9e9e"}
+
+
+def _checks(ctx: MacroContext) -> list[tuple[DecodeMeasurement, RecordCheck]]:
+    return ctx.data.remembered("speed checks", lambda: list(zip(ctx.catalog.measurements, check_records(ctx.catalog))))
+
+
+def _metrics(ctx: MacroContext) -> AccuracyMetrics:
+    return ctx.data.remembered("speed metrics", lambda: metrics(check for _, check in _checks(ctx)))
+
+
+def _percent(ctx: MacroContext, share: float) -> str:
+    return ctx.text("guides", "percent", value=ctx.f.number(100 * share))
+
+
+def _named(ref: object) -> str:
+    """A catalog id, or the id an inline record gives itself."""
+    return ref if isinstance(ref, str) else (getattr(ref, "id", None) or "?")
+
+
+def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
+    c = ctx.catalog
+    gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) and record.gpu in c.gpus else _named(record.gpu)
+    model = (c.models[record.model].name if isinstance(record.model, str) and record.model in c.models
+             else _named(record.model))
+    precision = record.precision
+    precision_name = (c.precisions[precision].name if isinstance(precision, str) and precision in c.precisions
+                      else _named(precision) if precision is not None else "")
+    return ctx.text("speed", "setup", cards=record.cards, gpu=gpu, model=model, precision=precision_name,
+                    streams=ctx.f.number(record.concurrency), engine=record.engine)
+
+
+@macro
+def speed_record_count(ctx: MacroContext) -> str:
+    """How many published measurements the speed model is judged on (those not left out)."""
+    return ctx.f.number(_metrics(ctx).records)
+
+
+@macro
+def speed_median_error(ctx: MacroContext) -> str:
+    """The median gap between the typical speed and a published measurement."""
+    return _percent(ctx, _metrics(ctx).median_abs_error)
+
+
+@macro
+def speed_within_2x(ctx: MacroContext) -> str:
+    """The share of published measurements the typical speed is within a factor of two of."""
+    return _percent(ctx, _metrics(ctx).within_2x)
+
+
+@macro
+def speed_floor_below(ctx: MacroContext) -> str:
+    """The share of published measurements at or above the floor."""
+    return _percent(ctx, _metrics(ctx).floor_at_or_below_measured)
+
+
+@macro
+def claim_speed_accuracy(ctx: MacroContext) -> str:
+    """Fails the build when the speed model misses its targets on data/measurements.yml: median error of the
+    typical speed at most 25 %, floor at or below at least 90 % of the measurements. Prints nothing."""
+    try:
+        enforce_accuracy(ctx.catalog)
+    except AccuracyError as exc:
+        raise MacroError(f"{exc}; the speed model no longer matches published runs: fix the model or its "
+                         "constants in data/assumptions.yml, not the measurements") from None
+    return ""
+
+
+@macro
+def chart_speed_accuracy(ctx: MacroContext) -> Markup:
+    """A chart of every published measurement against the typical speed the model gives it, on log axes."""
+    points = tuple((check.measured, check.typical, COLOURS["left_out" if check.unreliable else "used"])
+                   for _, check in _checks(ctx))
+    chart = LogScatterChart(ctx.lang, points, ctx.text("speed", "chart_x"), ctx.text("speed", "chart_y"),
+                            ((COLOURS["used"], ctx.text("speed", "legend_used")),
+                             (COLOURS["left_out"], ctx.text("speed", "legend_left_out"))),
+                            ctx.text("speed", "legend_band"))
+    title = ctx.text("speed", "chart_title")
+    m = _metrics(ctx)
+    description = ctx.text("speed", "chart_desc", count=ctx.f.number(len(points)), used=ctx.f.number(m.records),
+                           median=_percent(ctx, m.median_abs_error), within=_percent(ctx, m.within_2x))
+    return block(Markup('<figure class="chart">{}<figcaption>{}</figcaption></figure>').format(
+        Markup(draw(chart, title, description)), title))
+
+
+@macro
+def speed_accuracy_table(ctx: MacroContext) -> str:
+    """Every published measurement: its setup, measured and estimated speed of one stream, and the ratio."""
+    rows = []
+    for record, check in _checks(ctx):
+        rows.append([code(record.id), _setup(ctx, record), ctx.f.tokens_per_s(check.measured),
+                     ctx.f.speed(check.typical, check.floor, in_a_cell=True),
+                     ctx.text("speed", "ratio", value=ctx.f.number(check.ratio, 2)),
+                     ctx.text("speed", "left_out" if check.unreliable else "used")])
+    headers = [ctx.text("speed", key) for key in ("col_record", "col_setup", "col_measured", "col_estimate",
+                                                  "col_ratio", "col_used")]
+    return table(ctx.text("speed", "table_caption"), headers, rows)
+
+
+SPEED_CONSTANTS = ("decode_bandwidth_fraction_server", "decode_bandwidth_fraction_llama_cpp", "decode_compute_fraction",
+                   "decode_combine_exponent", "decode_sublayer_seconds", "decode_moe_sublayer_extra_seconds",
+                   "decode_mla_sublayer_extra_seconds", "decode_step_host_seconds_server",
+                   "decode_step_host_seconds_llama_cpp", "decode_floor_factor", "max_running_streams")
+
+
+@macro
+def speed_constant(ctx: MacroContext, name: str) -> str:
+    """A constant of the speed model (data/assumptions.yml), in its unit: a share as a percentage, a time in
+    microseconds or milliseconds."""
+    if name not in SPEED_CONSTANTS:
+        raise MacroError(f"unknown speed constant '{name}'; one of {', '.join(SPEED_CONSTANTS)}")
+    value = getattr(ctx.catalog.assumptions, name).value
+    if name.endswith(("_fraction", "_fraction_server", "_fraction_llama_cpp", "_factor")):
+        return _percent(ctx, value)
+    if name.endswith("_seconds") or "_seconds_" in name:
+        if value >= 1e-3:
+            return ctx.f.unit("milliseconds", ctx.f.significant(value * 1e3))
+        return ctx.f.unit("microseconds", ctx.f.number(value * 1e6))
+    return ctx.f.number(value, 0 if float(value).is_integer() else 1)
+
+
+@macro
+def speed_targets(ctx: MacroContext) -> str:
+    """The targets the build holds the speed model to (``sizing.accuracy``)."""
+    return ctx.text("speed", "targets", median=_percent(ctx, MAX_MEDIAN_ABS_ERROR),
+                    floor=_percent(ctx, MIN_FLOOR_AT_OR_BELOW_MEASURED))
