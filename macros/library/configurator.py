@@ -172,7 +172,7 @@ def configurator(ctx: MacroContext, model: str) -> str:
         models=[{"id": m.id, "name": m.name, "url": f"{ctx.links.lang_root}configurator/{m.id}/"}
                 for m in ctx.catalog.models.values()],
         precisions=ctx.catalog.precisions_for(chosen),
-        contexts=[{"value": c, "label": _t(ctx, "context_tokens", value=ctx.f.number(int(c)))}
+        contexts=[{"value": c, "label": _t(ctx, "context_tokens", value=ctx.f.context(int(c)))}
                   for c in contexts if c != NO_CONTEXT],
         summary=_summary(ctx, rows), note=_note(ctx, chosen),
         caption=_t(ctx, "caption", model=chosen.name, precision=precision.name),

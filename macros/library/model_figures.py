@@ -106,7 +106,7 @@ def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node:
                      _t(ctx, "percent", value=ctx.f.number(100 * size / bf16)), ctx.f.gib_from_bytes(kv),
                      ctx.verdict_text(cells[0].fit), _floor_on_cards(ctx, cells[1])])
     headers = [_t(ctx, "format"), _t(ctx, "bits_linear"), _t(ctx, "bits_effective"), _t(ctx, "weights"),
-               _t(ctx, "of_bf16"), _t(ctx, "kv_cache", context=ctx.f.number(context)),
+               _t(ctx, "of_bf16"), _t(ctx, "kv_cache", context=ctx.f.context(context)),
                _t(ctx, "verdict_on", node=ctx.node_label(one)), _t(ctx, "floor_on", node=ctx.node_label(big))]
     return table(_t(ctx, "quant_caption", model=llm.name, gpu=ctx.catalog.gpu_of(one).short_name,
                     node=ctx.node_label(big)), headers, rows)

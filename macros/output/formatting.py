@@ -82,6 +82,10 @@ class Formatter:
     def per_million_tokens(self, usd: float) -> str:
         return self.unit("per_million_tokens", self.money(usd, "USD", digits=2))
 
+    def context(self, tokens: int) -> str:
+        """A context length as models advertise it: "128K" for 131,072 tokens (K = 1,024), the count otherwise."""
+        return f"{self.number(tokens // 1024)}K" if tokens % 1024 == 0 and tokens >= 1024 else self.number(tokens)
+
     def streams(self, count: int) -> str:
         """"1 stream", or "12 streams"."""
         return self.unit("one_stream", "") if count == 1 else self.unit("streams", self.number(count))

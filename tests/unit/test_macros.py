@@ -208,3 +208,9 @@ def test_french_writes_the_first_of_a_month_as_an_ordinal(day, expected):
 
     from macros.output.formatting import formatter
     assert formatter("fr").date(datetime.date(2026, 11, day)) == expected
+
+
+@pytest.mark.parametrize("tokens, expected", [(131072, "128K"), (8192, "8K"), (5515, "5,515")])
+def test_a_context_length_is_written_as_models_advertise_it(tokens, expected):
+    from macros.output.formatting import formatter
+    assert formatter("en").context(tokens) == expected

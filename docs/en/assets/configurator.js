@@ -58,6 +58,8 @@
   // a cell: [verdict, cards, need_gib_per_card, jobs, typical, floor, streams, total, usd_per_million,
   //          tight_setting, longest_context_tokens, warnings]
   const tokens = (value) => number(value, value >= 10 ? 0 : 1);
+  // a context length as models advertise it: "128K" for 131,072 tokens, as the pre-rendered menu has it
+  const contextLabel = (count) => (count % 1024 === 0 && count >= 1024 ? number(count / 1024, 0) + "K" : number(count, 0));
 
   function speed(cell, kind) {
     if (kind === "diffusion") return cell[3] === null ? S.none : fill(S.jobs, { value: number(cell[3], 0) });
@@ -146,7 +148,7 @@
     const context = contexts.includes(wanted.context) ? wanted.context : fallback;
     options(select.precision, Object.keys(doc.fits).map((p) => [p, data.precisions[p]]), precision);
     options(select.context, contexts[0] === "0" ? [["0", S.none]]
-      : contexts.map((c) => [c, fill(S.context_tokens, { value: number(Number(c), 0) })]), context);
+      : contexts.map((c) => [c, fill(S.context_tokens, { value: contextLabel(Number(c)) })]), context);
     select.context.disabled = contexts[0] === "0";
     return { model: doc.model, precision, context };
   }
