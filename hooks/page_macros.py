@@ -80,8 +80,9 @@ _english_404: dict[str, bytes] = {}  # by site_dir
 
 @event_priority(-110)  # after mkdocs-static-i18n's on_config: sees the language being built
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    for problem in missing_nav_pages(config.nav, Path(config.docs_dir)):
-        raise PluginError(problem)
+    missing = missing_nav_pages(config.nav, Path(config.docs_dir))
+    if missing:
+        raise PluginError("\n".join(missing))
     state = i18n_state(config)
     try:
         # each language's 404 words; the root 404.html holds every language's (a host such as GitHub Pages

@@ -19,6 +19,7 @@ The three leave a page's YAML front matter, code (fenced blocks, `spans`), URLs,
 """
 from __future__ import annotations
 
+import bisect
 import re
 
 NNBSP = "\u202f"
@@ -50,10 +51,14 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
 
 def _sub_outside(pattern: re.Pattern[str], replace, text: str) -> str:
     """``pattern.sub(replace, text)``, skipping every match that starts or ends inside a protected span."""
-    spans = _protected_spans(text)
+    if pattern.search(text) is None:
+        return text
+    spans = _protected_spans(text)      # sorted, not overlapping
+    starts = [start for start, _ in spans]
 
     def inside(position: int) -> bool:
-        return any(start <= position < end for start, end in spans)
+        index = bisect.bisect_right(starts, position) - 1
+        return index >= 0 and position < spans[index][1]
 
     def guarded(match: re.Match[str]) -> str:
         if inside(match.start()) or (match.end() > match.start() and inside(match.end() - 1)):
