@@ -1,11 +1,7 @@
-"""MkDocs glue: every event hands off to one function of ``macros/``, which knows nothing of MkDocs.
-
-- on_config: the nav names pages that exist; the 404 page gets the words of the language being built;
-- on_files: one configurator page per model and language (``macros.generated``);
-- on_page_read_source, on_page_markdown: a page's checks and macros (``macros.page.pipeline.render_page``)
-  and its translation banner (``macros.translations``);
-- on_page_context: reading times (``macros.guides.RenderedPages``);
-- on_post_build: each language's 404 page, the JSON API and one search index per language."""
+"""MkDocs glue: every event hands off to one function of ``macros/``, which knows nothing of MkDocs: the nav
+and the 404 words (on_config), the configurator pages (on_files, on_page_read_source), a page's checks, macros
+and banner (on_page_markdown), reading times (on_page_context), each language's 404, the API and the search
+indexes (on_post_build)."""
 from __future__ import annotations
 
 import shutil
@@ -25,13 +21,13 @@ if str(ROOT) not in sys.path:
 
 from macros.errors import MacroError, PageError  # noqa: E402
 from macros.generated import (  # noqa: E402
-    api_files, configurator_page_uris, generated_page_source, not_found_words, search_indexes,
+    configurator_page_uris, generated_page_source, not_found_words, write_site_files,
 )
 from macros.guides import RenderedPages  # noqa: E402
 from macros.languages import LANGUAGES, SOURCE_LANGUAGE  # noqa: E402
 from macros.output.strings import StringsError  # noqa: E402
 from macros.page.links import PageLinks  # noqa: E402
-from macros.page.nav import missing_nav_pages  # noqa: E402
+from macros.page.nav import empty_language_folders, missing_nav_pages  # noqa: E402
 from macros.page.pipeline import render_page  # noqa: E402
 from macros.page.source import PageSource  # noqa: E402
 from macros.reading import reading_rates  # noqa: E402
@@ -100,11 +96,11 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """The configurator pages stand at docs/<lang>/configurator/<model>.md without a file on disk;
     on_page_read_source supplies their text."""
-    build = _builds[config.docs_dir]
-    for lang in i18n_state(config).languages:
-        if not any((Path(config.docs_dir) / lang).rglob("*.md")):
-            raise PluginError(f"docs/{lang}/ holds no page: a language folder must hold at least its home page "
-                              f"(index.md); add pages, or remove '{lang}' from plugins.i18n.languages in mkdocs.yml")
+    build, languages = _builds[config.docs_dir], i18n_state(config).languages
+    empty = empty_language_folders(Path(config.docs_dir), languages)
+    if empty:
+        raise PluginError("\n".join(empty))
+    for lang in languages:
         for uri in configurator_page_uris(build.data, lang):
             if files.get_file_from_path(uri) is None:
                 files.append(File(uri, config.docs_dir, config.site_dir, config.use_directory_urls,
@@ -172,14 +168,7 @@ def finish_site(config: MkDocsConfig) -> None:
     site = Path(config.site_dir)  # the i18n plugin writes every language below the same site_dir
     if config.site_dir in _english_404:
         (site / "404.html").write_bytes(_english_404.pop(config.site_dir))
-    for relative, content in api_files(_builds[config.docs_dir].data).items():
-        target = site / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
-    index = site / "search" / "search_index.json"
-    if index.exists():
-        for lang, content in search_indexes(index.read_text(encoding="utf-8"), state.languages).items():
-            (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")
+    write_site_files(site, _builds[config.docs_dir].data, state.languages)
 
 
 on_post_build = CombinedEvent(keep_language_404, finish_site)

@@ -3,6 +3,7 @@ API (``api/catalog.json``, ``api/fit.json``, ``api/fit/<model>.json``) and one s
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from markupsafe import escape
@@ -78,3 +79,15 @@ def not_found_words(site_url: str, languages: list[str]) -> dict[str, dict[str, 
     return {lang: {**{key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")},
                    "home_url": root + ("/" if lang == SOURCE_LANGUAGE else f"/{lang}/")}
             for lang in languages}
+
+
+def write_site_files(site: Path, data: SiteData, languages: list[str]) -> None:
+    """Into a built ``site``: the API files, and one search index per language from the site's shared one."""
+    for relative, content in api_files(data).items():
+        target = site / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+    index = site / "search" / "search_index.json"
+    if index.exists():
+        for lang, content in search_indexes(index.read_text(encoding="utf-8"), languages).items():
+            (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")

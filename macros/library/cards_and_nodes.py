@@ -36,8 +36,8 @@ def diffusion_memory_table(ctx: MacroContext, precision: str) -> str:
         def part(role: str) -> float:
             return sum(component_bytes(c.role, c.params, prec) for c in model.components if c.role == role)
         working = model.activation_reserve_gib * GIB
-        rows.append([model.name, _workload(ctx, model), ctx.f.gb_from_bytes(part("denoiser")), ctx.f.gb_from_bytes(part("text_encoder")),
-                     ctx.f.gb_from_bytes(part("vae")), ctx.f.gb_from_bytes(working), ctx.f.gb_from_bytes(weight_bytes(model, prec) + working)])
+        sizes = (part("denoiser"), part("text_encoder"), part("vae"), working, weight_bytes(model, prec) + working)
+        rows.append([model.name, _workload(ctx, model), *[ctx.f.gb_from_bytes(size) for size in sizes]])
     headers = [_t(ctx, k) for k in ("model", "workload", "denoiser", "text_encoders", "vae", "working", "total")]
     return table(_t(ctx, "memory_caption", precision=prec.name), headers, rows)
 

@@ -120,7 +120,8 @@ def gradient_volume(ctx: MacroContext, model: str) -> str:
 @macro
 def allreduce_time(ctx: MacroContext, model: str, node: str) -> str:
     """Pure transfer time of one gradient all-reduce (ring) over every card of a node."""
-    seconds = collectives.node_allreduce_seconds(ctx.catalog, ctx.node(node), collectives.gradient_bytes(ctx.catalog, ctx.model(model)))
+    volume = collectives.gradient_bytes(ctx.catalog, ctx.model(model))
+    seconds = collectives.node_allreduce_seconds(ctx.catalog, ctx.node(node), volume)
     return ctx.f.unit("seconds", ctx.f.significant(seconds))
 
 

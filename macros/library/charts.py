@@ -55,7 +55,8 @@ def chart_floor_price(ctx: MacroContext, model: str, precision: str) -> Markup:
               for n, speed, family in zip(nodes, speeds, families)),
         _t(ctx, "floor_x"), _t(ctx, "floor_y"),
         ((COLOURS["nvlink"], _t(ctx, "legend_nvlink")), (COLOURS["pcie"], _t(ctx, "legend_pcie"))))
-    items = ", ".join(f"{ctx.node_label(n)}: {ctx.monthly_price(n)}, {ctx.f.tokens_per_s(s)}" for n, s in zip(nodes, speeds))
+    items = ", ".join(f"{ctx.node_label(n)}: {ctx.monthly_price(n)}, {ctx.f.tokens_per_s(s)}"
+                      for n, s in zip(nodes, speeds))
     title = _t(ctx, "floor_title", model=llm.name, precision=prec.name)
     return _figure(chart, title, _t(ctx, "floor_desc", model=llm.name, precision=prec.name, items=items))
 

@@ -127,7 +127,8 @@ def _make_script_data(ctx: MacroContext) -> str:
             "id": configuration.id, "name": _label(ctx, configuration), "amount": node.price_per_month.amount,
             "month": month, "hour": hour,
             # what a card offers at each engine's default setting
-            "budget": {engine.id: round(card_budget(c, c.gpu_of(node), engine) / GIB, 1) for engine in c.engines.values()},
+            "budget": {engine.id: round(card_budget(c, c.gpu_of(node), engine) / GIB, 1)
+                       for engine in c.engines.values()},
             # the summary names the cheapest node itself, at its own price
             "cheapest_name": ctx.node_label(node), "cheapest_month": ctx.monthly_price(node)})
     data = {

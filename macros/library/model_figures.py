@@ -62,7 +62,8 @@ def kv_per_token(ctx: MacroContext, model: str) -> str:
 def kv_cache(ctx: MacroContext, model: str, context: int) -> str:
     """KV cache of one sequence of ``context`` tokens, in GiB (the same in every weight format)."""
     llm = ctx.llm(model)
-    return ctx.f.gib_from_bytes(kv_cache_bytes(llm, context, 1, ctx.catalog.assumptions.kv_cache_bytes_per_element.value))
+    bytes_per_element = ctx.catalog.assumptions.kv_cache_bytes_per_element.value
+    return ctx.f.gib_from_bytes(kv_cache_bytes(llm, context, 1, bytes_per_element))
 
 
 @macro
@@ -102,7 +103,8 @@ def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node:
         size = weight_bytes(llm, prec)
         cells = [ctx.cell(model, prec.id, n.id) for n in (one, big)]
         rows.append([prec.name, ctx.f.number(prec.bits_per_weight, 2),
-                     ctx.f.number(effective_bits_per_parameter(llm, ctx.catalog, prec.id), 2), ctx.f.gb_from_bytes(size),
+                     ctx.f.number(effective_bits_per_parameter(llm, ctx.catalog, prec.id), 2),
+                     ctx.f.gb_from_bytes(size),
                      _t(ctx, "percent", value=ctx.f.number(100 * size / bf16)), ctx.f.gib_from_bytes(kv),
                      ctx.verdict_text(cells[0].fit), _floor_on_cards(ctx, cells[1])])
     headers = [_t(ctx, "format"), _t(ctx, "bits_linear"), _t(ctx, "bits_effective"), _t(ctx, "weights"),
@@ -115,7 +117,8 @@ def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node:
 def _floor_on_cards(ctx: MacroContext, cell: Cell) -> str:
     if cell.speed is None:
         return ctx.verdict_text(cell.fit)
-    return _t(ctx, "floor_cards", floor=ctx.f.speed(cell.speed.typical, cell.speed.floor, in_a_cell=True), cards=ctx.f.cards(cell.fit.cards))
+    speed = ctx.f.speed(cell.speed.typical, cell.speed.floor, in_a_cell=True)
+    return _t(ctx, "floor_cards", floor=speed, cards=ctx.f.cards(cell.fit.cards))
 
 
 @macro

@@ -86,9 +86,10 @@ def _check_shape(text: str, line: int) -> None:
         and len(body[0].nodes) == 1 else None
     if isinstance(expression_node, nodes.Const) and expression_node.value in SHOWN_DELIMITERS:
         return
-    if (isinstance(expression_node, nodes.Call) and isinstance(expression_node.node, nodes.Name)
-            and expression_node.dyn_args is None and expression_node.dyn_kwargs is None
-            and all(_literal(a) for a in expression_node.args) and all(_literal(k.value) for k in expression_node.kwargs)):
+    call = expression_node
+    if (isinstance(call, nodes.Call) and isinstance(call.node, nodes.Name) and call.dyn_args is None
+            and call.dyn_kwargs is None and all(_literal(a) for a in call.args)
+            and all(_literal(k.value) for k in call.kwargs)):
         return
     shown = text if len(text) <= 60 else text[:60] + "…"
     raise BadPage(line, f"'{{{{ {shown} }}}}' is not a macro call: a call is a macro's name with literal "
