@@ -22,6 +22,11 @@ def _t(ctx: MacroContext, key: str, **values: object) -> str:
     return text("charts", key, ctx.lang, **values)
 
 
+def _items(ctx: MacroContext, items: list[tuple[str, str]]) -> str:
+    """"NVLink 4: 450 GB/s, PCIe Gen5: 63 GB/s" as the page's language punctuates it: a text alternative."""
+    return _t(ctx, "separator").join(_t(ctx, "item", name=name, value=value) for name, value in items)
+
+
 def _figure(chart: Chart, title: str, description: str) -> Markup:
     """The chart inline, with role img, its title and description (its accessible name and text), captioned."""
     return block(Markup('<figure class="chart">{}<figcaption>{}</figcaption></figure>').format(
@@ -38,7 +43,7 @@ def chart_links(ctx: MacroContext) -> Markup:
     values = tuple(link.per_direction_gbps for link in links)
     chart = BarChart(ctx.lang, tuple(link.name for link in links), values, tuple(ctx.f.gbps(v) for v in values),
                      tuple(COLOURS[link.family] for link in links), _t(ctx, "links_axis"))
-    items = ", ".join(f"{link.name}: {ctx.f.gbps(link.per_direction_gbps)}" for link in links)
+    items = _items(ctx, [(link.name, ctx.f.gbps(link.per_direction_gbps)) for link in links])
     return _figure(chart, _t(ctx, "links_title"), _t(ctx, "links_desc", items=items))
 
 
@@ -55,8 +60,8 @@ def chart_floor_price(ctx: MacroContext, model: str, precision: str) -> Markup:
               for n, speed, family in zip(nodes, speeds, families)),
         _t(ctx, "floor_x"), _t(ctx, "floor_y"),
         ((COLOURS["nvlink"], _t(ctx, "legend_nvlink")), (COLOURS["pcie"], _t(ctx, "legend_pcie"))))
-    items = ", ".join(f"{ctx.node_label(n)}: {ctx.monthly_price(n)}, {ctx.f.tokens_per_s(s)}"
-                      for n, s in zip(nodes, speeds))
+    items = _items(ctx, [(ctx.node_label(n), _t(ctx, "pair", first=ctx.monthly_price(n), second=ctx.f.tokens_per_s(s)))
+                         for n, s in zip(nodes, speeds)])
     title = _t(ctx, "floor_title", model=llm.name, precision=prec.name)
     return _figure(chart, title, _t(ctx, "floor_desc", model=llm.name, precision=prec.name, items=items))
 
@@ -74,7 +79,7 @@ def chart_memory(ctx: MacroContext, model: str, gpu: str) -> Markup:
     marker = (budget, _t(ctx, "memory_budget", card=card.short_name, budget=budget_text), COLOURS["budget"])
     chart = BarChart(ctx.lang, tuple(p.name for p in precisions), needs, need_texts,
                      (COLOURS["bar"],) * len(needs), _t(ctx, "memory_axis"), marker)
-    items = ", ".join(f"{p.name}: {need}" for p, need in zip(precisions, need_texts))
+    items = _items(ctx, [(p.name, need) for p, need in zip(precisions, need_texts)])
     title = _t(ctx, "memory_title", model=llm.name)
     return _figure(chart, title, _t(ctx, "memory_desc", model=llm.name, card=card.short_name,
                                     budget=budget_text, items=items))
