@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal
+from typing import Literal, Protocol
 
 from .catalog import Catalog
 from .memory import component_bytes, kv_cache_bytes, kv_cache_bytes_layer_split, require_precision, weight_bytes
@@ -19,6 +19,18 @@ from .units import GIB
 
 MIB = 2**20
 Engine = ServerEngine | LlamaCppEngine
+
+
+class ModelShape(Protocol):
+    """What an engine's reserve depends on: a catalog model (``schema.Llm``) or a decode scenario's
+    (``decode.ModelSpec``)."""
+
+    @property
+    def vocab_size(self) -> int: ...
+    @property
+    def attention_heads(self) -> int: ...
+    @property
+    def is_moe(self) -> bool: ...
 
 
 class Verdict(str, Enum):
@@ -139,14 +151,14 @@ def engine_splits(engine: Engine, model: Llm, max_cards: int) -> list[int]:
     return list(range(1, min(max_cards, model.layers) + 1))
 
 
-def activation_peak_bytes(engine: ServerEngine, model: Llm) -> float:
+def activation_peak_bytes(engine: ServerEngine, model: ModelShape) -> float:
     """A server engine's activation peak on every card, whatever the split: the float32 logits of one profiling
     batch (``activation_tokens × vocab × 4 B``) plus the rest of the forward pass (more for mixture-of-experts)."""
     base = engine.activation_base_gib.value + (engine.activation_moe_extra_gib.value if model.is_moe else 0.0)
     return engine.activation_tokens.value * model.vocab_size * engine.logits_bytes_per_vocab_entry.value + base * GIB
 
 
-def compute_buffer_bytes(engine: LlamaCppEngine, model: Llm, context_tokens: int, batch: int = 1) -> float:
+def compute_buffer_bytes(engine: LlamaCppEngine, model: ModelShape, context_tokens: int, batch: int = 1) -> float:
     """llama.cpp's compute buffer on each card: one layer's float32 attention scores for every head
     (``n_ctx × n_ubatch × n_head × 4 B``) and the logits of a batch (``n_ubatch × vocab × 4 B``)."""
     ubatch = engine.ubatch_tokens.value
@@ -154,29 +166,30 @@ def compute_buffer_bytes(engine: LlamaCppEngine, model: Llm, context_tokens: int
     return ubatch * (scores + model.vocab_size * engine.logits_bytes_per_vocab_entry.value)
 
 
+def engine_reserve_bytes(engine: Engine, model: ModelShape, context_tokens: int, batch: int,
+                        cards: int) -> tuple[float, float]:
+    """What the engine keeps on each card of a ``cards``-way split besides weights and KV cache:
+    (activations, overhead). llama.cpp: its compute buffer and CUDA context; a server engine: its activation
+    peak, and CUDA context, CUDA graphs and, when split, NCCL buffers."""
+    if isinstance(engine, LlamaCppEngine):
+        return compute_buffer_bytes(engine, model, context_tokens, batch), engine.cuda_context_gib.value * GIB
+    overhead_gib = engine.cuda_context_gib.value + engine.cuda_graphs_gib.value
+    if cards > 1:
+        overhead_gib += engine.nccl_buffers_gib.value
+    return activation_peak_bytes(engine, model), overhead_gib * GIB
+
+
 def llm_need(catalog: Catalog, model: Llm, precision: Precision, context_tokens: int, batch: int,
              cards: int) -> MemoryNeed:
     """What each card of a ``cards``-way split needs, with the engine that runs ``precision``."""
-    a = catalog.assumptions
     engine = catalog.engine_of(precision)
-    bytes_per_element = a.kv_cache_bytes_per_element.value
-    weights = weight_bytes(model, precision) / cards
+    bytes_per_element = catalog.assumptions.kv_cache_bytes_per_element.value
     if isinstance(engine, LlamaCppEngine):
-        return MemoryNeed(
-            weights=weights,
-            kv_cache=kv_cache_bytes_layer_split(model, context_tokens, batch, bytes_per_element, cards),
-            activations=compute_buffer_bytes(engine, model, context_tokens, batch),
-            overhead=engine.cuda_context_gib.value * GIB,
-        )
-    overhead = engine.cuda_context_gib.value + engine.cuda_graphs_gib.value
-    if cards > 1:
-        overhead += engine.nccl_buffers_gib.value
-    return MemoryNeed(
-        weights=weights,
-        kv_cache=kv_cache_bytes(model, context_tokens, batch, bytes_per_element, cards),
-        activations=activation_peak_bytes(engine, model),
-        overhead=overhead * GIB,
-    )
+        kv_cache = kv_cache_bytes_layer_split(model, context_tokens, batch, bytes_per_element, cards)
+    else:
+        kv_cache = kv_cache_bytes(model, context_tokens, batch, bytes_per_element, cards)
+    activations, overhead = engine_reserve_bytes(engine, model, context_tokens, batch, cards)
+    return MemoryNeed(weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
 
 
 def split_needs(catalog: Catalog, model: Llm, precision: Precision, max_cards: int,

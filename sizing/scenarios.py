@@ -9,11 +9,10 @@ from .decode import (
     PrecisionSpec, StepSeconds, estimate_decode, step_seconds,
 )
 from .errors import SizingError, did_you_mean
-from .fit import card_budget
+from .fit import Engine, card_budget, engine_reserve_bytes
 from .schema import (
     LINK_KINDS, DecodeScenario, Gpu, InlineGpu, InlineLink, InlineLlm, InlinePrecision, Interconnect, Llm,
 )
-from .units import GIB
 
 NVLINK_TOPOLOGIES = {"nvlink": ("nvswitch", "mesh"), "nvlink-bridge": ("bridged-pairs",)}
 
@@ -136,6 +135,12 @@ def precision_spec(catalog: Catalog, precision: str | InlinePrecision | None, mo
     return PrecisionSpec(record.bits_per_weight, record.keeps_embeddings_16bit, None, record.compute_format)
 
 
+def engine_of_class(catalog: Catalog, engine_class: EngineClass) -> Engine:
+    """The engines.yml profile a scenario's ``engine_class`` sizes memory with (its budget and reserve, as the
+    fit verdicts do)."""
+    return next(e for e in catalog.engines.values() if e.kind == engine_class)
+
+
 def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
     """Every id looked up, every default filled in; raises ScenarioError naming what is wrong."""
     a = catalog.assumptions
@@ -143,15 +148,15 @@ def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
     model = model_spec(catalog, scenario.model)
     precision = precision_spec(catalog, scenario.precision, scenario.model)
     link = resolve_link(catalog, scenario.link, gpu, scenario.cards)
-    # what the runtime keeps besides weights and KV cache, as fit.llm_need
-    activations = (a.activation_reserve_moe_gib if model.is_moe else a.activation_reserve_dense_gib).value
-    overhead = (a.runtime_overhead_single_card_gib if scenario.cards == 1 else a.runtime_overhead_split_gib).value
+    context_tokens = scenario.context_tokens or a.default_context_tokens.value
+    engine = engine_of_class(catalog, scenario.engine_class)
+    reserved = sum(engine_reserve_bytes(engine, model, context_tokens, a.default_batch.value, scenario.cards))
     return ResolvedScenario(
         gpu=gpu_spec(gpu), link=link, model=model, precision=precision, cards=scenario.cards,
         parallelism=scenario.parallelism, concurrency=scenario.concurrency,
-        context_tokens=scenario.context_tokens or a.default_context_tokens.value,
+        context_tokens=context_tokens,
         engine_class=scenario.engine_class, prompt_tokens_per_output_token=scenario.prompt_tokens_per_output_token,
-        card_memory=CardMemory(card_budget(catalog, gpu), (activations + overhead) * GIB),  # type: ignore[arg-type]
+        card_memory=CardMemory(card_budget(catalog, gpu, engine), reserved),
         constants=DecodeConstants.from_assumptions(a),
     )
 

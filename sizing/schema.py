@@ -308,8 +308,6 @@ class Assumptions(Record):
     usable_memory_fraction: Assumption[Fraction]
     runtime_visible_memory_fraction: Assumption[Fraction]
     tight_min_context_tokens: Assumption[PositiveInt]
-    activation_reserve_dense_gib: Assumption[Positive]
-    activation_reserve_moe_gib: Assumption[Positive]
     runtime_overhead_single_card_gib: Assumption[Positive]
     runtime_overhead_split_gib: Assumption[Positive]
     kv_cache_bytes_per_element: Assumption[Positive]

@@ -8,6 +8,7 @@ from sizing.decode import (
     seconds_overhead, seconds_per_allreduce, seconds_reading_memory, step_seconds, streams_that_fit,
     tensor_tflops, weight_bytes_held, weight_bytes_read_per_step,
 )
+from sizing.fit import card_budget, llm_need
 from sizing.memory import weight_bytes
 from sizing.scenarios import model_spec, precision_spec, resolve, step
 from sizing.schema import DecodeScenario, MlaAttention
@@ -187,12 +188,14 @@ def test_streams_that_fit_divide_the_free_memory_by_the_kv_of_one_stream():
 
 
 def test_llama_70b_bf16_on_four_a100_holds_52_streams_of_8k(catalog):
-    # budget 0.9 x 79.25 GiB visible = 71.325 GiB - weights 141.107e9 / 4 B (32.85 GiB) - 5 GiB activations
-    # - 0.6 GiB runtime = 32.87 GiB; one stream of 8,192 tokens: 2.5 GiB of KV / 4 cards = 0.625 GiB;
-    # 32.87 / 0.625 = 52.6 -> 52
+    # The server engine's rules, as the fit verdicts (engines.yml): budget 0.9 x 79.25 GiB visible = 71.325 GiB;
+    # reserve: activation peak 8,192 tokens x 128,256 vocab x 4 B = 3.914 GiB + 1.0 GiB, and CUDA context 0.15
+    # + CUDA graphs 0.5 + NCCL 0.4 GiB = 5.964 GiB. Left: 71.325 - weights 141.107e9 B / 4 (32.854 GiB) - 5.964
+    # = 32.507 GiB; one stream of 8,192 tokens: 2.5 GiB of KV / 4 cards = 0.625 GiB; 32.507 / 0.625 = 52.01 -> 52
     resolved = resolve(catalog, DecodeScenario(gpu="a100-sxm4-80gb", cards=4, link="nvlink", model="llama-3.3-70b",
                                                precision="bf16"))
     assert resolved.card_memory.card_budget_bytes == pytest.approx(71.325 * GIB)
+    assert resolved.card_memory.reserved_bytes == pytest.approx(5.964 * GIB, abs=0.001 * GIB)
     estimate = estimate_decode(card_memory=resolved.card_memory, **resolved.setup())
     assert estimate.streams_that_fit == 52
     assert estimate.floor_tokens_per_s_per_stream == pytest.approx(0.55 * estimate.typical_tokens_per_s_per_stream)
@@ -215,3 +218,16 @@ def test_more_streams_share_a_step_slower_each_faster_in_all(constants):
     per_stream, total = zip(*speeds)
     assert list(per_stream) == sorted(per_stream, reverse=True)
     assert list(total) == sorted(total)
+
+
+def test_a_scenario_reserves_what_the_fit_verdict_reserves(catalog):
+    """One memory rule: ``estimate`` charges each card the engine's reserve that ``fit.llm_need`` charges."""
+    for precision, engine_class, parallelism, cards in (("bf16", "server", "tensor", 2),
+                                                        ("gguf-q4_k_m", "llama.cpp", "layers", 3)):
+        resolved = resolve(catalog, DecodeScenario(
+            gpu="rtx-4090", cards=cards, link="pcie", parallelism=parallelism, model="llama-3.1-8b",
+            precision=precision, engine_class=engine_class, context_tokens=4096))
+        need = llm_need(catalog, catalog.models["llama-3.1-8b"], catalog.precisions[precision], 4096, 1, cards)
+        assert resolved.card_memory.reserved_bytes == pytest.approx(need.activations + need.overhead)
+        assert resolved.card_memory.card_budget_bytes == pytest.approx(
+            card_budget(catalog, catalog.gpus["rtx-4090"], catalog.engines[engine_class]))
