@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .catalog import Catalog
-from .decode import StepSeconds, step_seconds
+from .decode import DecodeConstants, StepSeconds, step_seconds
 from .errors import SizingError
 from .scenarios import resolve
+from .schema import DecodeMeasurement
 
 MIN_FLOOR_AT_OR_BELOW_MEASURED = 0.90
 MAX_MEDIAN_ABS_ERROR = 0.25
@@ -45,11 +46,15 @@ class AccuracyMetrics:
     median_ratio: float
 
 
-def check_records(catalog: Catalog) -> list[RecordCheck]:
-    """Every record of measurements.yml, in file order, with the model's typical and floor speed."""
+def check_records(catalog: Catalog, records: Iterable[DecodeMeasurement] | None = None,
+                  constants: DecodeConstants | None = None) -> list[RecordCheck]:
+    """Each record (by default every ``decode`` record of measurements.yml), in order, with the model's typical
+    and floor speed, under ``constants`` (by default those of assumptions.yml)."""
     checks = []
-    for m in catalog.measurements:
+    for m in catalog.measurements if records is None else records:
         resolved = resolve(catalog, m)
+        if constants is not None:
+            resolved = replace(resolved, constants=constants)
         seconds = step_seconds(**resolved.setup())  # type: ignore[arg-type]
         typical = 1 / seconds.total
         floor = typical * resolved.constants.floor_factor

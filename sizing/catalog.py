@@ -48,6 +48,7 @@ class Catalog:
     models: Mapping[str, Model]
     assumptions: Assumptions
     measurements: tuple[DecodeMeasurement, ...]
+    held_out_measurements: tuple[DecodeMeasurement, ...]
     engines: Mapping[str, ServerEngine | LlamaCppEngine]
 
     def engine_of(self, precision: Precision) -> ServerEngine | LlamaCppEngine:
@@ -262,15 +263,19 @@ def _check_measurements(catalog_parts: dict[str, Mapping[str, Any]], measurement
                 f"{did_you_mean(m.link, [*LINK_KINDS, *links])}")
 
 
-def _check_fitted_on(assumptions: Assumptions, raw: Any, measurements: Iterable[DecodeMeasurement], path: Path,
-                     problems: list[Problem]) -> None:
-    """A fitted constant names usable records of measurements.yml."""
+def _check_fitted_on(assumptions: Assumptions, raw: Any, measurements: Iterable[DecodeMeasurement],
+                     held_out: Iterable[DecodeMeasurement], path: Path, problems: list[Problem]) -> None:
+    """A fitted constant names usable records of measurements.yml, never a held-out one."""
     usable = {m.id: m.unreliable for m in measurements}
+    kept_apart = {m.id for m in held_out}
     for name, assumption in assumptions:
         if not isinstance(assumption, FittedAssumption):
             continue
         for rid in assumption.fitted_on:
-            if rid not in usable:
+            if rid in kept_apart:
+                message = (f"measurement '{rid}' is held out (measurements.yml held_out) to judge the model on "
+                           "figures it was not fitted on; remove it from fitted_on or move it to decode")
+            elif rid not in usable:
                 message = f"unknown measurement '{rid}' (not in measurements.yml); {did_you_mean(rid, usable)}"
             elif usable[rid] is not None:
                 message = f"measurement '{rid}' is flagged unreliable in measurements.yml; a fit leaves it out"
@@ -328,15 +333,17 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     _check_nodes(parsed["nodes"].nodes, raws["nodes"]["nodes"], path("nodes"), gpus, links, problems)
     engines = _index(parsed["engines"].engines, path("engines"), raws["engines"]["engines"], problems)
     _check_engines(parsed["engines"].engines, raws["engines"]["engines"], path("engines"), precisions, problems)
+    measured: MeasurementsFile = parsed["measurements"]
     _check_measurements({"gpus": gpus, "models": models, "precisions": precisions, "interconnects": links},
-                        parsed["measurements"].decode, raws["measurements"]["decode"],
+                        [*measured.decode, *measured.held_out],
+                        [*raws["measurements"]["decode"], *raws["measurements"].get("held_out", [])],
                         path("measurements"), problems)
     _check_fitted_on(parsed["assumptions"].assumptions, raws["assumptions"]["assumptions"],
-                     parsed["measurements"].decode, path("assumptions"), problems)
+                     measured.decode, measured.held_out, path("assumptions"), problems)
     if problems:
         raise CatalogError(problems)
     return Catalog(
         gpus=gpus, interconnects=links, nodes=nodes, prices_as_of=parsed["nodes"].prices_as_of,
         precisions=precisions, models=models, assumptions=parsed["assumptions"].assumptions,
-        measurements=tuple(parsed["measurements"].decode), engines=engines,
+        measurements=tuple(measured.decode), held_out_measurements=tuple(measured.held_out), engines=engines,
     )

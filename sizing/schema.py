@@ -517,4 +517,7 @@ class DecodeMeasurement(DecodeScenario):
 
 
 class MeasurementsFile(Record):
+    """``decode``: the records the constants are fitted on and the build checks; ``held_out``: records never
+    fitted, to judge the model on figures it has not seen."""
     decode: Annotated[list[DecodeMeasurement], Field(min_length=1)]
+    held_out: list[DecodeMeasurement] = []

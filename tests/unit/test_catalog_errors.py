@@ -105,6 +105,15 @@ CASES = {
     "constant fitted on an unreliable record": (
         "assumptions.yml", "      - qwen3-8b-h100sxm-1x-vllm-c1\n", "      - dsv32-fp8-h20-8x-vllm\n",
         ["assumptions.yml:", "field 'fitted_on'", "'dsv32-fp8-h20-8x-vllm' is flagged unreliable"]),
+    "constant fitted on a held-out record": (
+        "assumptions.yml", "      - qwen3-8b-h100sxm-1x-vllm-c1\n", "      - llama2-7b-q4-4090-mlc-aug23\n",
+        ["assumptions.yml:", "field 'fitted_on'", "'llama2-7b-q4-4090-mlc-aug23' is held out",
+         "remove it from fitted_on or move it to decode"]),
+    "held-out record naming an unknown gpu": (
+        "measurements.yml", "- id: llama7b-f16-4090-llamacpp-jan24\n  gpu: rtx-4090\n",
+        "- id: llama7b-f16-4090-llamacpp-jan24\n  gpu: rtx-4900\n",
+        ["measurements.yml:", "record 'llama7b-f16-4090-llamacpp-jan24'", "unknown gpu 'rtx-4900'",
+         "did you mean 'rtx-4090'"]),
     "fp8 figure on an ampere card": (
         "gpus.yml", "    bf16_dense_tflops: 312\n    fp8_dense_tflops: null\n", "    bf16_dense_tflops: 312\n    fp8_dense_tflops: 624\n",
         ["gpus.yml:", "record 'a100-pcie-80gb'", "fp8_dense_tflops is null exactly for ampere cards"]),

@@ -24,3 +24,12 @@ def test_a_missed_target_is_named():
     good = AccuracyMetrics(records=10, median_abs_error=0.1, within_2x=1.0, floor_at_or_below_measured=0.95,
                            median_ratio=1.0)
     assert missed_targets(good) == []
+
+
+def test_held_out_records_are_judged_apart_and_never_fitted(catalog):
+    """Public figures kept out of the fit: checked on request, absent from the build's statistics."""
+    held_out = check_records(catalog, catalog.held_out_measurements)
+    assert len(held_out) >= 10 and {c.id for c in held_out}.isdisjoint(m.id for m in catalog.measurements)
+    fitted_on = {rid for _, a in catalog.assumptions for rid in getattr(a, "fitted_on", ())}
+    assert fitted_on.isdisjoint(c.id for c in held_out)
+    assert metrics(held_out).within_2x >= 0.9   # the model generalizes, it does not memorize its points

@@ -1,0 +1,129 @@
+"""Refit the decode-speed constants of data/assumptions.yml on the usable records of data/measurements.yml.
+
+    .venv/bin/python bench/fit_speed_model.py              # fit from today's constants, print what would move
+    .venv/bin/python bench/fit_speed_model.py --from-mid   # start every constant mid-range (a fresh fit)
+    .venv/bin/python bench/fit_speed_model.py --write      # also write the moved values into assumptions.yml
+
+The loss is soft-L1 on the log of typical ÷ measured, ``sqrt(1 + (r / 0.25)²) − 1``: a record twice off weighs
+like three records 25 % off, not eight, so one odd publication cannot drag the physics. The fit is coordinate
+descent: one constant at a time over a grid inside its physical range, sweeping until none moves. The floor
+factor is then the largest 0.05 step at or below which 90 % of the records are, one step lower for margin.
+Held-out records (measurements.yml ``held_out``) are never fitted; the script prints how the fit does on them.
+``fitted_on`` in assumptions.yml is kept by hand: the records where a constant's term is a large share of the step.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from sizing.accuracy import check_records, metrics, summary_lines  # noqa: E402
+from sizing.catalog import DATA_DIR, Catalog, load_catalog  # noqa: E402
+from sizing.decode import DecodeConstants  # noqa: E402
+from sizing.schema import DecodeMeasurement  # noqa: E402
+
+LOSS_SCALE = 0.25
+FLOOR_SHARE = 0.90
+FLOOR_STEP = 0.05
+
+# DecodeConstants field -> the grid of its physical range; the order is the sweep order.
+GRIDS: dict[str, list[float]] = {
+    "bandwidth_fraction_server": [x / 100 for x in range(60, 96)],
+    "bandwidth_fraction_llama_cpp": [x / 100 for x in range(45, 96)],
+    "step_host_seconds_server": [x * 1e-4 for x in range(0, 31)],
+    "sublayer_seconds": [x * 1e-6 for x in range(0, 61)],
+    "step_host_seconds_llama_cpp": [x * 1e-4 for x in range(0, 31)],
+    "moe_sublayer_extra_seconds": [x * 5e-6 for x in range(0, 61)],
+    "mla_sublayer_extra_seconds": [x * 5e-6 for x in range(0, 61)],
+    "combine_exponent": [1, 1.5, 2, 3, 4, 100],
+}
+
+
+def loss(catalog: Catalog, records: list[DecodeMeasurement], constants: DecodeConstants) -> float:
+    total = 0.0
+    for check in check_records(catalog, records, constants):
+        r = math.log(check.ratio) / LOSS_SCALE
+        total += math.sqrt(1 + r * r) - 1
+    return total
+
+
+def fit(catalog: Catalog, records: list[DecodeMeasurement], start: DecodeConstants) -> DecodeConstants:
+    best, best_loss = start, loss(catalog, records, start)
+    for sweep in range(1, 21):
+        moved = False
+        for name, grid in GRIDS.items():
+            for value in grid:
+                trial = replace(best, **{name: value})
+                trial_loss = loss(catalog, records, trial)
+                if trial_loss < best_loss - 1e-9:
+                    best, best_loss, moved = trial, trial_loss, True
+        print(f"  sweep {sweep}: loss {best_loss:.3f}")
+        if not moved:
+            break
+    return replace(best, floor_factor=floor_factor(catalog, records, best))
+
+
+def floor_factor(catalog: Catalog, records: list[DecodeMeasurement], constants: DecodeConstants) -> float:
+    """The largest multiple of FLOOR_STEP that puts FLOOR_SHARE of typical speeds at or below the measurement,
+    one step lower for margin."""
+    ratios = [c.ratio for c in check_records(catalog, records, replace(constants, floor_factor=1.0))]
+    factor = 1.0
+    while factor > FLOOR_STEP:
+        if sum(factor * r <= 1 for r in ratios) / len(ratios) >= FLOOR_SHARE:
+            return round(factor - FLOOR_STEP, 2)
+        factor = round(factor - FLOOR_STEP, 2)
+    return factor
+
+
+def assumption_key(field: str) -> str:
+    return f"decode_{field}"
+
+
+def write_values(path: Path, constants: DecodeConstants, fields: list[str]) -> None:
+    """Replace the ``value:`` line of each moved constant in assumptions.yml, keeping every reason and source."""
+    text = path.read_text(encoding="utf-8")
+    for field in fields:
+        value = f"{getattr(constants, field):.6g}"
+        if "e" in value and "." not in value.split("e")[0]:
+            value = value.replace("e", ".0e")  # YAML 1.1 reads 4e-05 as a string
+        pattern = rf"(\n  {assumption_key(field)}:\n    value: )[^\n]+"
+        text, found = re.subn(pattern, rf"\g<1>{value}", text)
+        if found != 1:
+            raise SystemExit(f"{path}: no single '{assumption_key(field)}' with a value line on the next line")
+    path.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--from-mid", action="store_true", help="start every constant at the middle of its grid")
+    parser.add_argument("--write", action="store_true", help="write the moved values into data/assumptions.yml")
+    args = parser.parse_args(argv)
+    catalog = load_catalog()
+    usable = [m for m in catalog.measurements if m.unreliable is None]
+    today = DecodeConstants.from_assumptions(catalog.assumptions)
+    start = replace(today, **{n: g[len(g) // 2] for n, g in GRIDS.items()}) if args.from_mid else today
+    print(f"Fitting {len(GRIDS)} constants on {len(usable)} usable records (soft-L1 on log typical/measured):")
+    fitted = fit(catalog, usable, start)
+    fields = [*GRIDS, "floor_factor"]
+    moved = [f for f in fields if not math.isclose(getattr(today, f), getattr(fitted, f), rel_tol=1e-6, abs_tol=1e-12)]
+    for field in fields:
+        mark = "  <- moves" if field in moved else ""
+        print(f"  {assumption_key(field):40} {getattr(today, field):<10.6g} -> {getattr(fitted, field):<10.6g}{mark}")
+    print("\nFitted records:\n" + "\n".join(summary_lines(metrics(check_records(catalog, usable, fitted)))))
+    if catalog.held_out_measurements:
+        held_out = check_records(catalog, catalog.held_out_measurements, fitted)
+        print("\nHeld-out records (never fitted):\n" + "\n".join(summary_lines(metrics(held_out))))
+    if moved and args.write:
+        write_values(DATA_DIR / "assumptions.yml", fitted, moved)
+        print(f"\nwrote {len(moved)} values into data/assumptions.yml; check fitted_on and the reasons beside them")
+    elif not moved:
+        print("\nassumptions.yml holds the fit: nothing moves")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
