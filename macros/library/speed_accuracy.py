@@ -20,12 +20,25 @@ from .registry import macro
 COLOURS = {"used": "#3949ab", "left_out": "#9e9e9e"}
 
 
-def _checks(ctx: MacroContext) -> list[tuple[DecodeMeasurement, RecordCheck]]:
-    return ctx.data.remembered("speed checks", lambda: list(zip(ctx.catalog.measurements, check_records(ctx.catalog))))
+RECORD_SETS = ("fitted", "held_out")
 
 
-def _metrics(ctx: MacroContext) -> AccuracyMetrics:
-    return ctx.data.remembered("speed metrics", lambda: metrics(check for _, check in _checks(ctx)))
+def _records(ctx: MacroContext, records: str) -> tuple[DecodeMeasurement, ...]:
+    """``fitted``: the records the constants were fitted on; ``held_out``: those no constant was fitted on."""
+    if records not in RECORD_SETS:
+        raise MacroError(f"unknown set of records '{records}'; one of {', '.join(RECORD_SETS)}")
+    return ctx.catalog.measurements if records == "fitted" else ctx.catalog.held_out_measurements
+
+
+def _checks(ctx: MacroContext, records: str = "fitted") -> list[tuple[DecodeMeasurement, RecordCheck]]:
+    chosen = _records(ctx, records)
+    return ctx.data.remembered(f"speed checks {records}",
+                               lambda: list(zip(chosen, check_records(ctx.catalog, chosen))))
+
+
+def _metrics(ctx: MacroContext, records: str = "fitted") -> AccuracyMetrics:
+    return ctx.data.remembered(f"speed metrics {records}",
+                               lambda: metrics(check for _, check in _checks(ctx, records)))
 
 
 def _percent(ctx: MacroContext, share: float) -> str:
@@ -50,27 +63,28 @@ def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
 
 
 @macro
-def speed_record_count(ctx: MacroContext) -> str:
-    """How many published measurements the speed model is judged on (those not left out)."""
-    return ctx.f.number(_metrics(ctx).records)
+def speed_record_count(ctx: MacroContext, records: str = "fitted") -> str:
+    """How many published measurements the speed model is judged on (those not left out): the ``fitted``
+    records or the ``held_out`` ones."""
+    return ctx.f.number(_metrics(ctx, records).records)
 
 
 @macro
-def speed_median_error(ctx: MacroContext) -> str:
+def speed_median_error(ctx: MacroContext, records: str = "fitted") -> str:
     """The median gap between the typical speed and a published measurement."""
-    return _percent(ctx, _metrics(ctx).median_abs_error)
+    return _percent(ctx, _metrics(ctx, records).median_abs_error)
 
 
 @macro
-def speed_within_2x(ctx: MacroContext) -> str:
+def speed_within_2x(ctx: MacroContext, records: str = "fitted") -> str:
     """The share of published measurements the typical speed is within a factor of two of."""
-    return _percent(ctx, _metrics(ctx).within_2x)
+    return _percent(ctx, _metrics(ctx, records).within_2x)
 
 
 @macro
-def speed_floor_below(ctx: MacroContext) -> str:
+def speed_floor_below(ctx: MacroContext, records: str = "fitted") -> str:
     """The share of published measurements at or above the floor."""
-    return _percent(ctx, _metrics(ctx).floor_at_or_below_measured)
+    return _percent(ctx, _metrics(ctx, records).floor_at_or_below_measured)
 
 
 @macro
@@ -103,17 +117,19 @@ def chart_speed_accuracy(ctx: MacroContext) -> Markup:
 
 
 @macro
-def speed_accuracy_table(ctx: MacroContext) -> str:
-    """Every published measurement: its setup, measured and estimated speed of one stream, and the ratio."""
+def speed_accuracy_table(ctx: MacroContext, records: str = "fitted") -> str:
+    """Every published measurement of the set: its setup, measured and estimated speed of one stream, the ratio,
+    and whether it counts (a fitted record can be left out; a held-out one was never fitted)."""
     rows = []
-    for record, check in _checks(ctx):
+    for record, check in _checks(ctx, records):
+        counted = "left_out" if check.unreliable else "used" if records == "fitted" else "never_fitted"
         rows.append([code(record.id), _setup(ctx, record), ctx.f.tokens_per_s(check.measured),
                      ctx.f.speed(check.typical, check.floor, in_a_cell=True),
-                     ctx.text("speed", "ratio", value=ctx.f.number(check.ratio, 2)),
-                     ctx.text("speed", "left_out" if check.unreliable else "used")])
+                     ctx.text("speed", "ratio", value=ctx.f.number(check.ratio, 2)), ctx.text("speed", counted)])
     headers = [ctx.text("speed", key) for key in ("col_record", "col_setup", "col_measured", "col_estimate",
                                                   "col_ratio", "col_used")]
-    return table(ctx.text("speed", "table_caption"), headers, rows)
+    caption = "table_caption" if records == "fitted" else "held_out_caption"
+    return table(ctx.text("speed", caption), headers, rows)
 
 
 SPEED_CONSTANTS = ("decode_bandwidth_fraction_server", "decode_bandwidth_fraction_llama_cpp", "decode_compute_fraction",

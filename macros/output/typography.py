@@ -83,10 +83,23 @@ _NOT_PARAGRAPH = re.compile(
 # A line's text may end in emphasis marks or a link's target, and start with emphasis marks or a link's "["
 _ENDS_CJK = re.compile(f"[{_CJK}](?:[*_]{{1,3}}|\\]\\([^)\\s]*\\))?$")
 _STARTS_CJK = re.compile(f"^(?:[*_]{{1,3}}|\\[)?[{_CJK}]")
+# Full-width punctuation never takes a space beside it: a break after or before one joins whatever is across it
+_FULL_WIDTH_PUNCTUATION = "\u3000-\u303f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+_ENDS_PUNCTUATION = re.compile(f"[{_FULL_WIDTH_PUNCTUATION}](?:[*_]{{1,3}})?$")
+_STARTS_PUNCTUATION = re.compile(f"^(?:[*_]{{1,3}})?[{_FULL_WIDTH_PUNCTUATION}]")
+
+
+def _joins(previous: str, line: str) -> bool:
+    """A soft break between these two lines of Chinese text is no space: two Chinese characters meet, or a
+    full-width punctuation mark stands on either side (「，\n100%」, 「GPU\n，」)."""
+    return ((bool(_ENDS_CJK.search(previous)) and bool(_STARTS_CJK.match(line)))
+            or bool(_ENDS_PUNCTUATION.search(previous)) or bool(_STARTS_PUNCTUATION.match(line)))
 
 
 def join_chinese_soft_breaks(markdown: str) -> str:
-    """Join the lines of a paragraph where a line ends and the next starts with a Chinese character.
+    """Join the lines of a paragraph where a line ends and the next starts with a Chinese character, or where
+    either side of the break is full-width punctuation. A break between Chinese and Latin text stays: it reads
+    as the one space the spacing rule puts there.
 
     The text of a list item joins across its indented lines the same way. A line ending in two spaces or a
     backslash (a Markdown hard break) is left as written, as are lines in code fences, tables, headings,
@@ -95,19 +108,19 @@ def join_chinese_soft_breaks(markdown: str) -> str:
     out: list[str] = []
     fence: str | None = None
     in_list = False
-    joinable_previous = False
+    text_previous = False   # the previous line is text a soft break may join (not a hard break)
     for line in lines:
         opening = _FENCE.match(line)
         if fence is not None:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
                 fence = None
             out.append(line)
-            joinable_previous = False
+            text_previous = False
             continue
         if opening:
             fence = opening.group(1)
             out.append(line)
-            joinable_previous = False
+            text_previous = False
             continue
         item = bool(re.match(r"^\s*(?:[-*+]|\d+[.)])\s", line))
         if item:
@@ -119,13 +132,11 @@ def join_chinese_soft_breaks(markdown: str) -> str:
         # the text of a list item goes on on its indented lines: those join like a paragraph's
         continuation = in_list is True and not item and line.startswith((" ", "\t")) and bool(line.strip())
         paragraph = not in_list and not _NOT_PARAGRAPH.match(line)
-        if (paragraph or continuation) and joinable_previous and _STARTS_CJK.match(line.lstrip()):
+        if (paragraph or continuation) and text_previous and _joins(out[-1], line.lstrip()):
             out[-1] = out[-1] + line.lstrip()
         else:
             out.append(line)
-        last = out[-1]
-        joinable_previous = ((paragraph or item or continuation) and bool(_ENDS_CJK.search(last))
-                             and not last.endswith(("  ", "\\")))
+        text_previous = (paragraph or item or continuation) and not out[-1].endswith(("  ", "\\"))
     return "\n".join(out)
 
 
@@ -141,12 +152,18 @@ _EMPHASIS_SPACE_CJK = re.compile(f"([{_CJK}](?:\\*{{1,3}}|_{{1,3}})) +(?=[{_CJK}
 _CJK_SPACE_EMPHASIS = re.compile(f"(?<=[{_CJK}]) +(?=(?:\\*{{1,3}}|_{{1,3}})[{_CJK}])")
 _CJK_SPACE_LINK = re.compile(f"(?<=[{_CJK}]) +(?=\\[[{_CJK}])")
 _LINK_SPACE_CJK = re.compile(f"([{_CJK}]\\]\\([^)\\s]*\\)) +(?=[{_CJK}])")
+# Spaces typed beside full-width punctuation, which carries its own space: "**单卡？** PCIe", "FP8 （可选）"
+_PUNCTUATION_SPACE = re.compile(f"([{_FULL_WIDTH_PUNCTUATION}](?:\\*{{1,3}}|_{{1,3}})?) +(?=\\S)")
+_SPACE_PUNCTUATION = re.compile(f"(?<=[\\w{_CJK}`]) +(?=(?:\\*{{1,3}}|_{{1,3}})?[{_FULL_WIDTH_PUNCTUATION}])")
 
 
 def space_between_chinese_and_latin(text: str) -> str:
     """One ordinary space between a Han character and a Latin letter or digit that touch, on either side; none
-    between two Chinese characters, nor between Chinese text and a link whose text is Chinese."""
+    between two Chinese characters, nor between Chinese text and a link whose text is Chinese, nor beside
+    full-width punctuation."""
     text = _sub_outside(_CJK_SPACE_CJK, lambda m: "", text)
+    text = _sub_outside(_PUNCTUATION_SPACE, lambda m: m.group(1), text)
+    text = _sub_outside(_SPACE_PUNCTUATION, lambda m: "", text)
     text = _sub_outside(_EMPHASIS_SPACE_CJK, lambda m: m.group(1), text)
     text = _sub_outside(_CJK_SPACE_EMPHASIS, lambda m: "", text)
     text = _sub_outside(_CJK_SPACE_LINK, lambda m: "", text)

@@ -26,6 +26,14 @@ class TestJoinChineseSoftBreaks:
         text = "选择 NVLink\n节点\n{{ price(\"4x-a100-pcie-80gb\") }}\n每月"
         assert join_chinese_soft_breaks(text) == "选择 NVLink\n节点\n{{ price(\"4x-a100-pcie-80gb\") }}\n每月"
 
+    def test_a_break_beside_full_width_punctuation_joins_whatever_is_across_it(self):
+        assert join_chinese_soft_breaks("中位误差为 16%，\n100% 相差不到两倍") == "中位误差为 16%，100% 相差不到两倍"
+        assert join_chinese_soft_breaks("搜集的实测：\nGeForce 显卡") == "搜集的实测：GeForce 显卡"
+        assert join_chinese_soft_breaks("使用 vLLM\n（或 SGLang）") == "使用 vLLM（或 SGLang）"
+
+    def test_two_latin_words_across_a_break_keep_their_space(self):
+        assert join_chinese_soft_breaks("支持 vLLM\nSGLang 等引擎") == "支持 vLLM\nSGLang 等引擎"
+
     def test_paragraphs_stay_apart(self):
         assert join_chinese_soft_breaks("第一段\n\n第二段") == "第一段\n\n第二段"
 
@@ -78,6 +86,18 @@ class TestSpaceBetweenChineseAndLatin:
 
     @pytest.mark.parametrize("text", ["US$4,157/月", "（4 张卡）", "100%的", "显存：80 GB。", "GPU，然后"])
     def test_symbols_and_full_width_punctuation_take_no_space(self, text):
+        assert space_between_chinese_and_latin(text) == text
+
+    @pytest.mark.parametrize("before, after", [
+        ("**模型放得进单卡？** PCIe 就够", "**模型放得进单卡？**PCIe 就够"),
+        ("保持 BF16。 AWQ 更小", "保持 BF16。AWQ 更小"),
+        ("使用 FP8 （可选）", "使用 FP8（可选）"),
+    ])
+    def test_no_space_beside_full_width_punctuation(self, before, after):
+        assert space_between_chinese_and_latin(before) == after
+
+    @pytest.mark.parametrize("text", ["- （可选）先测带宽", "1. （可选）先测带宽", "| 值 | （注）说明 |"])
+    def test_markdown_markers_before_full_width_punctuation_keep_their_space(self, text):
         assert space_between_chinese_and_latin(text) == text
 
     @pytest.mark.parametrize("text", [
