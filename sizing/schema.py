@@ -79,6 +79,33 @@ class GpusFile(Record):
 
 
 # --- interconnects.yml ----------------------------------------------------------------------------
+Topology = Literal["host", "bridged-pairs", "mesh", "nvswitch"]
+
+
+class AllreduceRun(Record):
+    """One published nccl-tests all_reduce_perf result: large-message bus bandwidth on ``cards`` of ``gpu``."""
+    gpu: Id
+    cards: Annotated[int, Field(ge=2, le=8)]
+    busbw_gbps: Positive
+    source: Text
+
+
+class HealthyAllreduce(Record):
+    """What a healthy node of one family (link, topology, peer-to-peer) reaches in all_reduce_perf: the range
+    of its published runs."""
+    topology: Topology
+    peer_to_peer: bool = True   # false: GeForce cards, whose collectives are staged through host memory
+    runs: Annotated[list[AllreduceRun], Field(min_length=1)]
+
+    @property
+    def low_gbps(self) -> float:
+        return min(run.busbw_gbps for run in self.runs)
+
+    @property
+    def high_gbps(self) -> float:
+        return max(run.busbw_gbps for run in self.runs)
+
+
 class Interconnect(Record):
     id: Id
     name: Text
@@ -90,6 +117,7 @@ class Interconnect(Record):
     allreduce_busbw_gbps: Positive
     host_staged_allreduce_latency_us: Positive | None = None
     host_staged_allreduce_busbw_gbps: Positive | None = None
+    healthy_allreduce: list[HealthyAllreduce] = []
     sources: Sources
 
     @model_validator(mode="after")
@@ -109,13 +137,21 @@ class Interconnect(Record):
                              "together, for pcie links only (cards without peer-to-peer copy through the host)")
         return self
 
+    @model_validator(mode="after")
+    def _one_healthy_range_per_family(self) -> Interconnect:
+        families = [(h.topology, h.peer_to_peer) for h in self.healthy_allreduce]
+        if len(set(families)) != len(families):
+            raise ValueError("healthy_allreduce gives one entry per topology and peer_to_peer: merge the runs")
+        if self.family == "nvlink" and not all(peer for _, peer in families):
+            raise ValueError("healthy_allreduce with peer_to_peer: false is for pcie links only")
+        return self
+
 
 class InterconnectsFile(Record):
     interconnects: Annotated[list[Interconnect], Field(min_length=1)]
 
 
 # --- nodes.yml ------------------------------------------------------------------------------------
-Topology = Literal["host", "bridged-pairs", "mesh", "nvswitch"]
 
 
 class NodeLink(Record):
@@ -314,7 +350,6 @@ class Assumptions(Record):
     default_context_tokens: Assumption[PositiveInt]
     default_batch: Assumption[PositiveInt]
     hours_per_month: Assumption[PositiveInt]
-    gradient_bytes_per_parameter: Assumption[Positive]
     allreduces_per_layer: Assumption[PositiveInt]
     context_presets_tokens: Assumption[Annotated[list[PositiveInt], Field(min_length=1)]]
     reading_words_per_minute_en: Assumption[PositiveInt]

@@ -2,11 +2,15 @@
 model, the cheapest and best-value choices, and what is left on a card."""
 from __future__ import annotations
 
-from sizing.choices import card_choices, cheapest_per_gpu_hour, nodes_that_hold, one_card_choices
-from sizing.fit import Verdict, card_budget
+from sizing.api import speed_for_display
+from sizing.choices import CardChoice, card_choices, cheapest_per_gpu_hour, nodes_that_hold, one_card_choices
+from sizing.comparisons import format_tflops, roomier_choice, tflops_per_dollar_per_job
+from sizing.fit import Verdict, card_budget, visible_memory
+from sizing.matrix import Cell
 from sizing.memory import component_bytes, weight_bytes
-from sizing.schema import DiffusionModel, Llm
-from sizing.units import GIB
+from sizing.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, warnings_for
+from sizing.schema import DiffusionModel, Llm, Node, Precision
+from sizing.units import GB, GIB
 
 from ..errors import MacroError
 from ..output.html import table
@@ -37,7 +41,7 @@ def diffusion_memory_table(ctx: MacroContext, precision: str) -> str:
             return sum(component_bytes(c.role, c.params, prec) for c in model.components if c.role == role)
         working = model.activation_reserve_gib * GIB
         sizes = (part("denoiser"), part("text_encoder"), part("vae"), working, weight_bytes(model, prec) + working)
-        rows.append([model.name, _workload(ctx, model), *[ctx.f.gb_from_bytes(size) for size in sizes]])
+        rows.append([model.name, _workload(ctx, model), *[ctx.f.gib_from_bytes(size) for size in sizes]])
     headers = [_t(ctx, k) for k in ("model", "workload", "denoiser", "text_encoders", "vae", "working", "total")]
     return table(_t(ctx, "memory_caption", precision=prec.name), headers, rows)
 
@@ -50,42 +54,106 @@ def _holds(ctx: MacroContext, verdict: Verdict, cards: int) -> str:
 
 @macro
 def card_table(ctx: MacroContext, model: str, precision: str) -> str:
-    """Every catalog card that holds the model, cheapest first: memory, how it holds it, price per
-    GPU-hour, BF16 TFLOPS and TFLOPS per dollar (a speed-per-price proxy)."""
+    """Every catalog card that holds the model, cheapest first: memory as sold, how it holds it, price per
+    GPU-hour, the TFLOPS it computes the format at (FP8 only where the card has FP8 tensor cores) and the
+    TFLOPS per dollar of one job, every card the job occupies paid for (a speed-per-price proxy)."""
     chosen, prec = ctx.model(model), ctx.precision(precision)
     ctx.check_pair(model, precision)
     rows = [[c.gpu.short_name, ctx.f.gb(c.gpu.memory_gb), _holds(ctx, c.fit.verdict, c.fit.cards),
-             ctx.f.money(c.price_per_gpu_hour, "USD", digits=2), ctx.f.number(c.gpu.bf16_dense_tflops),
-             ctx.f.number(c.tflops_per_dollar)] for c in card_choices(ctx.catalog, chosen, precision)]
-    headers = [_t(ctx, k) for k in ("card", "card_memory", "holds", "per_gpu_hour", "tflops", "tflops_per_dollar")]
+             ctx.f.money(c.price_per_gpu_hour, "USD", digits=2), _tflops_cell(ctx, c, prec),
+             ctx.f.number(tflops_per_dollar_per_job(c, prec))] for c in card_choices(ctx.catalog, chosen, precision)]
+    headers = [_t(ctx, "card"), _t(ctx, "card_memory"), _t(ctx, "holds"), _t(ctx, "per_gpu_hour"),
+               ctx.text("comparisons", "tflops_in", precision=prec.name),
+               ctx.text("comparisons", "tflops_per_dollar_per_job")]
     return table(_t(ctx, "cards_caption", model=chosen.name, precision=prec.name), headers, rows)
 
 
-def _one_card(ctx: MacroContext, model: str, precision: str) -> list:
+def _tflops_cell(ctx: MacroContext, choice: CardChoice, precision: Precision) -> str:
+    """The TFLOPS a card computes the format at; "150 (in BF16)" where it lacks the format's tensor cores."""
+    tflops = ctx.f.number(format_tflops(choice.gpu, precision))
+    if choice.gpu.architecture in precision.native_on:
+        return tflops
+    return ctx.text("comparisons", "tflops_not_native", value=tflops,
+                    precision=ctx.catalog.precisions["bf16"].name)
+
+
+def _one_card(ctx: MacroContext, model: str, precision: str) -> list[CardChoice]:
     choices = one_card_choices(ctx.catalog, ctx.model(model), precision)
     if not choices:
         raise MacroError(f"no card of the catalog holds '{model}' in {precision} on its own")
     return choices
 
 
-@macro
-def cheapest_card(ctx: MacroContext, model: str, precision: str) -> str:
-    """The card with the lowest price per GPU-hour that holds the model on its own."""
-    return _one_card(ctx, model, precision)[0].gpu.short_name
+def _best_value(ctx: MacroContext, model: str, precision: str) -> CardChoice:
+    prec = ctx.precision(precision)
+    return max(_one_card(ctx, model, precision), key=lambda c: tflops_per_dollar_per_job(c, prec))
+
+
+def _roomier(ctx: MacroContext, model: str, precision: str) -> CardChoice:
+    found = roomier_choice(_one_card(ctx, model, precision))
+    if found is None:
+        raise MacroError(f"no card that holds '{model}' in {precision} on its own has more memory than the "
+                         "cheapest one: drop the comparison")
+    return found
+
+
+def _named(ctx: MacroContext, choice: CardChoice, article: bool) -> str:
+    return ctx.f.the_card(choice.gpu.short_name) if article else choice.gpu.short_name
 
 
 @macro
-def best_value_card(ctx: MacroContext, model: str, precision: str) -> str:
-    """The card that holds the model on its own with the most BF16 TFLOPS per dollar of GPU-hour."""
-    return max(_one_card(ctx, model, precision), key=lambda c: c.tflops_per_dollar).gpu.short_name
+def cheapest_card(ctx: MacroContext, model: str, precision: str, article: bool = False) -> str:
+    """The card with the lowest price per GPU-hour that holds the model on its own (``article=true``: "the A40",
+    « l’A40 », « la L4 »)."""
+    return _named(ctx, _one_card(ctx, model, precision)[0], article)
+
+
+@macro
+def best_value_card(ctx: MacroContext, model: str, precision: str, article: bool = False) -> str:
+    """The card that holds the model on its own with the most TFLOPS per dollar of GPU-hour, in the format's own
+    compute (FP8 tensor cores for FP8 where the card has them)."""
+    return _named(ctx, _best_value(ctx, model, precision), article)
 
 
 @macro
 def value_ratio(ctx: MacroContext, model: str, precision: str) -> str:
-    """How many times more compute per dollar the best-value card gives than the cheapest card."""
-    choices = _one_card(ctx, model, precision)
-    best = max(choices, key=lambda c: c.tflops_per_dollar)
-    return ctx.f.times(best.tflops_per_dollar / choices[0].tflops_per_dollar)
+    """How many times more compute per dollar the best-value card gives than the cheapest card, worded for
+    prose: "2.0×", « 2,0 fois », "2.0 倍"."""
+    prec = ctx.precision(precision)
+    best, cheapest = _best_value(ctx, model, precision), _one_card(ctx, model, precision)[0]
+    return ctx.f.times_more(tflops_per_dollar_per_job(best, prec) / tflops_per_dollar_per_job(cheapest, prec))
+
+
+@macro
+def roomier_card(ctx: MacroContext, model: str, precision: str, article: bool = False) -> str:
+    """The cheapest card that holds the model on its own with more memory than the cheapest such card."""
+    return _named(ctx, _roomier(ctx, model, precision), article)
+
+
+@macro
+def roomier_card_memory(ctx: MacroContext, model: str, precision: str) -> str:
+    """Memory, as sold, of the card ``roomier_card`` names."""
+    return ctx.f.gb(_roomier(ctx, model, precision).gpu.memory_gb)
+
+
+@macro
+def roomier_card_headroom(ctx: MacroContext, model: str, precision: str) -> str:
+    """Memory left on the card ``roomier_card`` names once the model is loaded, in GiB."""
+    choice = _roomier(ctx, model, precision)
+    return ctx.f.gib_from_bytes(choice.fit.budget - choice.fit.need.total)
+
+
+@macro
+def roomier_card_extra_price(ctx: MacroContext, model: str, precision: str) -> str:
+    """How much more the card ``roomier_card`` names costs per GPU-hour than the cheapest card."""
+    extra = _roomier(ctx, model, precision).price_per_gpu_hour - _one_card(ctx, model, precision)[0].price_per_gpu_hour
+    return ctx.f.money(extra, "USD", digits=2)
+
+
+@macro
+def cheapest_card_memory(ctx: MacroContext, model: str, precision: str) -> str:
+    """Memory, as sold, of the cheapest card that holds the model on its own."""
+    return ctx.f.gb(_one_card(ctx, model, precision)[0].gpu.memory_gb)
 
 
 @macro
@@ -95,21 +163,9 @@ def card_price(ctx: MacroContext, gpu: str) -> str:
 
 
 @macro
-def headroom(ctx: MacroContext, model: str, precision: str, gpu: str) -> str:
-    """Memory left on one card of a GPU once the model is loaded (negative if it does not fit)."""
-    card = ctx.gpu(gpu)
-    node = min(ctx.catalog.nodes_of_gpu[card.id], key=lambda n: n.cards)
-    cell = ctx.cell(model, precision, node.id)
-    if cell.fit.verdict is not Verdict.ONE_CARD:
-        raise MacroError(f"'{model}' in {precision} does not fit on one {card.short_name}: no headroom to show")
-    return ctx.f.gib_from_bytes(card_budget(ctx.catalog, card) - cell.fit.need.total)
-
-
-@macro
 def claim_cheapest_is_not_best_value(ctx: MacroContext, model: str, precision: str) -> str:
     """Fails the build if the cheapest card that holds the model is also the best compute per dollar."""
-    choices = _one_card(ctx, model, precision)
-    best = max(choices, key=lambda c: c.tflops_per_dollar)
+    choices, best = _one_card(ctx, model, precision), _best_value(ctx, model, precision)
     return claim(best.gpu.id != choices[0].gpu.id,
                  f"the cheapest card for '{model}' in {precision} is not its best compute per dollar",
                  f"{choices[0].gpu.short_name} is both")
@@ -117,7 +173,9 @@ def claim_cheapest_is_not_best_value(ctx: MacroContext, model: str, precision: s
 
 @macro
 def fits_table(ctx: MacroContext, model: str, precision: str) -> str:
-    """Every node that holds the model, cheapest first: verdict, memory per card, floor, price."""
+    """Every node that holds the model, cheapest first: verdict, memory per card, speed of one stream, streams
+    and cost per million output tokens at full load, price, and the configurator's warnings (FP8 not native,
+    a tensor split over PCIe)."""
     llm, prec = ctx.llm(model), ctx.precision(precision)
     nodes = nodes_that_hold(ctx.catalog, ctx.matrix, model, precision)
     if not nodes:
@@ -125,12 +183,30 @@ def fits_table(ctx: MacroContext, model: str, precision: str) -> str:
     rows = []
     for node in nodes:
         cell = ctx.cell(model, precision, node.id)
+        warnings = warnings_for(ctx.catalog, llm, precision, node, cell.fit)
         rows.append([ctx.node_label(node), ctx.verdict_text(cell.fit), ctx.f.gib_from_bytes(cell.fit.need.total),
-                     ctx.f.speed(cell.speed.typical, cell.speed.floor, in_a_cell=True), ctx.monthly_price(node)])
-    headers = [text("configurator", k, ctx.lang) for k in ("col_node", "col_verdict")] + [
-        _t(ctx, "need_per_card"), text("configurator", "col_speed", ctx.lang),
-        text("configurator", "col_month", ctx.lang)]
+                     ctx.f.speed(cell.speed.typical, cell.speed.floor, in_a_cell=True), _full_load(ctx, cell, node),
+                     ctx.monthly_price(node), _warnings(ctx, warnings)])
+    headers = [ctx.text("configurator", k) for k in ("col_node", "col_verdict")] + [_t(ctx, "need_per_card")] + [
+        ctx.text("configurator", k) for k in ("col_speed", "col_load", "col_month", "col_notes")]
     return table(_t(ctx, "nodes_caption", model=llm.name, precision=prec.name), headers, rows)
+
+
+def _full_load(ctx: MacroContext, cell: Cell, node: Node) -> str:
+    """Streams the node serves at once, their typical total and a million tokens' cost, as the configurator
+    writes them."""
+    price = cell.speed.price_per_million_tokens(ctx.catalog, node) if cell.speed else None
+    if cell.speed is None or price is None:
+        return ctx.text("configurator", "none")
+    return ctx.text("configurator", "load", streams=ctx.f.streams(cell.speed.streams_on(node)),
+                    total=ctx.f.number(speed_for_display(cell.speed.total_on(node))),
+                    price=ctx.f.money(price, "USD", digits=2))
+
+
+def _warnings(ctx: MacroContext, warnings: tuple[str, ...]) -> str:
+    """The configurator's warnings in its words (``sizing.offers.warnings_for``), without its link."""
+    keys = {FP8_NOT_NATIVE: "warn_fp8", SPLIT_OVER_PCIE: "warn_pcie"}
+    return ctx.text("configurator", "notes_separator").join(ctx.text("configurator", keys[w]) for w in warnings)
 
 
 @macro
@@ -170,6 +246,24 @@ def budget_per_card(ctx: MacroContext, model: str, precision: str, node: str) ->
 
 
 @macro
+def gib_in_gb(ctx: MacroContext) -> str:
+    """How many GB one GiB holds (2^30 bytes against 10^9), to three decimals."""
+    return ctx.f.unit("gb", ctx.f.number(GIB / GB, 3))
+
+
+@macro
+def visible_memory_of(ctx: MacroContext, gpu: str) -> str:
+    """Memory CUDA reports on one card (gpus.yml ``runtime_visible_memory_mib``), in GiB."""
+    return ctx.f.gib_from_bytes(visible_memory(ctx.catalog, ctx.gpu(gpu)))
+
+
+@macro
+def server_budget(ctx: MacroContext, gpu: str) -> str:
+    """What a server engine (vLLM, SGLang) uses of one card at its default setting, in GiB."""
+    return ctx.f.gib_from_bytes(card_budget(ctx.catalog, ctx.gpu(gpu)))
+
+
+@macro
 def max_node_memory(ctx: MacroContext) -> str:
     """The most memory any one node has, all its cards together."""
     return ctx.f.gb(max(n.cards * ctx.catalog.gpu_of(n).memory_gb for n in ctx.catalog.nodes.values()))
@@ -189,7 +283,7 @@ def pipeline_memory(ctx: MacroContext, model: str, precision: str) -> str:
     memory at its usual resolution or clip length."""
     chosen, prec = ctx.diffusion_model(model), ctx.precision(precision)
     ctx.check_pair(model, precision)
-    return ctx.f.gb_from_bytes(weight_bytes(chosen, prec) + chosen.activation_reserve_gib * GIB)
+    return ctx.f.gib_from_bytes(weight_bytes(chosen, prec) + chosen.activation_reserve_gib * GIB)
 
 
 @macro

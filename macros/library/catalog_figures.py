@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from sizing import collectives
 from sizing.speeds import Speed
-from sizing.units import GB
 
 from ..errors import MacroError
 from .context import MacroContext
@@ -100,40 +99,15 @@ def link_bandwidth(ctx: MacroContext, link: str, both_ways: bool = False) -> str
 
 @macro
 def link_ratio(ctx: MacroContext, faster: str, slower: str) -> str:
-    """How many times faster one link is than another, one direction against one direction."""
-    return ctx.f.times(collectives.link_ratio(ctx.interconnect(faster), ctx.interconnect(slower)))
+    """How many times faster one link is than another, one direction against one direction, worded per language
+    ("7×", « 7 fois », "7 倍"): the page says faster."""
+    return ctx.f.times_more(collectives.link_ratio(ctx.interconnect(faster), ctx.interconnect(slower)))
 
 
 @macro
 def allreduces_per_token(ctx: MacroContext, model: str) -> str:
     """All-reduces per generated token under tensor parallelism (two per layer)."""
     return ctx.f.number(collectives.allreduces_per_token(ctx.catalog, ctx.llm(model)))
-
-
-@macro
-def gradient_volume(ctx: MacroContext, model: str) -> str:
-    """Bytes of gradients a data-parallel training step all-reduces (BF16 gradients)."""
-    m = ctx.model(model)
-    return ctx.f.gb(collectives.gradient_bytes(ctx.catalog, m) / GB)
-
-
-@macro
-def allreduce_time(ctx: MacroContext, model: str, node: str) -> str:
-    """Pure transfer time of one gradient all-reduce (ring) over every card of a node."""
-    volume = collectives.gradient_bytes(ctx.catalog, ctx.model(model))
-    seconds = collectives.node_allreduce_seconds(ctx.catalog, ctx.node(node), volume)
-    return ctx.f.unit("seconds", ctx.f.significant(seconds))
-
-
-@macro
-def allreduce_speedup(ctx: MacroContext, model: str, slow_node: str, fast_node: str) -> str:
-    """How many times faster the gradient all-reduce runs on one node than on another."""
-    volume = collectives.gradient_bytes(ctx.catalog, ctx.model(model))
-    slow = collectives.node_allreduce_seconds(ctx.catalog, ctx.node(slow_node), volume)
-    fast = collectives.node_allreduce_seconds(ctx.catalog, ctx.node(fast_node), volume)
-    if fast <= 0 or slow <= 0:
-        raise MacroError("allreduce_speedup() needs two nodes of at least two cards")
-    return ctx.f.times(slow / fast)
 
 
 @macro

@@ -80,16 +80,18 @@ def _node_link(ctx: MacroContext, node: Node) -> str:
 
 @macro
 def topo_table(ctx: MacroContext) -> str:
-    """For every NVLink configuration: what `nvidia-smi topo -m` should show and the `-g` of
-    all_reduce_perf."""
+    """For every NVLink configuration: what `nvidia-smi topo -m` should show (a label no public output of the
+    hardware shows yet is marked expected) and the `-g` of all_reduce_perf."""
     rows = []
     for configuration in ctx.catalog.configurations.values():
         node = configuration.cheapest
         if node.link.topo_label is None:
             continue
         key = "pairs_only" if node.link.topology == "bridged-pairs" else "every_pair"
-        rows.append([ctx.node_label(node), text("topo", key, ctx.lang, label=node.link.topo_label),
-                     ctx.f.number(node.cards)])
+        expected = text("topo", key, ctx.lang, label=node.link.topo_label)
+        if node.link.topo_label_inferred:
+            expected = text("topo", "inferred", ctx.lang, expected=expected)
+        rows.append([ctx.node_label(node), expected, ctx.f.number(node.cards)])
     headers = [text("tables", "node", ctx.lang), code_header(text("tables", "topo_between", ctx.lang)),
                code_header(text("tables", "topo_cards", ctx.lang))]
     return table(text("tables", "topo_caption", ctx.lang), headers, rows)

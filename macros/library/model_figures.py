@@ -2,12 +2,16 @@
 token reads, the formats each card runs natively, and the quantization table."""
 from __future__ import annotations
 
+import math
+
 from sizing.choices import effective_bits_per_parameter
-from sizing.matrix import Cell
+from sizing.comparisons import kv_cache_bytes_in, speed_on_cards
 from sizing.memory import (
     embedding_params, kv_bytes_per_token, kv_cache_bytes, weight_bytes, weight_bytes_read_per_token,
 )
-from sizing.units import GB
+from sizing.schema import Llm, Node
+from sizing.speeds import Speed
+from sizing.units import GIB
 
 from ..errors import MacroError
 from ..output.html import table
@@ -23,32 +27,60 @@ def _t(ctx: MacroContext, key: str, **values: object) -> str:
 
 @macro
 def params(ctx: MacroContext, model: str) -> str:
-    """A model's total parameters, in billions."""
-    return ctx.f.billions(ctx.model(model).params)
+    """A model's total parameters, in words: "671 billion", « 671 milliards », "6710 亿"."""
+    return ctx.f.billions_in_words(ctx.model(model).params)
 
 
 @macro
 def active_params(ctx: MacroContext, model: str) -> str:
-    """Parameters a mixture-of-experts model reads for each token, in billions."""
+    """Parameters a mixture-of-experts model reads for each token, in words: "37.6 billion"."""
     llm = ctx.llm(model)
     if llm.active_params is None:
         raise MacroError(f"'{model}' is a dense model: every parameter is active; use params()")
-    return ctx.f.billions(llm.active_params)
+    return ctx.f.billions_in_words(llm.active_params)
 
 
 @macro
 def weights_size(ctx: MacroContext, model: str, precision: str) -> str:
-    """Bytes of a model's weights in a format (all experts of a mixture-of-experts model)."""
+    """A model's weights in a format, in GiB like every need they are compared with (all experts of a
+    mixture-of-experts model)."""
     chosen, prec = ctx.model(model), ctx.precision(precision)
     ctx.check_pair(model, precision)
-    return ctx.f.gb_from_bytes(weight_bytes(chosen, prec))
+    return ctx.f.gib_from_bytes(weight_bytes(chosen, prec))
 
 
 @macro
-def effective_bits(ctx: MacroContext, model: str, precision: str) -> str:
+def effective_bits(ctx: MacroContext, model: str, precision: str, digits: int = 1) -> str:
     """Bits per parameter over the whole model, embeddings and output head included."""
     ctx.precision(precision)
-    return ctx.f.number(effective_bits_per_parameter(ctx.llm(model), ctx.catalog, precision), 1)
+    return ctx.f.number(effective_bits_per_parameter(ctx.llm(model), ctx.catalog, precision), digits)
+
+
+@macro
+def bits_per_weight(ctx: MacroContext, precision: str) -> str:
+    """A format's bits per weight of the large matrices, its group scales included (two decimals)."""
+    return ctx.f.number(ctx.precision(precision).bits_per_weight, 2)
+
+
+@macro
+def scale_bits(ctx: MacroContext, precision: str) -> str:
+    """Bits per weight a grouped format's scales and zero points add to its whole-number width (INT4 AWQ/GPTQ:
+    4.156 − 4), two decimals."""
+    bits = ctx.precision(precision).bits_per_weight
+    if bits.is_integer():
+        raise MacroError(f"'{precision}' stores no group scales: {bits:g} bits per weight exactly")
+    return ctx.f.number(bits - math.floor(bits), 2)
+
+
+@macro
+def embedding_bits(ctx: MacroContext, model: str, precision: str) -> str:
+    """Bits per parameter the 16-bit embeddings and output head add, over the whole model, to a format's bits
+    per weight (two decimals)."""
+    prec = ctx.precision(precision)
+    if not prec.keeps_embeddings_16bit:
+        raise MacroError(f"'{precision}' quantizes the embeddings too: they add nothing; use another format")
+    added = effective_bits_per_parameter(ctx.llm(model), ctx.catalog, precision) - prec.bits_per_weight
+    return ctx.f.number(added, 2)
 
 
 @macro
@@ -64,6 +96,24 @@ def kv_cache(ctx: MacroContext, model: str, context: int) -> str:
     llm = ctx.llm(model)
     bytes_per_element = ctx.catalog.assumptions.kv_cache_bytes_per_element.value
     return ctx.f.gib_from_bytes(kv_cache_bytes(llm, context, 1, bytes_per_element))
+
+
+@macro
+def kv_cache_in(ctx: MacroContext, model: str, context: int, precision: str) -> str:
+    """KV cache of one sequence of ``context`` tokens stored in another format (``"fp8"``: one byte per
+    element, as vLLM's ``--kv-cache-dtype fp8`` keeps it), in GiB."""
+    return ctx.f.gib_from_bytes(kv_cache_bytes_in(ctx.llm(model), context, ctx.precision(precision)))
+
+
+@macro
+def kv_cache_saved(ctx: MacroContext, model: str, context: int, precision: str) -> str:
+    """What storing the KV cache of one sequence in ``precision`` instead of 16 bits frees, in GiB."""
+    llm, bytes_per_element = ctx.llm(model), ctx.catalog.assumptions.kv_cache_bytes_per_element.value
+    sixteen_bit = kv_cache_bytes(llm, context, 1, bytes_per_element)
+    saved = sixteen_bit - kv_cache_bytes_in(llm, context, ctx.precision(precision))
+    if saved <= 0:
+        raise MacroError(f"a KV cache in {precision} is no smaller than the 16-bit one; name a smaller format")
+    return ctx.f.gib_from_bytes(saved)
 
 
 @macro
@@ -86,39 +136,67 @@ def claim_smaller(ctx: MacroContext, model: str, precision: str, than: str) -> s
     llm, a, b = ctx.model(model), ctx.precision(precision), ctx.precision(than)
     small, large = weight_bytes(llm, a), weight_bytes(llm, b)
     return claim(small < large, f"'{model}' is smaller in {precision} than in {than}",
-                 f"{small / GB:.2f} GB against {large / GB:.2f} GB")
+                 f"{small / GIB:.2f} GiB against {large / GIB:.2f} GiB")
 
 
 @macro
 def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node: str) -> str:
-    """Every format of a model: bits, weights, share of BF16, KV cache, verdict and floor on a one-card
-    node and on a larger node."""
+    """Every format of a model: bits, weights, share of BF16, KV cache, verdict on a one-card node, and speed on
+    the same cards of a larger node for every format (as many as the largest format needs there)."""
     llm = ctx.llm(model)
     one, big = ctx.node(gpu_node), ctx.node(split_node)
     context = ctx.catalog.assumptions.default_context_tokens.value
     kv = kv_cache_bytes(llm, context, 1, ctx.catalog.assumptions.kv_cache_bytes_per_element.value)
     bf16 = weight_bytes(llm, ctx.catalog.precisions["bf16"])
+    cards = _cards_every_format_needs(ctx, llm, big)
     rows = []
     for prec in ctx.catalog.precisions_for(llm):
         size = weight_bytes(llm, prec)
-        cells = [ctx.cell(model, prec.id, n.id) for n in (one, big)]
+        speed = speed_on_cards(ctx.catalog, llm, prec, big, cards)
         rows.append([prec.name, ctx.f.number(prec.bits_per_weight, 2),
                      ctx.f.number(effective_bits_per_parameter(llm, ctx.catalog, prec.id), 2),
-                     ctx.f.gb_from_bytes(size),
+                     ctx.f.gib_from_bytes(size),
                      _t(ctx, "percent", value=ctx.f.number(100 * size / bf16)), ctx.f.gib_from_bytes(kv),
-                     ctx.verdict_text(cells[0].fit), _floor_on_cards(ctx, cells[1])])
+                     ctx.verdict_text(ctx.cell(model, prec.id, one.id).fit), _speed_cell(ctx, speed)])
+    same_cards = ctx.text("units", "node_name", cards=cards, gpu=ctx.catalog.gpu_of(big).short_name)
     headers = [_t(ctx, "format"), _t(ctx, "bits_linear"), _t(ctx, "bits_effective"), _t(ctx, "weights"),
                _t(ctx, "of_bf16"), _t(ctx, "kv_cache", context=ctx.f.context(context)),
-               _t(ctx, "verdict_on", node=ctx.node_label(one)), _t(ctx, "floor_on", node=ctx.node_label(big))]
-    return table(_t(ctx, "quant_caption", model=llm.name, gpu=ctx.catalog.gpu_of(one).short_name,
-                    node=ctx.node_label(big)), headers, rows)
+               _t(ctx, "verdict_on", node=ctx.node_label(one)), _t(ctx, "floor_on", node=same_cards)]
+    return table(ctx.text("comparisons", "quant_caption", model=llm.name, gpu=ctx.catalog.gpu_of(one).short_name,
+                          cards=ctx.f.cards(cards), node=ctx.node_label(big)), headers, rows)
 
 
-def _floor_on_cards(ctx: MacroContext, cell: Cell) -> str:
-    if cell.speed is None:
-        return ctx.verdict_text(cell.fit)
-    speed = ctx.f.speed(cell.speed.typical, cell.speed.floor, in_a_cell=True)
-    return _t(ctx, "floor_cards", floor=speed, cards=ctx.f.cards(cell.fit.cards))
+@macro
+def claim_fewer_bytes_faster(ctx: MacroContext, model: str, node: str) -> str:
+    """Fails the build unless, on the cards ``quantization_table`` times every format on (as many as the
+    heaviest format needs on the node), each engine runs the formats with lighter weights faster."""
+    llm, big = ctx.llm(model), ctx.node(node)
+    cards = _cards_every_format_needs(ctx, llm, big)
+    by_engine: dict[str, list[tuple[float, float, str]]] = {}
+    for prec in ctx.catalog.precisions_for(llm):
+        speed = speed_on_cards(ctx.catalog, llm, prec, big, cards)
+        if speed is not None:
+            by_engine.setdefault(ctx.catalog.engine_of(prec).id, []).append(
+                (weight_bytes(llm, prec), speed.typical, prec.id))
+    slower = [(a[2], b[2]) for runs in by_engine.values() for a, b in zip(sorted(runs), sorted(runs)[1:])
+              if a[1] <= b[1]]
+    return claim(not slower, f"on {cards} cards of '{node}', '{model}' runs faster in lighter formats of one engine",
+                 "; ".join(f"{light} is not faster than {heavy}" for light, heavy in slower))
+
+
+def _cards_every_format_needs(ctx: MacroContext, llm: Llm, node: Node) -> int:
+    """The cards the most demanding format uses on ``node``: every format is timed on that many."""
+    fits = [ctx.cell(llm.id, p.id, node.id).fit for p in ctx.catalog.precisions_for(llm)]
+    used = [f.cards for f in fits if f.fits]
+    if not used:
+        raise MacroError(f"'{llm.id}' fits on '{node.id}' in no format: name a larger node")
+    return max(used)
+
+
+def _speed_cell(ctx: MacroContext, speed: Speed | None) -> str:
+    if speed is None:
+        return ctx.text("comparisons", "no_fit_on_cards")
+    return ctx.f.speed(speed.typical, speed.floor, in_a_cell=True)
 
 
 @macro
@@ -130,16 +208,17 @@ def embedding_share(ctx: MacroContext, model: str) -> str:
 
 @macro
 def read_per_token(ctx: MacroContext, model: str, precision: str) -> str:
-    """Bytes of weights one generated token reads: all of them for a dense model, the active ones for MoE."""
+    """Weights one generated token reads, in GiB: all of them for a dense model, the active ones for MoE."""
     ctx.precision(precision)
-    return ctx.f.gb_from_bytes(weight_bytes_read_per_token(ctx.llm(model), ctx.catalog.precisions[precision]))
+    return ctx.f.gib_from_bytes(weight_bytes_read_per_token(ctx.llm(model), ctx.catalog.precisions[precision]))
 
 
 @macro
 def read_ratio(ctx: MacroContext, model: str, precision: str) -> str:
-    """How many times less a mixture-of-experts model reads per token than it holds in memory."""
+    """How many times less a mixture-of-experts model reads per token than it holds in memory, worded for
+    prose: "17×" (less), « 17 fois » (moins), "1/17" in Chinese."""
     llm, prec = ctx.llm(model), ctx.precision(precision)
-    return ctx.f.times(weight_bytes(llm, prec) / weight_bytes_read_per_token(llm, prec))
+    return ctx.f.times_less(weight_bytes(llm, prec) / weight_bytes_read_per_token(llm, prec))
 
 
 @macro

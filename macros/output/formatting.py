@@ -17,6 +17,8 @@ from sizing.units import GB, GIB
 from .strings import text
 
 BABEL_LOCALES = {"en": "en_US", "fr": "fr_FR", "zh": "zh_Hans_CN"}
+COUNT_WORD_UNIT = {"en": 1e9, "fr": 1e9, "zh": 1e8}  # billion, milliard, 亿
+VOWELS = frozenset("AEIOUY")  # initials a French article elides before: « l’A40 »
 
 
 @dataclass(frozen=True)
@@ -45,11 +47,13 @@ class Formatter:
         return text("units", key, self.lang, value=value)
 
     def gb(self, value_gb: float) -> str:
-        """Memory in GB, whole: a card's or a node's memory as its maker states it."""
+        """Memory in GB, whole: a card's or a node's memory as it is sold (everything computed about fitting a
+        model is in GiB: ``gib``)."""
         return self.unit("gb", self.number(value_gb))
 
     def gb_from_bytes(self, value_bytes: float) -> str:
-        """Memory in GB, one decimal below 10 GB: weights, working memory."""
+        """Bytes in GB, one decimal below 10 GB: data moved over a link, beside bandwidths in GB/s. What a model
+        needs in memory is in GiB (``gib_from_bytes``): the site's unit rule, guides/index.md#units."""
         value_gb = value_bytes / GB
         return self.unit("gb", self.number(value_gb) if value_gb >= 10 else self.number(value_gb, 1))
 
@@ -68,6 +72,17 @@ class Formatter:
     def times(self, ratio: float) -> str:
         """A ratio: "17×", one decimal below 3 ("2.5×")."""
         return self.unit("times", self.number(ratio) if ratio >= 3 else self.number(ratio, 1))
+
+    def _ratio_number(self, ratio: float) -> str:
+        return self.number(ratio) if ratio >= 3 else self.number(ratio, 1)
+
+    def times_more(self, ratio: float) -> str:
+        """A ratio of more in prose, worded per language: "2.0×", « 2,0 fois », "2.0 倍" (the page says of what)."""
+        return self.unit("times_more", self._ratio_number(ratio))
+
+    def times_less(self, ratio: float) -> str:
+        """A ratio of less in prose: "17×" (less), « 17 fois » (moins), "1/17" in Chinese (仅为其 1/17)."""
+        return self.unit("times_less", self._ratio_number(ratio))
 
     def tokens_per_s(self, value: float) -> str:
         shown = speed_for_display(value)
@@ -99,6 +114,21 @@ class Formatter:
         value = count / 1e9
         return self.unit("params_billions", self.number(value) if value >= 100 else self.number(value, 1))
 
+    def billions_in_words(self, count: int) -> str:
+        """A count of parameters in words, one decimal below 100 of the unit: "671 billion", « 37,6 milliards »,
+        "6710 亿" (Chinese counts in 亿, 10^8, and does not group the digits of such a count)."""
+        per_unit = COUNT_WORD_UNIT[self.lang]
+        value = count / per_unit
+        digits = 0 if value >= 100 else 1
+        shown = _number(self.locale, round(value, digits), digits, grouped=self.lang != "zh")
+        key = "billions_words_below_two" if value < 2 else "billions_words"
+        return self.unit(key, shown)
+
+    def the_card(self, name: str) -> str:
+        """A card's name after the definite article: "the A40", « l’A40 », « la L4 », "A40"."""
+        key = "the_card_vowel" if name[:1].upper() in VOWELS else "the_card"
+        return text("units", key, self.lang, name=name)
+
     def join(self, items: list[str], style: str = "standard") -> str:
         return format_list(items, style=style, locale=self.locale)
 
@@ -109,8 +139,8 @@ class Formatter:
 
 
 @lru_cache(maxsize=65536)
-def _number(locale: Locale, value: float, digits: int) -> str:
-    pattern = "#,##0" + ("." + "0" * digits if digits else "")
+def _number(locale: Locale, value: float, digits: int, grouped: bool = True) -> str:
+    pattern = ("#,##0" if grouped else "0") + ("." + "0" * digits if digits else "")
     return format_decimal(value, format=pattern, locale=locale)
 
 

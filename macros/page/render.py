@@ -39,8 +39,6 @@ def _evaluate(call: Call, names: dict[str, object]) -> str:
         message = f"not allowed ({exc}); pages may only call the documented macros"
     except UndefinedError as exc:
         message = _undefined_message(exc)
-    except TypeError as exc:
-        message = f"{exc}; call macros by name with ids in quotes, e.g. price(\"4x-a100-pcie-80gb\")"
     raise BadPage(call.line, message)
 
 

@@ -114,7 +114,7 @@ def test_a_data_change_reaches_the_guide_tables(changed_site: Path):
     html = page(changed_site, "zh", "guides/image-and-video")
     assert table_rows(html, "FLUX.1 [dev]（BF16）")["RTX 6000 Ada"][0] == "96 GB"
     memory = table_rows(page(changed_site, "en", "guides/image-and-video"), "needs in BF16")
-    assert memory["SDXL 1.0"][1] == "10 GB"  # 5,134,920,000 × 2 B
+    assert memory["SDXL 1.0"][1] == "9.6 GiB"  # 5,134,920,000 × 2 B = 10.27e9 B / 2^30, in GiB like every need
 
 
 def test_falsifying_a_claim_of_a_guide_fails_the_build_with_page_and_line(tmp_path: Path):
@@ -125,3 +125,122 @@ def test_falsifying_a_claim_of_a_guide_fails_the_build_with_page_and_line(tmp_pa
     assert result.returncode != 0
     assert "claim no longer true: no node holds 'deepseek-v3' in bf16" in result.stderr
     assert re.search(r"docs/en/guides/(mixture-of-experts|what-we-dont-offer)\.md:\d+: claim", result.stderr)
+
+
+# The NVLink or PCIe guide: which gap decides, with figures computed from data/, in every language.
+# Llama 3.3 70B: 8,192 × 2 B = 16 KiB per all-reduce at one stream; on 4 × A100 PCIe (22 µs, 24 GB/s busbw)
+# 22 + 1.5 × 16,384 / 24e9 s = 23 µs; a 2,048-token prompt: 32 MiB, 22 µs + 2,097 µs = 2.1 ms. Adam: 16 B per
+# parameter, 70,553,706,496 × 16 B = 1,051.3 GiB. Consumer PCIe without peer-to-peer: 28 (8 × RTX 5090) to 35
+# (4 ×) GB/s. NVLink 4 against PCIe Gen5: 450 / 63 = 7 times.
+NVLINK_GUIDE_FIGURES = {
+    "en": ["16 KiB", "23 µs", "2.1 ms", "32 MiB", "1,051.3 GiB", "28–35 GB/s", "about 7× faster",
+           "Llama 3.1 8B", "expected: NV6 between every pair"],
+    "fr": ["16 Kio", "23 µs", "2,1 ms", "32 Mio", "1 051,3 Gio", "28 à 35 Go/s", "environ 7 fois plus rapide",
+           "Llama 3.1 8B", "attendu : NV6", "NVLink ou PCIe : lequel choisir pour votre tâche",
+           "C’est dès que le mot « réparti » apparaît que ce guide vous concerne"],
+    "zh": ["16 KiB", "23 微秒", "2.1 毫秒", "32 MiB", "1,051.3 GiB", "28–35 GB/s", "快约 7 倍", "Llama 3.1 8B",
+           "预期：任意两张卡之间均为 NV6", "根复合体（root complex）", "提供该链路的节点"],
+}
+
+
+def spaced(text: str) -> str:
+    return re.sub(r"[\s\u202f\xa0]+", " ", text)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_nvlink_guide_says_which_gap_decides_with_computed_figures(site: Path, lang: str):
+    text = spaced(visible_text(page(site, lang, "guides/nvlink-or-pcie")))
+    for figure in NVLINK_GUIDE_FIGURES[lang]:
+        assert spaced(figure) in text, figure
+    assert "anything else is a fault" not in text and "the benefit is zero" not in text
+
+
+@pytest.mark.parametrize("lang", ["fr", "zh"])
+def test_the_nvlink_guide_words_ratios_per_language_and_splits_in_chinese_with_qie_fen(site: Path, lang: str):
+    text = spaced(visible_text(page(site, lang, "guides/nvlink-or-pcie")))
+    assert not re.search(r"\d×", text)   # no bare "7×" ("8 × H100" and "PCIe Gen5 ×16" are names)
+    if lang == "zh":
+        assert "切分" in text and "拆分" not in text
+
+
+def test_a_model_that_would_fit_for_training_fails_the_claim_that_it_does_not(tmp_path: Path):
+    project = copy_project(tmp_path / "project")
+    # RTX PRO 6000 with 160 GB (162,500 MiB = 158.7 GiB visible): Llama 3.3 70B sharded over 8 cards needs
+    # 1,051.3 / 8 = 131.4 GiB per card and would fit, so "more than a card of 8 × RTX PRO 6000 holds" is false
+    gpus = project / "data" / "gpus.yml"
+    edit(gpus, "nvidia_smi_memory_mib: 97887", "nvidia_smi_memory_mib: 163000")
+    edit(gpus, "runtime_visible_memory_mib: 97397", "runtime_visible_memory_mib: 162500")
+    text = gpus.read_text(encoding="utf-8")
+    start = text.index("  - id: rtx-pro-6000-blackwell")
+    gpus.write_text(text[:start] + text[start:].replace("memory_gb: 96", "memory_gb: 160", 1), encoding="utf-8")
+    result = build(project, tmp_path / "site")
+    assert result.returncode != 0
+    assert re.search(r"docs/(en|fr|zh)/guides/nvlink-or-pcie\.md:\d+: claim no longer true: full-parameter "
+                     r"training of 'llama-3.3-70b' with Adam does not fit '8x-rtx-pro-6000-blackwell'", result.stderr)
+    assert "131.4 GiB of training state per card against 158.7 GiB" in result.stderr
+
+
+# The sizing guides (mixture of experts, quantization, image and video): one unit rule, figures worded per language.
+def prose(site: Path, lang: str, guide: str) -> str:
+    return spaced(visible_text(page(site, lang, guide)))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_units_rule_is_stated_once_and_the_sizing_guides_link_to_it(site: Path, lang: str):
+    assert 'id="units"' in page(site, lang, "guides")
+    for guide in ("guides/mixture-of-experts", "guides/quantization", "guides/image-and-video"):
+        assert 'href="../#units"' in page(site, lang, guide), guide
+
+
+SIZING_GUIDE_WORDING = {
+    ("fr", "guides/mixture-of-experts"): ["671 milliards de paramètres, dont 37,6 milliards actifs",
+                                          "s’il est réparti sur davantage de cartes, chaque tête est dupliquée",
+                                          "17 fois moins", "626,7 Gio"],
+    ("zh", "guides/mixture-of-experts"): ["6710 亿参数", "仅为模型所占显存的 1/17", "每个头都会被复制"],
+    ("fr", "guides/image-and-video"): ["est l’A40", "2,0 fois plus de calcul par dollar"],
+    ("zh", "guides/image-and-video"): ["计算条件", "主要受限于算力而非显存带宽", "2.0 倍"],
+    ("fr", "guides/quantization"): ["une échelle et un point zéro", "au moins"],
+    ("en", "guides/quantization"): ["Speed on 4 × H100 SXM5", "about 33 tok/s, at least"],
+    ("en", "guides/mixture-of-experts"): ["671 billion parameters", "626.7 GiB", "each head is duplicated"],
+}
+
+
+@pytest.mark.parametrize("lang, guide", sorted(SIZING_GUIDE_WORDING))
+def test_the_sizing_guides_read_as_a_native_writer_words_them(site: Path, lang: str, guide: str):
+    text = prose(site, lang, guide)
+    for expected in SIZING_GUIDE_WORDING[lang, guide]:
+        assert expected in text, expected
+    if lang != "en":
+        assert not re.search(r"\d×(?!\d)", text), "a bare ratio in French or Chinese prose"  # not 1024×1024
+    if lang == "zh":
+        assert "拆分" not in text
+
+
+def test_sd_3_5_large_on_two_l4_cards_pays_for_both_in_tflops_per_dollar(site: Path):
+    rows = table_rows(page(site, "en", "guides/image-and-video"), "Stable Diffusion 3.5 Large in BF16")
+    # 121 TFLOPS / (2 cards × $1,520 / (4 × 730 h)) = 121 / 1.041 = 116
+    assert rows["L4"][1] == "with the text encoders on 2 cards" and rows["L4"][4] == "116"
+
+
+def test_the_moe_tables_carry_the_configurators_warnings(site: Path):
+    rows = table_rows(page(site, "en", "guides/mixture-of-experts"), "Qwen3 235B-A22B in FP8")
+    assert "FP8 is not native on this card" in rows["4 × A100 80GB PCIe"][-1]
+    assert "split over PCIe" in rows["4 × A100 80GB PCIe"][-1]
+    assert rows["8 × H100 SXM5"][-1] == ""
+
+
+def test_a_published_run_the_model_misses_by_more_than_twice_fails_the_moe_guide(tmp_path: Path):
+    project = copy_project(tmp_path / "project")
+    # SGLang, DeepSeek V3 on 8 × H200 at 8 streams: measured 25.79 tok/s, the model about 47.5; at 12 tok/s the
+    # model would be 4 times too fast, and the guide's "within a factor of two" false
+    text = (project / "data" / "measurements.yml").read_text(encoding="utf-8")
+    record = text.index("id: dsv3-fp8-h200-8x-sglang041-c8")
+    cut = text.index("tokens_per_s_per_stream: 25.79", record)
+    (project / "data" / "measurements.yml").write_text(
+        text[:cut] + "tokens_per_s_per_stream: 12.0" + text[cut + len("tokens_per_s_per_stream: 25.79"):],
+        encoding="utf-8")
+    result = build(project, tmp_path / "site")
+    assert result.returncode != 0
+    assert "claim no longer true: the speeds of 'deepseek-v3' are within 2× of its published runs" in result.stderr
+    assert re.search(r"docs/en/guides/mixture-of-experts\.md:\d+: claim", result.stderr)
+

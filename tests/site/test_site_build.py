@@ -10,17 +10,19 @@ GUIDE = "guides/nvlink-or-pcie"
 NBSP, NNBSP = "\xa0", "\u202f"
 
 # Figures the guide must show, as each language writes them (computed from data/, hand-checked in
-# tests/unit/test_decode.py, tests/unit/test_collectives.py and tests/unit/test_macros.py): the speeds of
-# Llama 3.3 70B BF16 on 4 × A100 PCIe and SXM4, typical then floor.
+# tests/unit/test_decode.py, tests/unit/test_collectives.py, tests/unit/test_training.py and
+# tests/unit/test_macros.py): the speeds of Llama 3.3 70B BF16 on 4 × A100 PCIe and SXM4, typical then floor;
+# the 16 KiB an all-reduce carries at one stream; Adam's 1,051.3 GiB for the 70B; a sharded step's 2.0 s over
+# PCIe Gen5; the "7 times" of NVLink 4 over PCIe Gen5, worded per language.
 EXPECTED = {
     "en": ["$4,157/month", "$4,395/month", "320 GB", "7×", "160", "~31 tok/s (at least 17)",
-           "~35 tok/s (at least 19)", "41", "1,935 GB/s", "2,039 GB/s", "141 GB", "3.9 s", "$238"],
-    "fr": [f"4{NNBSP}157{NBSP}$US/mois", f"4{NNBSP}395{NBSP}$US/mois", "320 Go", "7×", "160",
+           "~35 tok/s (at least 19)", "41", "1,935 GB/s", "2,039 GB/s", "16 KiB", "1,051.3 GiB", "2.0 s", "$238"],
+    "fr": [f"4{NNBSP}157{NBSP}$US/mois", f"4{NNBSP}395{NBSP}$US/mois", "320 Go", "7 fois", "160",
            "~31 tok/s (au moins 17)", "~35 tok/s (au moins 19)", "41", f"1{NNBSP}935 Go/s", f"2{NNBSP}039 Go/s",
-           "141 Go", "3,9 s", f"238{NBSP}$US"],
-    "zh": ["US$4,157/月", "US$4,395/月", "320 GB", "7×", "160", "约 31 token/秒（至少 17）",
-           "约 35 token/秒（至少 19）", "41",
-           "1,935 GB/s", "2,039 GB/s", "141 GB", "3.9 秒", "US$238"],
+           "16 Kio", f"1{NNBSP}051,3 Gio", "2,0 s", f"238{NBSP}$US"],
+    "zh": ["US$4,157/月", "US$4,395/月", "320 GB", "7 倍", "160", "约 31 token/秒（下限 17）",
+           "约 35 token/秒（下限 19）", "41",
+           "1,935 GB/s", "2,039 GB/s", "16 KiB", "1,051.3 GiB", "2.0 秒", "US$238"],
 }
 
 

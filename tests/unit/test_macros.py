@@ -33,9 +33,11 @@ def test_prices_are_written_the_way_each_language_writes_money(data, lang, expec
     assert render(data, '{{ price("4x-a100-pcie-80gb") }}', lang) == expected
 
 
-@pytest.mark.parametrize("lang, expected", [("en", "3.9 s"), ("fr", "3,9 s"), ("zh", "3.9 秒")])
+@pytest.mark.parametrize("lang, expected", [("en", "2.0 s"), ("fr", "2,0 s"), ("zh", "2.0 秒")])
 def test_decimals_follow_the_locale(data, lang, expected):
-    assert render(data, '{{ allreduce_time("llama-3.3-70b", "8x-rtx-pro-6000-blackwell") }}', lang) == expected
+    # sharded training of Mistral Small 24B on 8 cards over PCIe Gen5: 3 × 7/8 × 47.1e9 B of BF16 weights / 63 GB/s
+    macro = '{{ training_sync_time("mistral-small-3-24b", "8x-rtx-pro-6000-blackwell") }}'
+    assert render(data, macro, lang) == expected
 
 
 def test_catalog_counts_and_memory_totals(data):
@@ -47,8 +49,79 @@ def test_a_link_bandwidth_is_one_direction_unless_both_ways_is_asked(data):
         == "450 GB/s / 900 GB/s"
 
 
-def test_a_link_ratio_is_written_as_times(data):
-    assert render(data, '{{ link_ratio("nvlink4", "pcie-gen5-x16") }}') == "7×"
+@pytest.mark.parametrize("lang, expected", [("en", "7×"), ("fr", "7 fois"), ("zh", "7 倍")])
+def test_a_link_ratio_is_worded_as_each_language_words_it(data, lang, expected):
+    # 450 / 63 = 7.14: "about 7× faster", « environ 7 fois plus rapide », "快约 7 倍"
+    assert render(data, '{{ link_ratio("nvlink4", "pcie-gen5-x16") }}', lang) == expected
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("en", "16 KiB, 32 MiB: 23 µs, 2.1 ms, 2.8× then 9×"),
+    ("fr", "16 Kio, 32 Mio: 23 µs, 2,1 ms, 2,8 fois then 9 fois"),
+    ("zh", "16 KiB, 32 MiB: 23 微秒, 2.1 毫秒, 2.8 倍 then 9 倍"),
+])
+def test_a_tensor_parallel_all_reduce_at_one_stream_and_in_prefill(data, lang, expected):
+    # 8,192 × 2 B = 16 KiB; × 2,048 tokens = 32 MiB. 4 × A100 PCIe: 22 µs + 1.5 × 16,384 B / 24 GB/s = 23.0 µs,
+    # 22 µs + 1.5 × 33,554,432 B / 24 GB/s = 2.12 ms; against NVLink 3's 8.1 µs and 227 µs: 2.8 and 9.3 times
+    calls = ('{{ allreduce_message("llama-3.3-70b") }}, {{ allreduce_message("llama-3.3-70b", 2048) }}: '
+             '{{ tp_allreduce_time("llama-3.3-70b", "4x-a100-pcie-80gb") }}, '
+             '{{ tp_allreduce_time("llama-3.3-70b", "4x-a100-pcie-80gb", 2048) }}, '
+             '{{ tp_allreduce_ratio("llama-3.3-70b", "4x-a100-pcie-80gb", "4x-a100-sxm4-80gb") }} then '
+             '{{ tp_allreduce_ratio("llama-3.3-70b", "4x-a100-pcie-80gb", "4x-a100-sxm4-80gb", 2048) }}')
+    rendered = render(data, calls, lang)
+    assert rendered.replace("\u202f", " ").replace("\xa0", " ") == expected
+
+
+def test_training_memory_is_computed_in_gib_and_traffic_in_gb(data):
+    # 70,553,706,496 × 16 B = 1,051.3 GiB; Mistral 24B sharded on 8 H100s: 43.9 GiB per card, 79.2 − 43.9 = 35.3
+    # left; each card sends 3 × 7/8 × 47.14 GB = 124 GB per step: 1.96 s at 63 GB/s, 275 ms at 450 GB/s, 7 times
+    calls = ('{{ adam_bytes_per_parameter() }} | {{ training_memory("llama-3.3-70b") }} | '
+             '{{ training_memory_per_card("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
+             '{{ training_room_per_card("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
+             '{{ training_traffic("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
+             '{{ training_sync_time("mistral-small-3-24b", "8x-rtx-pro-6000-blackwell") }} | '
+             '{{ training_sync_time("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
+             '{{ training_sync_speedup("mistral-small-3-24b", "8x-rtx-pro-6000-blackwell", "8x-h100-sxm5-80gb") }}')
+    assert render(data, calls) == "16 bytes | 1,051.3 GiB | 43.9 GiB | 35.3 GiB | 124 GB | 2.0 s | 275 ms | 7×"
+
+
+@pytest.mark.parametrize("call, fragment", [
+    ('claim_training_fits("llama-3.3-70b", "8x-h100-sxm5-80gb")', "131.4 GiB of training state per card against 79.2"),
+    ('claim_training_does_not_fit("mistral-small-3-24b", "8x-h100-sxm5-80gb")', "43.9 GiB of training state"),
+    ('claim_allreduce_bound("llama-3.3-70b", "4x-a100-pcie-80gb", 2048, "latency")', "the latency is 1% of its time"),
+    ('claim_allreduce_bound("llama-3.3-70b", "4x-a100-pcie-80gb", 1, "bandwidth")', "the latency is 96% of its time"),
+    ('claim_serves_more("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 4, 1, 4096)', "tok/s in total"),
+    ('claim_stream_faster("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 1, 4, 4096)', "tok/s"),
+    ('split_stream_speed("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 3)', "pick another card count"),
+    ('tp_allreduce_time("llama-3.3-70b", "1x-a100-pcie-80gb")', "has one card"),
+])
+def test_link_claims_fail_with_what_the_data_says(data, call, fragment):
+    with pytest.raises(PageError) as caught:
+        render(data, "{{ " + call + " }}")
+    assert fragment in str(caught.value)
+
+
+def test_the_link_claims_of_the_guide_hold_today(data):
+    calls = ('{{ claim_training_fits("mistral-small-3-24b", "8x-rtx-pro-6000-blackwell") }}'
+             '{{ claim_training_does_not_fit("llama-3.3-70b", "8x-rtx-pro-6000-blackwell") }}'
+             '{{ claim_allreduce_bound("llama-3.3-70b", "4x-a100-sxm4-80gb", 1, "latency") }}'
+             '{{ claim_serves_more("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 1, 4, 4096) }}'
+             '{{ claim_serves_more("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 4, 1, 32768) }}')
+    assert render(data, calls) == ""
+
+
+def test_the_busbw_table_gives_published_ranges_and_says_where_there_are_none(data):
+    html = render(data, "{{ busbw_table() }}")
+    assert "<td>4 × RTX 5090 and 8 × RTX 5090</td><td>28–35 GB/s</td>" in html   # consumer PCIe, host-staged
+    assert "<td>370–480 GB/s</td>" in html and "<td>208–235 GB/s</td>" in html
+    assert "<td>no published run (our speed model assumes 740 GB/s)</td>" in html  # NVLink 5: none found
+    assert "28 à 35 Go/s" in render(data, "{{ busbw_table() }}", "fr")
+
+
+def test_a_topology_label_not_yet_seen_is_shown_as_expected(data):
+    html = render(data, "{{ topo_table() }}")
+    assert "<td>expected: NV6 between every pair (no public output" in html        # 4 × H200 NVL, inferred
+    assert "<td>NV18 between every pair</td>" in html                               # 8 × H100 SXM5, seen
 
 
 def test_a_70b_model_makes_two_allreduces_per_layer_per_token(data):
@@ -196,7 +269,7 @@ def test_the_link_chart_is_the_same_whatever_the_hash_seed_fastest_first_ties_by
     assert len(drawings) == 1  # drawn twice (no cache), byte for byte the same
     assert "<text" in next(iter(drawings))
     description = re.search(r"<desc>(.*?)</desc>", drawings.pop()).group(1)
-    listed = re.findall(r"([^:,]+): ([\d.]+) GB/s", description)
+    listed = re.findall(r"([^:;]+): ([\d.]+) GB/s", description)
     assert [name.strip() for name, _ in listed][2:4] == ["NVLink 3", "NVLink 4 (H100 PCIe/NVL)"]  # both 300 GB/s
     speeds = [float(speed) for _, speed in listed]
     assert speeds == sorted(speeds, reverse=True)
@@ -214,3 +287,149 @@ def test_french_writes_the_first_of_a_month_as_an_ordinal(day, expected):
 def test_a_context_length_is_written_as_models_advertise_it(tokens, expected):
     from macros.output.formatting import formatter
     assert formatter("en").context(tokens) == expected
+
+
+# --- the sizing guides: units, wording per language, compute per dollar, cost per token -----------------------
+def spaced(text: str) -> str:
+    return re.sub(r"[\u202f\xa0]", " ", text)
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("en", "671 billion | 37.6 billion | 626.7 GiB | 17× | 2.0×"),
+    ("fr", "671 milliards | 37,6 milliards | 626,7 Gio | 17 fois | 2,0 fois"),
+    ("zh", "6710 亿 | 376 亿 | 626.7 GiB | 1/17 | 2.0 倍"),
+])
+def test_parameter_counts_weights_and_ratios_are_worded_as_each_language_words_them(data, lang, expected):
+    # DeepSeek V3: 671,026,419,200 parameters, 37,552,297,472 active (6710 and 376 亿 of 10^8); FP8 weights
+    # (671.03e9 − 0.93e9 embeddings) × 1 B + 0.93e9 × 2 B = 672.9e9 B / 2^30 = 626.7 GiB, the same unit as a need;
+    # it reads 17× less than it holds. FLUX.1 [dev]: B200 2,250 / $5.24 = 429 against A40 150 / $0.71 = 212: 2.0×
+    calls = ('{{ params("deepseek-v3") }} | {{ active_params("deepseek-v3") }} | {{ weights_size("deepseek-v3", "fp8") }} '
+             '| {{ read_ratio("deepseek-v3", "fp8") }} | {{ value_ratio("flux.1-dev", "bf16") }}')
+    assert spaced(render(data, calls, lang)) == expected
+
+
+def test_a_count_below_two_billion_is_singular_in_french():
+    from macros.output.formatting import formatter
+    assert spaced(formatter("fr").billions_in_words(1_300_000_000)) == "1,3 milliard"
+    assert formatter("en").billions_in_words(1_300_000_000) == "1.3 billion"
+
+
+@pytest.mark.parametrize("lang, expected", [("en", "the A40 / the B200"), ("fr", "l’A40 / la B200"),
+                                            ("zh", "A40 / B200")])
+def test_a_card_named_after_an_article_elides_in_french_before_a_vowel(data, lang, expected):
+    calls = ('{{ cheapest_card("flux.1-dev", "bf16", article=true) }} / '
+             '{{ best_value_card("flux.1-dev", "bf16", article=true) }}')
+    assert render(data, calls, lang) == expected
+
+
+def test_the_units_rule_gives_cards_in_gb_as_sold_and_every_need_in_gib(data):
+    # 2^30 / 10^9 = 1.074; an L4 (24 GB) shows CUDA 22,565 MiB = 22.04 GiB, of which vLLM's 0.9 is 19.83 GiB
+    calls = '{{ card_memory("l4") }} | {{ gib_in_gb() }} | {{ visible_memory_of("l4") }} | {{ server_budget("l4") }}'
+    assert render(data, calls) == "24 GB | 1.074 GB | 22.0 GiB | 19.8 GiB"
+    # weights, pipelines and the diffusion table are in GiB like the needs they are compared with
+    assert render(data, '{{ pipeline_memory("flux.1-dev", "bf16") }}') == "33.7 GiB"
+    assert " GB<" not in render(data, '{{ diffusion_memory_table("bf16") }}')
+
+
+def test_what_group_scales_and_16_bit_embeddings_add_to_four_bits(data):
+    # INT4 AWQ/GPTQ: 4 + 16/128 + 4/128 = 4.15625 bits per weight, 0.16 of them scales and zeros. Llama 3.3 70B:
+    # embeddings and head 128,256 × 8,192 × 2 = 2,101,346,304 of 70,553,706,496 parameters kept at 16 bits add
+    # 2.101e9 × (16 − 4.15625) / 70.554e9 = 0.353 bits: 4.509 bits per parameter
+    calls = ('{{ scale_bits("int4-awq-gptq") }} + {{ embedding_bits("llama-3.3-70b", "int4-awq-gptq") }} → '
+             '{{ bits_per_weight("int4-awq-gptq") }}, {{ effective_bits("llama-3.3-70b", "int4-awq-gptq", 2) }}')
+    assert render(data, calls) == "0.16 + 0.35 → 4.16, 4.51"
+
+
+def test_an_fp8_kv_cache_halves_the_cache_of_the_guides_model_and_context(data):
+    # Llama 3.3 70B: 2 × 80 layers × 8 KV heads × 128 × 2 B = 327,680 B per token × 131,072 = 40.0 GiB in BF16;
+    # one byte per element in FP8: 20.0 GiB, 20.0 GiB freed
+    calls = ('{{ kv_cache("llama-3.3-70b", 131072) }} {{ kv_cache_in("llama-3.3-70b", 131072, "fp8") }} '
+             '{{ kv_cache_saved("llama-3.3-70b", 131072, "fp8") }}')
+    assert render(data, calls) == "40.0 GiB 20.0 GiB 20.0 GiB"
+
+
+def test_a_job_on_two_cards_pays_for_both_in_tflops_per_dollar(data):
+    html = render(data, '{{ card_table("sd-3.5-large", "bf16") }}')
+    l4 = re.search(r"<tr><th scope=\"row\">L4</th>(.*?)</tr>", html).group(1)
+    # L4: 121 BF16 TFLOPS; cheapest per card on 4 × L4: $1,520 / (4 × 730 h) = $0.5205 per GPU-hour. SD 3.5 Large
+    # holds only with its text encoders on a second card: 121 / (2 × 0.5205) = 116.2, not 121 / 0.5205 = 232
+    assert "with the text encoders on 2 cards" in l4 and "<td>116</td>" in l4
+
+
+def test_fp8_rows_rank_by_fp8_throughput_where_the_card_has_fp8_tensor_cores(data):
+    html = render(data, '{{ card_table("flux.1-dev", "fp8") }}')
+    # L4: 242.5 FP8 TFLOPS / $0.5205 = 466; A40 (Ampere, no FP8 tensor cores): 149.7 BF16 / $0.7055 = 212
+    assert re.search(r"<tr><th scope=\"row\">L4</th>.*?<td>242</td><td>466</td></tr>", html)
+    assert re.search(r"<tr><th scope=\"row\">A40</th>.*?<td>150 \(computed in BF16\)</td><td>212</td></tr>", html)
+    assert render(data, '{{ best_value_card("flux.1-dev", "fp8") }}') == "B200"  # 4,500 / $5.24 = 859
+
+
+def test_the_headroom_comparison_picks_the_cheapest_card_with_more_memory(data):
+    # FLUX.1 [dev] in BF16: the A40 (48 GB, $2,060 / (4 × 730) = $0.7055) leaves 6.1 GiB; the next cheapest with
+    # more memory is the A100 80GB PCIe (80 GB, $8,260 / (8 × 730) = $1.4144): 0.9 × 81,152 MiB = 71.3 GiB
+    # − 33.8 GiB = 37.5 GiB, for $0.709 more per GPU-hour
+    calls = ('{{ cheapest_card("flux.1-dev", "bf16") }} {{ cheapest_card_memory("flux.1-dev", "bf16") }} '
+             '{{ cheapest_card_headroom("flux.1-dev", "bf16") }} | {{ roomier_card("flux.1-dev", "bf16") }} '
+             '{{ roomier_card_memory("flux.1-dev", "bf16") }} {{ roomier_card_headroom("flux.1-dev", "bf16") }} '
+             '{{ roomier_card_extra_price("flux.1-dev", "bf16") }}')
+    assert render(data, calls) == "A40 48 GB 6.1 GiB | A100 80GB PCIe 80 GB 37.5 GiB $0.71"
+
+
+def test_the_quantization_table_times_every_format_on_the_same_cards(data):
+    from sizing.comparisons import speed_on_cards
+    c = data.catalog
+    llm, node = c.models["llama-3.3-70b"], c.nodes["8x-h100-sxm5-80gb"]
+    # BF16 needs 4 H100s (131.4 GiB / 2 = 65.7 GiB + KV, activations and runtime > 0.9 × 79.2 GiB = 71.3 GiB)
+    html = render(data, '{{ quantization_table("llama-3.3-70b", "1x-h100-pcie-80gb", "8x-h100-sxm5-80gb") }}')
+    assert "Speed on 4 × H100 SXM5" in html and "131.4 GiB" in html
+    speeds = {p: speed_on_cards(c, llm, c.precisions[p], node, 4) for p in ("bf16", "fp8", "int4-awq-gptq")}
+    assert {s.cards for s in speeds.values()} == {4}
+    assert speeds["bf16"].typical < speeds["fp8"].typical < speeds["int4-awq-gptq"].typical
+    assert render(data, '{{ claim_fewer_bytes_faster("llama-3.3-70b", "8x-h100-sxm5-80gb") }}') == ""
+
+
+def test_the_nodes_table_carries_the_configurators_warnings_and_the_cost_per_token(data):
+    html = render(data, '{{ fits_table("qwen3-235b-a22b", "fp8") }}')
+    pcie = re.search(r"<tr><th scope=\"row\">4 × A100 80GB PCIe</th>(.*?)</tr>", html).group(1)
+    sxm = re.search(r"<tr><th scope=\"row\">4 × A100 80GB SXM4</th>(.*?)</tr>", html).group(1)
+    # Ampere has no FP8 tensor cores (both); only the PCIe node splits its tensor-parallel all-reduces over PCIe
+    assert "FP8 is not native on this card" in pcie and "split over PCIe" in pcie
+    assert "FP8 is not native on this card" in sxm and "split over PCIe" not in sxm
+    assert "per million tokens" in pcie
+
+
+def test_the_lowest_cost_node_is_the_one_whose_million_tokens_cost_least_at_full_load(data):
+    from sizing.choices import nodes_that_hold
+    c = data.catalog
+    prices = {}
+    for node in nodes_that_hold(c, data.matrix, "deepseek-v3", "fp8"):
+        speed = data.matrix.cell("deepseek-v3", "fp8", node.id).speed
+        # monthly price / (730 h × 3,600 s × total tok/s at full load) × 10^6
+        prices[node.id] = node.price_per_month.amount / (730 * 3600 * speed.total_on(node)) * 1e6
+    cheapest = min(prices, key=prices.__getitem__)
+    assert render(data, '{{ lowest_cost_node("deepseek-v3", "fp8") }}') == render(data, f'{{{{ node_name("{cheapest}") }}}}')
+    assert render(data, '{{ lowest_cost_per_million("deepseek-v3", "fp8") }}') \
+        == f"${prices[cheapest]:.2f} per million tokens"
+
+
+def test_the_moe_speeds_are_held_against_published_runs(data, monkeypatch):
+    from macros.library import cost_figures
+    assert render(data, '{{ claim_matches_published_runs("deepseek-v3") }}'
+                        '{{ claim_matches_published_runs("qwen3-235b-a22b") }}') == ""
+    # SGLang on 8 × H200, 8 streams: 25.8 tok/s per stream measured, the model gives about 1.8 times that
+    monkeypatch.setattr(cost_figures, "WITHIN_FACTOR", 1.5)
+    fresh = replace(data)  # macro outputs are remembered per data state: a copy starts afresh
+    with pytest.raises(PageError, match="dsv3-fp8-h200-8x-sglang041-c8: estimated"):
+        render(fresh, '{{ claim_matches_published_runs("deepseek-v3") }}')
+    with pytest.raises(PageError, match="no usable run of 'llama-3.1-70b'|unknown model id"):
+        render(data, '{{ claim_matches_published_runs("llama-3.1-70b") }}')
+
+
+def test_the_memory_chart_measures_each_format_against_the_engine_that_runs_it(data):
+    """GGUF runs on llama.cpp, which may use all of the card; the other formats on a server engine, which keeps
+    0.90 of it: H100 PCIe shows 81,121 MiB to CUDA, 79.22 GiB, so 71.3 GiB for vLLM and 79.2 GiB for llama.cpp."""
+    svg = render(data, '{{ chart_memory("llama-3.3-70b", "h100-pcie-80gb") }}')
+    budgets = re.findall(r"(vLLM / SGLang|llama\.cpp): ([\d.]+) GiB usable", svg)
+    assert [engine for engine, _ in budgets] == ["vLLM / SGLang", "llama.cpp"]
+    assert [float(gib) for _, gib in budgets] == [71.3, 79.2]
+    assert "GGUF Q8_0 (llama.cpp)" in svg and "BF16 (" not in svg
