@@ -15,7 +15,9 @@ from ..output.svg import BarChart, Chart, ScatterChart, draw
 from .context import MacroContext
 from .registry import macro
 
-COLOURS = {"nvlink": "#3949ab", "pcie": "#8d6e63", "bar": "#3949ab", "budget": "#c62828"}
+COLOURS = {"nvlink": "#3949ab", "pcie": "#8d6e63"}
+# the memory chart: each engine's bars and the dashed line of its budget (a server engine, then llama.cpp)
+ENGINE_COLOURS = {"server": ("#3949ab", "#c62828"), "llama.cpp": ("#8d6e63", "#2e7d32")}
 
 
 def _t(ctx: MacroContext, key: str, **values: object) -> str:
@@ -68,18 +70,25 @@ def chart_floor_price(ctx: MacroContext, model: str, precision: str) -> Markup:
 
 @macro
 def chart_memory(ctx: MacroContext, model: str, gpu: str) -> Markup:
-    """A bar chart of the memory a model needs on one card in each format, against one card's budget."""
+    """A bar chart of the memory a model needs on one card in each format, against what the engine that runs
+    the format may use of the card: a server engine's share for BF16, FP8 and INT4, all of it for llama.cpp's
+    GGUF. A format run by another engine than the first is named with its engine."""
     llm, card = ctx.llm(model), ctx.gpu(gpu)
     precisions = ctx.catalog.precisions_for(llm)
+    engines = [ctx.catalog.engine_of(p) for p in precisions]
     needs = tuple(llm_need(ctx.catalog, llm, p, ctx.catalog.assumptions.default_context_tokens.value, 1, 1).total
                   / GIB for p in precisions)
-    budget = card_budget(ctx.catalog, card) / GIB
-    budget_text = ctx.f.gib(budget)
     need_texts = tuple(ctx.f.gib(v) for v in needs)
-    marker = (budget, _t(ctx, "memory_budget", card=card.short_name, budget=budget_text), COLOURS["budget"])
-    chart = BarChart(ctx.lang, tuple(p.name for p in precisions), needs, need_texts,
-                     (COLOURS["bar"],) * len(needs), _t(ctx, "memory_axis"), marker)
-    items = _items(ctx, [(p.name, need) for p, need in zip(precisions, need_texts)])
+    used = [ctx.catalog.engines[i] for i in dict.fromkeys(engine.id for engine in engines)]  # formats' order
+    budgets = [(engine, card_budget(ctx.catalog, card, engine) / GIB) for engine in used]
+    markers = tuple((budget, _t(ctx, "memory_budget", engine=engine.name, budget=ctx.f.gib(budget)),
+                     ENGINE_COLOURS[engine.kind][1]) for engine, budget in budgets)
+    labels = tuple(p.name if engine is used[0] else _t(ctx, "memory_bar_engine", format=p.name, engine=engine.name)
+                   for p, engine in zip(precisions, engines))
+    chart = BarChart(ctx.lang, labels, needs, need_texts, tuple(ENGINE_COLOURS[e.kind][0] for e in engines),
+                     _t(ctx, "memory_axis"), markers)
+    items = _items(ctx, [(label, need) for label, need in zip(labels, need_texts)])
+    budget_items = _items(ctx, [(engine.name, ctx.f.gib(budget)) for engine, budget in budgets])
     title = _t(ctx, "memory_title", model=llm.name)
     return _figure(chart, title, _t(ctx, "memory_desc", model=llm.name, card=card.short_name,
-                                    budget=budget_text, items=items))
+                                    budget=budget_items, items=items))

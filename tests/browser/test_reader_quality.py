@@ -34,7 +34,11 @@ def test_each_language_has_its_own_search_index(site: Path):
         assert docs and all(d["location"].startswith(prefix) for d in docs)
         if lang == "en":
             assert not any(d["location"].startswith(("fr/", "zh/")) for d in docs)
-        assert not any("/configurator/" in "/" + d["location"] and d["location"].count("/") > 2 for d in docs)
+        # the configurator: its page, one entry per model and one per node row of a model's page; never the pages
+        # of another precision or context, which would repeat the rows
+        assert not any(re.search(r"configurator/[^/#]+/[^#]", d["location"]) for d in docs)
+        rows = [d for d in docs if "configurator/" in d["location"] and "#cfg-" in d["location"]]
+        assert rows and all(" × " in d["title"] and d["text"] for d in rows)  # "… on 8 × B200": its verdict, …
 
 
 def test_every_page_has_absolute_hreflang_alternates_and_x_default(site: Path):
@@ -66,7 +70,7 @@ def test_a_404_page_per_language(site: Path, lang: str, title: str):
 
 @pytest.mark.parametrize("lang, page_path, words", [
     ("en", "guides/nvlink-or-pcie", ["Bandwidth per card, one direction", "NVLink 4", "450 GB/s"]),
-    ("zh", "guides/quantization", ["单卡 GiB", "GGUF Q4_K_M"]),
+    ("zh", "guides/quantization", ["单卡所需显存（GiB）", "GGUF Q4_K_M"]),
     ("fr", "guides/mixture-of-experts", ["Prix par mois ($US)", "Vitesse typique, un flux (tokens/s)"]),
 ])
 def test_charts_are_inline_svg_with_text_as_text_and_a_text_alternative(site: Path, lang, page_path, words):
