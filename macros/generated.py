@@ -11,27 +11,40 @@ from markupsafe import escape
 from sizing.api import catalog_document, fit_document
 
 from .languages import SOURCE_LANGUAGE
+from .library.configurator import choice_path, choices, search_rows
+from .library.context import MacroContext
 from .output.strings import text
+from .page.links import PageLinks
 from .site_data import SiteData
 
 
 def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
-    """Where the configurator page of each model stands in docs/ (it has no file there), in the catalog's
-    order."""
-    return [f"{lang}/configurator/{model_id}.md" for model_id in data.catalog.models]
+    """Where the configurator pages of each model stand in docs/ (they have no file there), in the catalog's
+    order: ``<model>.md`` at its default precision and context, ``<model>/<precision>/<context>.md`` (or
+    ``<model>/<precision>.md`` for an image or video model) for every other choice."""
+    uris = []
+    for model_id in data.catalog.models:
+        uris.append(f"{lang}/configurator/{model_id}.md")
+        for precision, context in choices(data.catalog, model_id):
+            path = choice_path(data.catalog, model_id, precision, context)
+            if path:
+                uris.append(f"{lang}/configurator/{model_id}/{path.rstrip('/')}.md")
+    return uris
 
 
 def generated_page_source(data: SiteData, src_uri: str) -> str:
-    """The Markdown source of the generated page at ``<lang>/configurator/<model>.md`` (only macros and
-    strings), made once per state of the data."""
-    lang, _, name = src_uri.split("/")
-    model_id = name.removesuffix(".md")
-    return data.remembered(("configurator page", lang, model_id), lambda: _configurator_page(data, lang, model_id))
+    """The Markdown source of the generated page at ``<lang>/configurator/<model>[/<precision>[/<context>]].md``
+    (only macros and strings), made once per state of the data."""
+    lang, _, model_id, *choice = src_uri.removesuffix(".md").split("/")
+    return data.remembered(("configurator page", lang, model_id, *choice),
+                           lambda: _configurator_page(data, lang, model_id, *choice))
 
 
-def _configurator_page(data: SiteData, lang: str, model_id: str) -> str:
+def _configurator_page(data: SiteData, lang: str, model_id: str, precision: str | None = None,
+                       context: str | None = None) -> str:
     """Data never enters the page's template text: the model's name comes in through a macro call, which
-    writes it as text (a name holding "{{ 7*7 }}" or "[a](b)" is shown as it is)."""
+    writes it as text (a name holding "{{ 7*7 }}" or "[a](b)" is shown as it is). The heading and the intro
+    carry classes the page's script finds them by, to name the model the reader picks."""
     name_call = f"{{{{ model_name({json.dumps(model_id)}) }}}}"
     title = text("configurator", "page_title", lang, model=name_call)
     intro = text("configurator", "page_intro", lang, model=name_call)
@@ -39,8 +52,10 @@ def _configurator_page(data: SiteData, lang: str, model_id: str) -> str:
     front_matter = compact_json({"title": str(escape(text("configurator", "page_title", lang,
                                                          model=data.catalog.models[model_id].name))),
                                  "hide": ["toc"], "search": {"exclude": True}})
-    return (f"---\n{front_matter}\n---\n\n# {title} {{#configurator}}\n\n{intro}\n\n"
-            f"{{{{ configurator({json.dumps(model_id)}) }}}}\n")
+    arguments = ", ".join([json.dumps(model_id), *([json.dumps(precision)] if precision else []),
+                           *([f"context={int(context)}"] if context else [])])
+    return (f"---\n{front_matter}\n---\n\n# {title} {{#configurator .cfg-title}}\n\n"
+            f"<p class=\"cfg-intro\">{intro}</p>\n\n{{{{ configurator({arguments}) }}}}\n")
 
 
 def compact_json(document: Any) -> str:
@@ -59,15 +74,35 @@ def api_files(data: SiteData) -> dict[str, str]:
     return files
 
 
-def search_indexes(index_json: str, languages: list[str]) -> dict[str, str]:
-    """One search index per language, from the site's shared one: readers of /fr/ find French pages."""
+def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, str]]:
+    """The configurator in a language's search index: each model's page (its summary), then each of its node
+    rows as an entry of its own, readable in a result ("fits on one card — ~36 tok/s (at least 20) —
+    $30,600/month") and linked to its row."""
+    entries = []
+    prefix = "" if lang == SOURCE_LANGUAGE else f"{lang}/"
+    for model_id, model in data.catalog.models.items():
+        page = f"{prefix}configurator/{model_id}/"
+        ctx = MacroContext(data, lang, PageLinks.at(f"configurator/{model_id}/", lang), Path("docs"))
+        summary, rows = search_rows(ctx, model_id)
+        # the search shows titles and texts as HTML: a name holding "<" is escaped
+        entries.append({"location": page, "text": f"<p>{escape(summary)}</p>",
+                        "title": str(escape(text("configurator", "page_title", lang, model=model.name)))})
+        entries += [{"location": f"{page}#cfg-{row.configuration}", "title": str(escape(row.title)),
+                     "text": str(escape(row.text))} for row in rows]
+    return entries
+
+
+def search_indexes(index_json: str, languages: list[str], data: SiteData) -> dict[str, str]:
+    """One search index per language, from the site's shared one: readers of /fr/ find French pages, and
+    the configurator's rows as entries of their own."""
     index = json.loads(index_json)
     prefixes = {lang: f"{lang}/" for lang in languages if lang != SOURCE_LANGUAGE}
 
     def language_of(location: str) -> str:
         return next((lang for lang, prefix in prefixes.items() if location.startswith(prefix)), SOURCE_LANGUAGE)
 
-    return {lang: json.dumps({**index, "docs": [d for d in index["docs"] if language_of(d["location"]) == lang]},
+    return {lang: json.dumps({**index, "docs": [d for d in index["docs"] if language_of(d["location"]) == lang]
+                              + configurator_search_entries(data, lang)},
                              ensure_ascii=False, separators=(",", ":"))
             for lang in languages}
 
@@ -89,5 +124,5 @@ def write_site_files(site: Path, data: SiteData, languages: list[str]) -> None:
         target.write_text(content, encoding="utf-8")
     index = site / "search" / "search_index.json"
     if index.exists():
-        for lang, content in search_indexes(index.read_text(encoding="utf-8"), languages).items():
+        for lang, content in search_indexes(index.read_text(encoding="utf-8"), languages, data).items():
             (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")

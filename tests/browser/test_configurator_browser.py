@@ -109,3 +109,203 @@ def test_a_precision_the_model_does_not_offer_falls_back_to_the_default_with_one
     assert page.locator(".cfg-notice").count() == 1 and page.locator(".cfg-error").count() == 0
     assert page.locator(".cfg-table tbody tr").count() == 41
     assert page.errors == []
+
+
+# --- phones, the model followed, stable menus, one notice, one live sentence, no shift, pages without script ---
+PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 900}
+LLAMA_PAGE = "configurator/llama-3.3-70b/"
+SDXL_HEADING = {"en": "Configurator: SDXL 1.0", "fr": "Configurateur\u202f: SDXL 1.0", "zh": "配置工具：SDXL 1.0"}
+SDXL_INTRO_START = {"en": "Every node of our catalog for SDXL 1.0:", "fr": "Tous les nœuds de notre catalogue pour SDXL 1.0",
+                    "zh": "SDXL 1.0 在我们产品目录中每个节点上的情况"}
+FP8 = {"en": "FP8", "fr": "FP8", "zh": "FP8"}
+CONTEXT_32K = {"en": "32K tokens", "fr": "32K tokens", "zh": "32K token"}
+SHIFTS = """window.__shift = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
+}).observe({ type: "layout-shift", buffered: true });"""
+
+
+def ready(page) -> None:
+    """The script has run: its menus are enabled and its first table is drawn."""
+    page.wait_for_function("!document.querySelector('select[name=model]').disabled")
+    page.wait_for_function("document.querySelector('.cfg-status').textContent.length > 0")
+    page.wait_for_load_state("networkidle")
+
+
+def overflow(page, selector: str) -> int:
+    """How many pixels ``selector`` is wider than its box (0 when nothing scrolls sideways)."""
+    return page.eval_on_selector(selector, "e => e.scrollWidth - e.clientWidth")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("path", ["configurator/", LLAMA_PAGE, "configurator/sdxl-base-1.0/"])
+def test_on_a_phone_nothing_scrolls_sideways_and_each_node_is_a_card(page, server, lang, path):
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server}{LANGUAGES[lang]}{path}")
+    ready(page)
+    assert overflow(page, "html") <= 0 and overflow(page, ".configurator") <= 0
+    assert overflow(page, ".configurator .table-scroll") <= 0
+    # a card: the row is a block as wide as the configurator, its column names written before each figure
+    width = page.eval_on_selector(".configurator", "e => e.clientWidth")
+    row = page.eval_on_selector(".cfg-table tbody tr", "r => [getComputedStyle(r).display, r.getBoundingClientRect().width]")
+    assert row[0] == "block" and row[1] <= width
+    label = page.eval_on_selector(".cfg-table tbody td", "td => getComputedStyle(td, '::before').content")
+    assert page.eval_on_selector(".cfg-table tbody td", "td => td.dataset.label") in label
+    page.set_viewport_size(DESKTOP)                # a desktop keeps the table
+    page.reload()
+    ready(page)
+    assert page.eval_on_selector(".cfg-table tbody tr", "r => getComputedStyle(r).display") == "table-row"
+    assert overflow(page, "html") <= 0
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_heading_intro_title_and_current_model_follow_the_model_picked(page, server, lang):
+    page.goto(f"{server}{LANGUAGES[lang]}{LLAMA_PAGE}")
+    ready(page)
+    page.select_option("select[name=model]", "sdxl-base-1.0")
+    page.wait_for_function("location.search.includes('model=sdxl-base-1.0')")
+    heading = page.eval_on_selector("h1", "h => h.firstChild.nodeValue")
+    assert heading == SDXL_HEADING[lang]
+    assert page.title().startswith(SDXL_HEADING[lang]) and "Llama" not in page.title()
+    intro = page.text_content(".cfg-intro")
+    assert intro.startswith(SDXL_INTRO_START[lang]) and "Llama" not in intro
+    current = page.eval_on_selector_all(".cfg-models a[aria-current]", "as => as.map(a => a.dataset.model)")
+    assert current == ["sdxl-base-1.0"]
+    assert "SDXL 1.0" in page.text_content(".cfg-status")
+    # the address is SDXL's own page: a reload shows the same heading, with or without the script
+    assert page.evaluate("location.pathname").endswith("/configurator/sdxl-base-1.0/")
+    page.reload()
+    ready(page)
+    assert page.eval_on_selector("h1", "h => h.firstChild.nodeValue") == SDXL_HEADING[lang]
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("path", ["configurator/", LLAMA_PAGE, "configurator/flux.1-dev/",
+                                  "configurator/llama-3.3-70b/fp8/8192/"])
+def test_the_menus_keep_the_order_the_page_was_written_in(browser, server, path):
+    static = browser.new_context(java_script_enabled=False).new_page()
+    static.goto(f"{server}{path}")
+    values = "s => [...s.options].map(o => o.value + '=' + o.textContent)"
+    written = {name: static.eval_on_selector(f"select[name={name}]", values) for name in ("model", "precision", "context")}
+    dynamic = browser.new_context().new_page()
+    dynamic.goto(f"{server}{path}")
+    ready(dynamic)
+    for name, options in written.items():
+        assert dynamic.eval_on_selector(f"select[name={name}]", values) == options, name
+    # away to another model and back: the same order again
+    model = dynamic.input_value("select[name=model]")
+    dynamic.select_option("select[name=model]", "wan2.1-t2v-14b" if model != "wan2.1-t2v-14b" else "qwen3-32b")
+    dynamic.wait_for_function("location.search.includes('model=')")
+    dynamic.select_option("select[name=model]", model)
+    dynamic.wait_for_function(f"location.search.includes('model={model}&')")
+    assert dynamic.eval_on_selector("select[name=precision]", values) == written["precision"]
+
+
+def test_failed_loads_leave_one_notice_and_menus_that_match_the_table(page, server):
+    page.route("**/api/fit/sdxl-base-1.0.json", lambda route: route.abort())
+    page.route("**/api/fit/flux.1-dev.json", lambda route: route.fulfill(status=500, body="down"))
+    page.goto(f"{server}{LLAMA_PAGE}")
+    ready(page)
+    table = rows(page)
+    for model in ("sdxl-base-1.0", "flux.1-dev", "sdxl-base-1.0"):
+        page.select_option("select[name=model]", model)
+        page.wait_for_function("!document.querySelector('.cfg-notice').hidden")
+        page.wait_for_function("document.querySelector('select[name=model]').value === 'llama-3.3-70b'")
+    assert page.locator(".cfg-notice:visible").count() == 1
+    assert page.locator("[role=alert]:visible, [role=status]:visible, .cfg-error").count() == 1
+    assert page.text_content(".cfg-notice") == (
+        "The data for SDXL 1.0 could not be loaded: the menus and the table still show Llama 3.3 70B in BF16, "
+        "8K tokens.")
+    # menus, table, status and heading all still tell Llama 3.3 70B in BF16 at 8K tokens
+    assert [page.input_value(f"select[name={n}]") for n in ("model", "precision", "context")] == [
+        "llama-3.3-70b", "bf16", "8192"]
+    assert rows(page) == table
+    assert page.text_content(".cfg-status").startswith("Llama 3.3 70B in BF16, 8K tokens:")
+    assert page.eval_on_selector("h1", "h => h.firstChild.nodeValue") == "Configurator: Llama 3.3 70B"
+    page.select_option("select[name=precision]", "fp8")          # a load that works clears the notice
+    page.wait_for_function("location.search.includes('precision=fp8')")
+    assert page.locator(".cfg-notice:visible").count() == 0
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_only_a_one_sentence_summary_is_live_not_the_table(page, server, lang):
+    page.goto(f"{server}{LANGUAGES[lang]}configurator/")
+    ready(page)
+    live = "[aria-live], [role=status], [role=log], [role=alert]:not([hidden])"
+    assert page.eval_on_selector_all(live, "es => es.map(e => e.className)") == ["cfg-status"]
+    page.select_option("select[name=precision]", "fp8")
+    page.wait_for_function("location.search.includes('precision=fp8')")
+    status = page.eval_on_selector(".cfg-status", "e => [e.children.length, e.textContent]")
+    assert status[0] == 0 and "FP8" in status[1] and "Llama 3.3 70B" in status[1]
+    assert status[1].count(".") + status[1].count("。") == 1 + status[1].count("3.3")   # one sentence
+    assert page.locator(".cfg-status table, .cfg-status tr").count() == 0
+    assert page.eval_on_selector_all(live, "es => es.map(e => e.className)") == ["cfg-status"]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1280px"])
+def test_the_page_does_not_shift_when_the_script_runs(browser, server, lang, viewport):
+    context = browser.new_context(viewport=viewport)
+    context.add_init_script(SHIFTS)
+    try:
+        for path in ("configurator/", LLAMA_PAGE):
+            page = context.new_page()
+            page.goto(f"{server}{LANGUAGES[lang]}{path}")
+            ready(page)
+            page.wait_for_timeout(300)
+            shift = page.evaluate("window.__shift")
+            assert shift <= 0.01, (path, shift)
+            page.close()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_without_javascript_links_reach_every_precision_and_context(browser, server, lang):
+    static = browser.new_context(java_script_enabled=False).new_page()
+    static.goto(f"{server}{LANGUAGES[lang]}{LLAMA_PAGE}")
+    assert static.is_visible(".cfg-choices")
+    # the model list comes before the table
+    assert static.eval_on_selector(".cfg-models", "m => m.getBoundingClientRect().bottom") \
+        < static.eval_on_selector(".cfg-table", "t => t.getBoundingClientRect().top")
+    with static.expect_navigation():
+        static.click(f".cfg-choices a:text-is('{FP8[lang]}')")
+    assert static.url.endswith("/configurator/llama-3.3-70b/fp8/8192/")
+    in_fp8 = rows(static)
+    assert in_fp8["1x-rtx-pro-6000-blackwell"][1] == ONE_CARD[lang]    # 70.6 GB of FP8 weights on a 96 GB card
+    dynamic = browser.new_context().new_page()
+    dynamic.goto(f"{server}configurator/?model=llama-3.3-70b&precision=fp8&context=8192".replace(
+        "configurator/", f"{LANGUAGES[lang]}configurator/"))
+    dynamic.wait_for_function("document.querySelector('select[name=precision]').value === 'fp8'")
+    assert rows(dynamic) == in_fp8
+    with static.expect_navigation():
+        static.click(f".cfg-choices a:text-is('{CONTEXT_32K[lang]}')")
+    assert static.url.endswith("/configurator/llama-3.3-70b/bf16/32768/")
+    dynamic.goto(f"{server}{LANGUAGES[lang]}configurator/?model=llama-3.3-70b&precision=bf16&context=32768")
+    dynamic.wait_for_function("document.querySelector('select[name=context]').value === '32768'")
+    assert rows(static) == rows(dynamic)
+    assert static.locator(".cfg-status").text_content() == dynamic.locator(".cfg-status").text_content()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_model_list_comes_before_the_table(page, server, lang):
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server}{LANGUAGES[lang]}configurator/")
+    ready(page)
+    models = page.eval_on_selector(".cfg-models", "m => m.getBoundingClientRect().bottom + scrollY")
+    assert models < page.eval_on_selector(".cfg-table", "t => t.getBoundingClientRect().top + scrollY")
+    assert models < 1200
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_screenshots_of_the_configurator_for_review(page, server, lang):
+    out = ROOT / "test-artifacts"
+    out.mkdir(exist_ok=True)
+    for name, viewport in (("390", PHONE), ("1280", DESKTOP)):
+        page.set_viewport_size(viewport)
+        page.goto(f"{server}{LANGUAGES[lang]}configurator/")
+        ready(page)
+        page.screenshot(path=str(out / f"configurator-{lang}-{name}.png"), full_page=True)
+        page.screenshot(path=str(out / f"configurator-{lang}-{name}-top.png"))
+    assert page.errors == []

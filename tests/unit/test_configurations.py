@@ -51,12 +51,12 @@ def resold(data_copy: Path):
 def test_the_configurator_shows_one_row_per_configuration_from_its_cheapest_price(resold):
     assert len(resold.catalog.nodes) == 43
     html = render(resold, '{{ configurator("llama-3.3-70b") }}', "en", "docs/en/configurator/x.md")
-    rows = re.findall(r'<tr class="cfg-[a-z-]+" data-configuration="([^"]+)">(.*?)</tr>', html)
+    rows = re.findall(r'<tr class="cfg-[a-z-]+" data-configuration="([^"]+)"[^>]*>(.*?)</tr>', html)
     assert len(rows) == 41
     row = dict(rows)["4x-a100-sxm4-80gb"]
     assert "4 × A100 80GB SXM4 (3 offers)" in row and "from $2,000/month" in row
     # the summary names the cheapest node itself, at its own price
-    assert "Cheapest node that holds it at all: 4 × A100 80GB SXM4, $2,000/month." in html
+    assert "Cheapest node that runs it: 4 × A100 80GB SXM4, $2,000/month, split across its 4 cards." in html
     fr = render(resold, '{{ configurator("llama-3.3-70b") }}', "fr", "docs/fr/configurator/x.md")
     assert "4 × A100 80GB SXM4 (3 offres)" in fr
     assert "à partir de 2\u202f000\u00a0$US/mois" in fr
