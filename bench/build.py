@@ -56,6 +56,7 @@ def prerendered_project(target: Path) -> Path:
     docs = project / "docs"
     for lang in LANGS:
         for uri in configurator_page_uris(data, lang):
+            (docs / uri).parent.mkdir(parents=True, exist_ok=True)
             (docs / uri).write_text(generated_page_source(data, uri))
     for path in sorted(docs.rglob("*.md")):
         lang, relative = path.relative_to(docs).parts[0], "/".join(path.relative_to(docs).parts[1:])
@@ -66,7 +67,7 @@ def prerendered_project(target: Path) -> Path:
                                            generated="configurator/" in relative and relative != "configurator/index.md"),
                                 ROOT / "docs", data, PageLinks.at(url, lang))
         head = source[: len(source) - len(markdown)] if source.endswith(markdown) else ""
-        path.write_text(head + rendered, encoding="utf-8")
+        path.write_text(head + rendered.whole, encoding="utf-8")
     config = project / "mkdocs.yml"
     text = re.sub(r"\nhooks:\n  - hooks/page_macros.py\n", "\n", config.read_text())
     text = text.replace("    omitted_files: warn", "    omitted_files: info")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -29,6 +29,7 @@ from macros.output.strings import StringsError  # noqa: E402
 from macros.page.links import PageLinks  # noqa: E402
 from macros.page.nav import empty_language_folders, missing_nav_pages  # noqa: E402
 from macros.page.pipeline import render_page  # noqa: E402
+from macros.page.render import Rendered  # noqa: E402
 from macros.page.source import PageSource  # noqa: E402
 from macros.reading import reading_rates  # noqa: E402
 from macros.site_data import SiteData, site_data  # noqa: E402
@@ -68,6 +69,7 @@ class SiteBuild:
     data: SiteData
     rendered: RenderedPages
     generated: set[str]      # src_uri of every generated configurator page
+    blocks: dict[str, Rendered] = field(default_factory=dict)  # a page's blocks, from its Markdown to its HTML
 
 
 _builds: dict[str, SiteBuild] = {}   # by docs_dir
@@ -134,8 +136,14 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         page.meta["banner"] = translation_banner(
             docs_dir, Path(src_uri).relative_to(text_lang).as_posix(), lang, text_lang,
             english_url=links.root + page.url.removeprefix(f"{lang}/"), lang_root=links.lang_root)
-    build.rendered.remember(src_uri, rendered)
-    return rendered
+    build.rendered.remember(src_uri, rendered.whole)
+    build.blocks[src_uri] = rendered
+    return rendered.markdown
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """The blocks of HTML the page's macros wrote, back in their places once Markdown has run."""
+    return _builds[config.docs_dir].blocks.pop(page.file.src_uri).fill(html)
 
 
 @event_priority(100)  # before the search plugin indexes the page: every page's Markdown is rendered by now

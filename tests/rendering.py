@@ -14,4 +14,4 @@ ROOT = Path(__file__).resolve().parent.parent
 def render(data: SiteData, source: str, lang: str = "en", page: str = "docs/en/page.md",
            links: PageLinks = PageLinks(), docs_dir: Path = ROOT / "docs") -> str:
     """``source`` with its macro calls rendered for a reader of ``lang``, as a page at ``page`` would be."""
-    return render_macros(source, page, MacroContext(data, lang, links, docs_dir))
+    return render_macros(source, page, MacroContext(data, lang, links, docs_dir)).whole

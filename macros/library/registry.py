@@ -16,7 +16,8 @@ from typing import Any
 from markupsafe import Markup
 
 from ..errors import MacroError
-from ..output.html import as_text
+from ..output.html import Block, as_text
+from ..output.typography import typeset
 from .context import MacroContext
 
 Macro = Callable[..., str]
@@ -83,8 +84,11 @@ def _bound(name: str, ctx: MacroContext) -> Macro:
 
         def output() -> str:
             # Text from data/ lands in Markdown, where HTML and Markdown pass through: it is written as text.
-            # Tables and other deliberate markup are built escaped already and come back as Markup.
+            # Tables and other deliberate markup are built escaped already and come back as Markup. A block
+            # skips the page's Markdown and its typography: it is typeset here, once.
             result = function(*bound.args, **bound.kwargs)
+            if isinstance(result, Block):
+                return Block(typeset(result, ctx.lang))
             return str(result if isinstance(result, Markup) else as_text(result))
         if name in READS_OTHER_PAGES:
             return output()

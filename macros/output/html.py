@@ -2,6 +2,7 @@
 Every cell is escaped, so text from data/ can never inject markup."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -31,9 +32,19 @@ def code(text: str) -> Markup:
     return Markup("<code>{}</code>").format(text)
 
 
+class Block(Markup):
+    """Ready-made HTML that stands as a block of its own. A page sets it aside while Markdown runs and puts it
+    back in the HTML (``page.render.Rendered``): parsing it would only cost time, as it holds no Markdown."""
+
+
 def block(html: str) -> Markup:
-    """Ready-made HTML, surrounded by blank lines so Markdown leaves it whole."""
-    return Markup("\n\n" + html.strip() + "\n\n")
+    """Ready-made HTML, surrounded by blank lines so Markdown leaves it whole; a Block unless an element asks
+    for Markdown inside it (``markdown`` attribute)."""
+    framed = "\n\n" + html.strip() + "\n\n"
+    return Markup(framed) if _MARKDOWN_INSIDE.search(html) else Block(framed)
+
+
+_MARKDOWN_INSIDE = re.compile(r"<[^>]*\smarkdown(?:=|\s|>)")
 
 
 def table(caption: str, headers: list[str | Markup], rows: list[list[str | Markup]],

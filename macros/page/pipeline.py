@@ -15,7 +15,7 @@ from .checks import check_glossary, check_heading_ids, check_links, check_parity
 from .front_matter import check_front_matter
 from .hand_typed import hand_typed_figures, product_names
 from .links import PageLinks
-from .render import render_macros
+from .render import Rendered, render_macros
 from .source import PageSource, english_source
 from .template import compile_page, has_macros
 
@@ -62,8 +62,9 @@ def check_hand_typed(page: PageSource, data: SiteData) -> None:
                         "reference):\n" + "\n".join(f"  {page.path}:{t.line}: {t.text.strip()}" for t in typed))
 
 
-def render_page(page: PageSource, docs_dir: Path, data: SiteData, links: PageLinks = PageLinks()) -> str:
-    """The page's Markdown with its macros rendered, after every check; PageError on the first problem."""
+def render_page(page: PageSource, docs_dir: Path, data: SiteData, links: PageLinks = PageLinks()) -> Rendered:
+    """The page's Markdown with its macros rendered and typeset, after every check (its blocks of HTML set
+    aside, typeset already); PageError on the first problem."""
     offset = front_matter_lines(page.source, page.markdown)
     if not page.generated:
         check_before_rendering(page, docs_dir, lambda target: site_has_page(target, docs_dir, data))
@@ -71,8 +72,8 @@ def render_page(page: PageSource, docs_dir: Path, data: SiteData, links: PageLin
         compile_page(page.markdown, page.path, offset)
     if not page.generated:  # generated pages hold nothing but data and macros
         check_hand_typed(page, data)
-    rendered = typeset(render_macros(page.markdown, page.path, MacroContext(data, page.lang, links, docs_dir), offset),
-                       page.lang)
+    rendered = render_macros(page.markdown, page.path, MacroContext(data, page.lang, links, docs_dir), offset)
+    rendered = Rendered(typeset(rendered.markdown, page.lang), rendered.blocks)
     english = None if page.generated else english_source(page.path, page.lang, docs_dir)
     if english:
         check_parity(page.source, page.path, *english)

@@ -6,6 +6,7 @@ documented macros (no Jinja globals, sandboxed attribute access)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from jinja2 import UndefinedError
 from jinja2.exceptions import SecurityError
@@ -15,6 +16,7 @@ from sizing.errors import closest
 from ..errors import MacroError, PageError
 from ..library.context import MacroContext
 from ..library.families import MACROS, bound_macros
+from ..output.html import Block
 from .template import BadPage, Call, compile_page, expression, has_macros
 
 
@@ -30,9 +32,10 @@ def _undefined_message(exc: UndefinedError) -> str:
 
 
 def _evaluate(call: Call, names: dict[str, object]) -> str:
-    """The text a call writes; BadPage saying why it cannot."""
+    """The text a call writes (a ``Block`` as it is); BadPage saying why it cannot."""
     try:
-        return str(expression(call.text)(**names))
+        written = expression(call.text)(**names)
+        return written if isinstance(written, Block) else str(written)
     except MacroError as exc:
         message = str(exc)
     except SecurityError as exc:
@@ -42,17 +45,45 @@ def _evaluate(call: Call, names: dict[str, object]) -> str:
     raise BadPage(call.line, message)
 
 
-def render_macros(markdown: str, page: str, ctx: MacroContext, line_offset: int = 0) -> str:
+@dataclass(frozen=True)
+class Rendered:
+    """A page's Markdown with its macros rendered; each block of ready-made HTML a macro wrote (``Block``) is
+    set aside in ``blocks`` and stands in ``markdown`` as a placeholder, an HTML comment Markdown passes on."""
+
+    markdown: str
+    blocks: tuple[str, ...] = ()
+
+    @property
+    def whole(self) -> str:
+        """The Markdown with every block in its place."""
+        return self.fill(self.markdown)
+
+    def fill(self, html: str) -> str:
+        """``html`` (the page once Markdown has run) with every block in its place."""
+        if not self.blocks:
+            return html
+        return _PLACEHOLDER.sub(lambda found: self.blocks[int(found.group(1))], html)
+
+
+_PLACEHOLDER = re.compile(r"<!--macro-block-(\d+)-->")
+
+
+def render_macros(markdown: str, page: str, ctx: MacroContext, line_offset: int = 0) -> Rendered:
     """Markdown with every macro call replaced by its output for ``ctx``'s language and place."""
     if not has_macros(markdown):
-        return markdown
+        return Rendered(markdown)
     compiled = compile_page(markdown, page, line_offset)
     names = bound_macros(ctx)
-    out = [compiled.texts[0]]
+    out, blocks = [compiled.texts[0]], []
     try:
         for call, text in zip(compiled.calls, compiled.texts[1:]):
-            out.append(_evaluate(call, names))
+            written = _evaluate(call, names)
+            if isinstance(written, Block):
+                out.append(f"\n\n<!--macro-block-{len(blocks)}-->\n\n")
+                blocks.append(str(written).strip())
+            else:
+                out.append(str(written))
             out.append(text)
     except BadPage as problem:
         raise PageError(page, problem.line + line_offset, str(problem)) from None
-    return "".join(out)
+    return Rendered("".join(out), tuple(blocks))

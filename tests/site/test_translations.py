@@ -113,7 +113,7 @@ def translate(data, source: str, path: str = GUIDE) -> str:
     lang = path.split("/")[1]
     from mkdocs.utils.meta import get_data
     markdown, _ = get_data(source)  # what MkDocs hands the hook
-    return render_page(PageSource(path, lang, source, markdown), ROOT / "docs", data)
+    return render_page(PageSource(path, lang, source, markdown), ROOT / "docs", data).whole
 
 
 def mistake(data, old: str, new: str, path: str = GUIDE) -> tuple[str, int | None]:
