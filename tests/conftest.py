@@ -75,3 +75,17 @@ def browser():
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+@pytest.fixture
+def context_factory(browser):
+    """``make(**options)``: a new browser context (viewport, colour scheme, JavaScript…), closed after the test."""
+    contexts = []
+
+    def make(**options):
+        context = browser.new_context(**options)
+        contexts.append(context)
+        return context
+    yield make
+    for context in contexts:
+        context.close()

@@ -194,8 +194,8 @@ def _note(ctx: MacroContext, model: Any) -> str:
     if isinstance(model, Llm):
         if model.active_params is None:
             return ""
-        return _t(ctx, "moe_note", model=model.name, total=ctx.f.billions(model.params),
-                  active=ctx.f.billions(model.active_params))
+        return _t(ctx, "moe_note", model=model.name, total=ctx.f.billions_in_words(model.params),
+                  active=ctx.f.billions_in_words(model.active_params))
     w = model.workload
     workload = _t(ctx, f"workload_{w.kind}", width=w.width_px, height=w.height_px, frames=w.frames)
     return _t(ctx, "diffusion_note", model=model.name, workload=workload)
@@ -227,8 +227,7 @@ def _make_script_data(ctx: MacroContext) -> str:
         "strings": {**strings()["configurator"], **{f"verdict_{k}": v for k, v in strings()["verdicts"].items()},
                     **{f"tight_{k}": v for k, v in strings()["tight"].items()},
                     **{f"unit_{k}": strings()["units"][k] for k in ("gib", "tokens_per_s", "speed_cell", "cards",
-                                                                   "one_card", "streams", "one_stream",
-                                                                   "params_billions")}},
+                                                                   "one_card", "streams", "one_stream")}},
         # the catalog's order, which is the menus' order on the server and in the script
         "precisions": {p.id: p.name for p in c.precisions.values()},
         # the engine that runs each format: a language model's (engines.yml), else the server engine's
@@ -237,6 +236,7 @@ def _make_script_data(ctx: MacroContext) -> str:
         # US dollars as the language writes them, the amount left to the script: "${value}", "{value} $US"
         "money": ctx.f.money(1234.5, "USD", digits=2).replace(ctx.f.number(1234.5, 2), "{value}"),
         "configurations": configurations,
+        "notes": {model.id: _note(ctx, model) for model in c.models.values()},
         "guide": ctx.links.lang_root + GUIDE,
         "pages": ctx.links.lang_root + "configurator/",
     }

@@ -109,11 +109,6 @@ class Formatter:
         """"one card", or "4 cards"."""
         return self.unit("one_card", "") if count == 1 else self.unit("cards", self.number(count))
 
-    def billions(self, count: int) -> str:
-        """A count of parameters in billions, one decimal below 100 billion."""
-        value = count / 1e9
-        return self.unit("params_billions", self.number(value) if value >= 100 else self.number(value, 1))
-
     def billions_in_words(self, count: int) -> str:
         """A count of parameters in words, one decimal below 100 of the unit: "671 billion", « 37,6 milliards »,
         "6710 亿" (Chinese counts in 亿, 10^8, and does not group the digits of such a count)."""

@@ -68,19 +68,6 @@ def problems(chart: dict) -> list[str]:
     return [f"{chart['title']}: {problem}" for problem in found]
 
 
-@pytest.fixture
-def context_factory(browser):
-    contexts = []
-
-    def make(**options):
-        context = browser.new_context(**options)
-        contexts.append(context)
-        return context
-    yield make
-    for context in contexts:
-        context.close()
-
-
 def test_every_chart_page_is_found():
     assert CHART_PAGES == ["guides/mixture-of-experts/", "guides/nvlink-or-pcie/", "guides/quantization/",
                            "reference/speed-model/"]

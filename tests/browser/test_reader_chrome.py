@@ -32,19 +32,6 @@ def not_found_title(lang: str) -> str:
     return text("not_found", "title", lang)
 
 
-@pytest.fixture
-def context_factory(browser):
-    contexts = []
-
-    def make(**options):
-        context = browser.new_context(**options)
-        contexts.append(context)
-        return context
-    yield make
-    for context in contexts:
-        context.close()
-
-
 # --- 404 --------------------------------------------------------------------------------------------------
 class RootNotFoundHandler(QuietHandler):
     """A host like GitHub Pages: any miss, at any depth, gets the root 404.html."""

@@ -25,7 +25,6 @@
   const fill = (template, values) => template.replace(/\{(\w+)\}/g, (m, key) => (key in values ? values[key] : m));
   const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
   const gib = (value) => fill(S.unit_gib, { value: number(value, 1) });
-  const billions = (params) => fill(S.unit_params_billions, { value: number(params / 1e9, params >= 1e11 ? 0 : 1) });
   const cardsText = (count) => (count === 1 ? S.unit_one_card : fill(S.unit_cards, { value: number(count, 0) }));
   const modelName = (id) => [...select.model.options].find((o) => o.value === id)?.textContent ?? id;
 
@@ -88,14 +87,8 @@
     return parts.join(escape(S.notes_separator));
   }
 
-  function note(doc) {
-    if (doc.kind === "llm") {
-      return doc.active_params ? fill(S.moe_note, { model: doc.name, total: billions(doc.params), active: billions(doc.active_params) }) : "";
-    }
-    const w = doc.workload;
-    const workload = fill(S["workload_" + w.kind], { width: w.width_px, height: w.height_px, frames: w.frames });
-    return fill(S.diffusion_note, { model: doc.name, workload });
-  }
+  // the model's note, written by the server as the page's own (counts of parameters in words, per language)
+  const note = (doc) => data.notes[doc.model] ?? "";
 
   // how the cheapest node that runs the model uses its cards
   function how(row) {
