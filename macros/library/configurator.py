@@ -292,7 +292,7 @@ def configurator(ctx: MacroContext, model: str, precision: str | None = None, co
         status=status_line(ctx, choice_text(ctx, chosen, shown.name, context_key), rows),
         summary=summary_lines(ctx, rows), note=_note(ctx, chosen),
         caption=_t(ctx, "caption", model=chosen.name, precision=shown.name),
-        headers=headers, none=_t(ctx, "none"),
+        headers=headers, none_text=_t(ctx, "none"),
         rows=[{"verdict": r.fit.verdict.value, "configuration": r.configuration.id,
                "name": _label(ctx, r.configuration), "cells": _cells(ctx, r, llm)} for r in rows],
         floor_note=_t(ctx, "floor_note") if llm else "",

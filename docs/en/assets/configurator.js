@@ -227,7 +227,11 @@
       const unknown = (asked.precision && asked.precision !== state.precision)
         || (asked.context && asked.context !== state.context);
       select.model.value = state.model;
-      render(doc, state);
+      // the page's own choice is in the HTML already: drawing it again could only move it
+      const asServed = state.model === root.dataset.model && state.precision === root.dataset.precision
+        && state.context === root.dataset.context && !root.dataset.drawn;
+      if (!asServed) render(doc, state);
+      root.dataset.drawn = "yes";
       follow(doc);
       shown = { ...state, name: doc.name };
       tell(unknown ? S.unknown_choice : null);
