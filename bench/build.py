@@ -10,6 +10,7 @@ the ratios, measured in the same run):
 
     .venv/bin/python bench/build.py [--runs 5] [--skip-serve] [--skip-scaling]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from common import PYTHON, ROOT, mkdocs_build  # noqa: E402
-from sitebuild import copy_project  # noqa: E402
+from common import PYTHON, ROOT, mkdocs_build
+from sitebuild import copy_project
 
 LANGS = ("en", "fr", "zh")
 
@@ -63,17 +64,29 @@ def prerendered_project(target: Path) -> Path:
         source = path.read_text(encoding="utf-8")
         markdown, _ = get_data(source)
         url = page_url(lang, relative)
-        rendered = render_page(PageSource(f"docs/{lang}/{relative}", lang, source, markdown,
-                                           generated="configurator/" in relative and relative != "configurator/index.md"),
-                                ROOT / "docs", data, PageLinks.at(url, lang))
+        rendered = render_page(
+            PageSource(
+                f"docs/{lang}/{relative}",
+                lang,
+                source,
+                markdown,
+                generated="configurator/" in relative and relative != "configurator/index.md",
+            ),
+            ROOT / "docs",
+            data,
+            PageLinks.at(url, lang),
+        )
         head = source[: len(source) - len(markdown)] if source.endswith(markdown) else ""
         path.write_text(head + rendered.whole, encoding="utf-8")
     config = project / "mkdocs.yml"
     text = re.sub(r"\nhooks:\n  - hooks/page_macros.py\n", "\n", config.read_text())
     text = text.replace("    omitted_files: warn", "    omitted_files: info")
     # what the hook gives the 404 template, fixed
-    text = text.replace("  generator: false", "  generator: false\n  not_found: {title: Page not found, text: Gone, "
-                        "home: Home, configurator: Configurator, home_url: /}")
+    text = text.replace(
+        "  generator: false",
+        "  generator: false\n  not_found: {title: Page not found, text: Gone, "
+        "home: Home, configurator: Configurator, home_url: /}",
+    )
     config.write_text(text)
     return project
 
@@ -92,7 +105,6 @@ def scale_catalog(project: Path, factor: int) -> None:
     nodes.write_text(head + "nodes:\n" + "\n".join(records + extra).rstrip() + "\n")
 
 
-
 def fit_gzip_kb(site: Path) -> float:
     return len(gzip.compress((site / "api" / "fit.json").read_bytes(), 9)) / 1000
 
@@ -107,9 +119,12 @@ def free_port() -> int:
 def save_to_served(project: Path, only: str | None, edits: int) -> float:
     port = free_port()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **({"BUILD_ONLY_LOCALE": only} if only else {})}
-    server = subprocess.Popen([PYTHON, "-m", "mkdocs", "serve", "-f", str(project / "mkdocs.yml"),
-                               "-a", f"127.0.0.1:{port}"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [PYTHON, "-m", "mkdocs", "serve", "-f", str(project / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     lang = only or "fr"
     # with BUILD_ONLY_LOCALE, mkdocs-static-i18n builds that one language at the root of the site
     url = f"http://127.0.0.1:{port}/{'' if only else lang + '/'}guides/quantization/"
@@ -121,6 +136,7 @@ def save_to_served(project: Path, only: str | None, edits: int) -> float:
                 return response.read().decode()
         except OSError:
             return ""
+
     try:
         deadline = time.time() + 120
         while "<html" not in fetch():
@@ -165,8 +181,10 @@ def main() -> int:
         work = Path(folder)
         baseline = prerendered_project(work / "baseline")
         cold = alternating({"baseline": baseline / "mkdocs.yml", "cold": ROOT / "mkdocs.yml"}, args.runs, work)
-        print(f"cold build              {cold['cold']:.2f} s   baseline (pre-rendered, no hook) {cold['baseline']:.2f} s"
-              f"   ratio {cold['cold'] / cold['baseline']:.2f}x   (aim: <= 1.5x)")
+        print(
+            f"cold build              {cold['cold']:.2f} s   baseline (pre-rendered, no hook) {cold['baseline']:.2f} s"
+            f"   ratio {cold['cold'] / cold['baseline']:.2f}x   (aim: <= 1.5x)"
+        )
         if not args.skip_serve:
             project = copy_project(work / "serve")
             for only, label in (("fr", "one language (serve-fr)"), (None, "all languages (serve)")):
@@ -176,9 +194,11 @@ def main() -> int:
             scaled = copy_project(work / "x100")
             scale_catalog(scaled, 100)
             sizes = alternating({"x1": ROOT / "mkdocs.yml", "x100": scaled / "mkdocs.yml"}, args.runs, work)
-            print(f"catalog x100            {sizes['x100']:.2f} s   real catalog {sizes['x1']:.2f} s"
-                  f"   +{100 * (sizes['x100'] / sizes['x1'] - 1):.0f} %   (aim: <= +30 %)"
-                  f"   api/fit.json {fit_gzip_kb(work / f'x100-{args.runs - 1}'):.1f} KB gzipped")
+            print(
+                f"catalog x100            {sizes['x100']:.2f} s   real catalog {sizes['x1']:.2f} s"
+                f"   +{100 * (sizes['x100'] / sizes['x1'] - 1):.0f} %   (aim: <= +30 %)"
+                f"   api/fit.json {fit_gzip_kb(work / f'x100-{args.runs - 1}'):.1f} KB gzipped"
+            )
     return 0
 
 

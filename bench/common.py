@@ -1,4 +1,5 @@
 """Shared by the benchmark scripts: paths, a quiet local server, timing helpers."""
+
 from __future__ import annotations
 
 import functools
@@ -15,8 +16,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-NINE_PAGES = [f"{prefix}{page}" for prefix in ("", "fr/", "zh/")
-              for page in ("", "guides/nvlink-or-pcie/", "configurator/")]
+NINE_PAGES = [
+    f"{prefix}{page}" for prefix in ("", "fr/", "zh/") for page in ("", "guides/nvlink-or-pcie/", "configurator/")
+]
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -27,12 +29,15 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         path = Path(self.translate_path(self.path))
         if path.is_dir():
             path = path / "index.html"
-        if "gzip" not in self.headers.get("Accept-Encoding", "") or path.suffix not in self.COMPRESSED \
-                or not path.exists():
+        if (
+            "gzip" not in self.headers.get("Accept-Encoding", "")
+            or path.suffix not in self.COMPRESSED
+            or not path.exists()
+        ):
             return super().do_GET()
         body = gzip.compress(path.read_bytes(), 6)
         self.send_response(200)
@@ -58,10 +63,13 @@ def serve(site: Path) -> Iterator[str]:
 def mkdocs_build(config: Path, site: Path, env: dict[str, str] | None = None) -> float:
     """Seconds one strict build takes (fails loudly)."""
     start = time.perf_counter()
-    result = subprocess.run([PYTHON, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(site)],
-                            capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})})
+    result = subprocess.run(
+        [PYTHON, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(site)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})},
+    )
     elapsed = time.perf_counter() - start
     if result.returncode:
         raise SystemExit(f"build of {config} failed:\n{result.stderr[-3000:]}")
     return elapsed
-

@@ -11,6 +11,7 @@ factor is then the largest 0.05 step at or below which 90 % of the records are, 
 Held-out records (measurements.yml ``held_out``) are never fitted; the script prints how the fit does on them.
 ``fitted_on`` in assumptions.yml is kept by hand: the records where a constant's term is a large share of the step.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,10 +22,10 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sizing.accuracy import check_records, metrics, summary_lines  # noqa: E402
-from sizing.catalog import DATA_DIR, Catalog, load_catalog  # noqa: E402
-from sizing.decode import DecodeConstants  # noqa: E402
-from sizing.schema import DecodeMeasurement  # noqa: E402
+from sizing.accuracy import check_records, metrics, summary_lines
+from sizing.catalog import DATA_DIR, Catalog, load_catalog
+from sizing.decode import DecodeConstants
+from sizing.schema import DecodeMeasurement
 
 LOSS_SCALE = 0.25
 FLOOR_SHARE = 0.90
@@ -34,11 +35,11 @@ FLOOR_STEP = 0.05
 GRIDS: dict[str, list[float]] = {
     "bandwidth_fraction_server": [x / 100 for x in range(60, 96)],
     "bandwidth_fraction_llama_cpp": [x / 100 for x in range(45, 96)],
-    "step_host_seconds_server": [x * 1e-4 for x in range(0, 31)],
-    "sublayer_seconds": [x * 1e-6 for x in range(0, 61)],
-    "step_host_seconds_llama_cpp": [x * 1e-4 for x in range(0, 31)],
-    "moe_sublayer_extra_seconds": [x * 5e-6 for x in range(0, 61)],
-    "mla_sublayer_extra_seconds": [x * 5e-6 for x in range(0, 61)],
+    "step_host_seconds_server": [x * 1e-4 for x in range(31)],
+    "sublayer_seconds": [x * 1e-6 for x in range(61)],
+    "step_host_seconds_llama_cpp": [x * 1e-4 for x in range(31)],
+    "moe_sublayer_extra_seconds": [x * 5e-6 for x in range(61)],
+    "mla_sublayer_extra_seconds": [x * 5e-6 for x in range(61)],
     "combine_exponent": [1, 1.5, 2, 3, 4, 100],
 }
 
@@ -88,7 +89,7 @@ def write_values(path: Path, constants: DecodeConstants, fields: list[str]) -> N
     text = path.read_text(encoding="utf-8")
     for field in fields:
         value = f"{getattr(constants, field):.6g}"
-        if "e" in value and "." not in value.split("e")[0]:
+        if "e" in value and "." not in value.split("e", maxsplit=1)[0]:
             value = value.replace("e", ".0e")  # YAML 1.1 reads 4e-05 as a string
         pattern = rf"(\n  {assumption_key(field)}:\n    value: )[^\n]+"
         text, found = re.subn(pattern, rf"\g<1>{value}", text)

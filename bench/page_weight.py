@@ -3,6 +3,7 @@ total, raw and gzip-compressed (what a static host sends).
 
     .venv/bin/python bench/page_weight.py [site]
 """
+
 from __future__ import annotations
 
 import gzip
@@ -11,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import NINE_PAGES, ROOT  # noqa: E402
+from common import NINE_PAGES, ROOT
 
 
 def weights(site: Path, page: str) -> dict[str, tuple[int, int]]:
@@ -26,8 +27,10 @@ def weights(site: Path, page: str) -> dict[str, tuple[int, int]]:
     if "data-api=" in html:  # the configurator loads its model's data
         model = re.search(r'data-model="([^"]+)"', html).group(1)
         kinds["data"].append(site / "api" / "fit" / f"{model}.json")
-    return {kind: (sum(p.stat().st_size for p in paths), sum(len(gzip.compress(p.read_bytes(), 9)) for p in paths))
-            for kind, paths in kinds.items()}
+    return {
+        kind: (sum(p.stat().st_size for p in paths), sum(len(gzip.compress(p.read_bytes(), 9)) for p in paths))
+        for kind, paths in kinds.items()
+    }
 
 
 def main() -> int:

@@ -7,26 +7,31 @@ records, which no constant was fitted on (reported, not enforced).
 
 Exit status 1 when a target is missed.
 """
+
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sizing.accuracy import RecordCheck, check_records, metrics, missed_targets, summary_lines  # noqa: E402
-from sizing.catalog import load_catalog  # noqa: E402
+from sizing.accuracy import RecordCheck, check_records, metrics, missed_targets, summary_lines
+from sizing.catalog import load_catalog
 
 
 def print_table(checks: list[RecordCheck]) -> None:
-    print(f"{'id':46} {'c':>3} {'measured':>9} {'typical':>8} {'floor':>8} {'ratio':>6}  "
-          "memory/compute/prefill/comm/overhead ms")
+    print(
+        f"{'id':46} {'c':>3} {'measured':>9} {'typical':>8} {'floor':>8} {'ratio':>6}  "
+        "memory/compute/prefill/comm/overhead ms"
+    )
     for c in checks:
         s = c.step
         terms = "/".join(f"{t * 1e3:5.2f}" for t in (s.memory, s.compute, s.prefill_share, s.communication, s.overhead))
         flag = "" if c.unreliable is None else f"  [excluded: {c.unreliable[:60]}]"
         outside = "" if 0.5 <= c.ratio <= 2 else " <2x>"
-        print(f"{c.id[:46]:46} {c.concurrency:>3} {c.measured:9.2f} {c.typical:8.2f} {c.floor:8.2f} "
-              f"{c.ratio:6.2f}  {terms}{outside}{flag}")
+        print(
+            f"{c.id[:46]:46} {c.concurrency:>3} {c.measured:9.2f} {c.typical:8.2f} {c.floor:8.2f} "
+            f"{c.ratio:6.2f}  {terms}{outside}{flag}"
+        )
 
 
 def main() -> int:

@@ -6,6 +6,7 @@ the sizing code or to data/ does to the figures customers choose by.
 Prints a Markdown table (model, precision, context, configuration, old and new verdict with cards, need and
 budget per card in GiB) and a count per transition.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,10 @@ def main() -> int:
     print("| model | precision | context | configuration | was | is | need / budget was | need / budget is |")
     print("|---|---|---:|---|---|---|---|---|")
     for (model, precision, context, configuration), was, now in changed:
-        print(f"| {model} | {precision} | {context or '—'} | {configuration} | {was[0]} ({was[1]}) | "
-              f"{now[0]} ({now[1]}) | {was[2]} / {was[3]} | {now[2]} / {now[3]} |")
+        print(
+            f"| {model} | {precision} | {context or '—'} | {configuration} | {was[0]} ({was[1]}) | "
+            f"{now[0]} ({now[1]}) | {was[2]} / {was[3]} | {now[2]} / {now[3]} |"
+        )
     print("\n| transition | cells |\n|---|---:|")
     for (was, now), count in Counter((w[0], n[0]) for _, w, n in changed).most_common():
         print(f"| {was} → {now} | {count} |")

@@ -2,6 +2,7 @@
 and the 404 words (on_config), the configurator pages (on_files, on_page_read_source), a page's checks, macros
 and banner (on_page_markdown), reading times (on_page_context), each language's 404, the API and the search
 indexes (on_post_build)."""
+
 from __future__ import annotations
 
 import shutil
@@ -21,7 +22,10 @@ if str(ROOT) not in sys.path:
 
 from macros.errors import MacroError, PageError  # noqa: E402
 from macros.generated import (  # noqa: E402
-    configurator_page_uris, generated_page_source, not_found_words, write_site_files,
+    configurator_page_uris,
+    generated_page_source,
+    not_found_words,
+    write_site_files,
 )
 from macros.guides import RenderedPages  # noqa: E402
 from macros.languages import LANGUAGES, SOURCE_LANGUAGE  # noqa: E402
@@ -39,9 +43,9 @@ from sizing.errors import CatalogError  # noqa: E402
 
 @dataclass(frozen=True)
 class I18nState:
-    language: str            # the language being built
-    building_another: bool   # a language after the first, within the same site build
-    languages: list[str]     # every configured language
+    language: str  # the language being built
+    building_another: bool  # a language after the first, within the same site build
+    languages: list[str]  # every configured language
 
 
 def i18n_state(config: MkDocsConfig) -> I18nState:
@@ -50,8 +54,11 @@ def i18n_state(config: MkDocsConfig) -> I18nState:
     i18n = config.plugins.get("i18n")
     if i18n is None:
         return I18nState(SOURCE_LANGUAGE, False, list(LANGUAGES))
-    return I18nState(i18n.current_language or SOURCE_LANGUAGE, bool(i18n.building),
-                     [language.locale for language in i18n.config.languages])
+    return I18nState(
+        i18n.current_language or SOURCE_LANGUAGE,
+        bool(i18n.building),
+        [language.locale for language in i18n.config.languages],
+    )
 
 
 def page_languages(file: File) -> tuple[str, str]:
@@ -68,11 +75,11 @@ class SiteBuild:
 
     data: SiteData
     rendered: RenderedPages
-    generated: set[str]      # src_uri of every generated configurator page
+    generated: set[str]  # src_uri of every generated configurator page
     blocks: dict[str, Rendered] = field(default_factory=dict)  # a page's blocks, from its Markdown to its HTML
 
 
-_builds: dict[str, SiteBuild] = {}   # by docs_dir
+_builds: dict[str, SiteBuild] = {}  # by docs_dir
 _english_404: dict[str, bytes] = {}  # by site_dir
 
 
@@ -105,8 +112,15 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     for lang in languages:
         for uri in configurator_page_uris(build.data, lang):
             if files.get_file_from_path(uri) is None:
-                files.append(File(uri, config.docs_dir, config.site_dir, config.use_directory_urls,
-                                  inclusion=InclusionLevel.NOT_IN_NAV))
+                files.append(
+                    File(
+                        uri,
+                        config.docs_dir,
+                        config.site_dir,
+                        config.use_directory_urls,
+                        inclusion=InclusionLevel.NOT_IN_NAV,
+                    )
+                )
                 build.generated.add(uri)
     return files
 
@@ -125,8 +139,9 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     build, docs_dir, src_uri = _builds[config.docs_dir], Path(config.docs_dir), page.file.src_uri
     text_lang, lang = page_languages(page.file)
     generated = generated_source(page, build)
-    source = PageSource(f"docs/{src_uri}", text_lang, generated or page.file.content_string, markdown,
-                        generated is not None)
+    source = PageSource(
+        f"docs/{src_uri}", text_lang, generated or page.file.content_string, markdown, generated is not None
+    )
     links = PageLinks.at(page.file.url, lang)
     try:
         rendered = render_page(source, docs_dir, build.data, links)
@@ -134,8 +149,13 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         raise PluginError(str(exc)) from None
     if generated is None:
         page.meta["banner"] = translation_banner(
-            docs_dir, Path(src_uri).relative_to(text_lang).as_posix(), lang, text_lang,
-            english_url=links.root + page.url.removeprefix(f"{lang}/"), lang_root=links.lang_root)
+            docs_dir,
+            Path(src_uri).relative_to(text_lang).as_posix(),
+            lang,
+            text_lang,
+            english_url=links.root + page.url.removeprefix(f"{lang}/"),
+            lang_root=links.lang_root,
+        )
     build.rendered.remember(src_uri, rendered.whole)
     build.blocks[src_uri] = rendered
     return rendered.markdown

@@ -1,4 +1,5 @@
 """Errors a writer or translator can act on: the page, the line, what is wrong and the fix."""
+
 from __future__ import annotations
 
 

@@ -1,5 +1,6 @@
 """What the build adds to the pages written by hand: one configurator page per model and language, the JSON
 API (``api/catalog.json``, ``api/fit.json``, ``api/fit/<model>.json``) and one search index per language."""
+
 from __future__ import annotations
 
 import json
@@ -36,12 +37,14 @@ def generated_page_source(data: SiteData, src_uri: str) -> str:
     """The Markdown source of the generated page at ``<lang>/configurator/<model>[/<precision>[/<context>]].md``
     (only macros and strings), made once per state of the data."""
     lang, _, model_id, *choice = src_uri.removesuffix(".md").split("/")
-    return data.remembered(("configurator page", lang, model_id, *choice),
-                           lambda: _configurator_page(data, lang, model_id, *choice))
+    return data.remembered(
+        ("configurator page", lang, model_id, *choice), lambda: _configurator_page(data, lang, model_id, *choice)
+    )
 
 
-def _configurator_page(data: SiteData, lang: str, model_id: str, precision: str | None = None,
-                       context: str | None = None) -> str:
+def _configurator_page(
+    data: SiteData, lang: str, model_id: str, precision: str | None = None, context: str | None = None
+) -> str:
     """Data never enters the page's template text: the model's name comes in through a macro call, which
     writes it as text (a name holding "{{ 7*7 }}" or "[a](b)" is shown as it is). The heading and the intro
     carry classes the page's script finds them by, to name the model the reader picks."""
@@ -49,13 +52,24 @@ def _configurator_page(data: SiteData, lang: str, model_id: str, precision: str 
     title = text("configurator", "page_title", lang, model=name_call)
     intro = text("configurator", "page_intro", lang, model=name_call)
     # MkDocs and Material print the front matter's title into HTML as it is: escape the name there
-    front_matter = compact_json({"title": str(escape(text("configurator", "page_title", lang,
-                                                         model=data.catalog.models[model_id].name))),
-                                 "hide": ["toc"], "search": {"exclude": True}})
-    arguments = ", ".join([json.dumps(model_id), *([json.dumps(precision)] if precision else []),
-                           *([f"context={int(context)}"] if context else [])])
-    return (f"---\n{front_matter}\n---\n\n# {title} {{#configurator .cfg-title}}\n\n"
-            f"<p class=\"cfg-intro\">{intro}</p>\n\n{{{{ configurator({arguments}) }}}}\n")
+    front_matter = compact_json(
+        {
+            "title": str(escape(text("configurator", "page_title", lang, model=data.catalog.models[model_id].name))),
+            "hide": ["toc"],
+            "search": {"exclude": True},
+        }
+    )
+    arguments = ", ".join(
+        [
+            json.dumps(model_id),
+            *([json.dumps(precision)] if precision else []),
+            *([f"context={int(context)}"] if context else []),
+        ]
+    )
+    return (
+        f"---\n{front_matter}\n---\n\n# {title} {{#configurator .cfg-title}}\n\n"
+        f'<p class="cfg-intro">{intro}</p>\n\n{{{{ configurator({arguments}) }}}}\n'
+    )
 
 
 def compact_json(document: Any) -> str:
@@ -69,8 +83,9 @@ def api_files(data: SiteData) -> dict[str, str]:
     fit = fit_document(data.catalog, data.matrix)
     files = {"api/catalog.json": compact_json(catalog_document(data.catalog)), "api/fit.json": compact_json(fit)}
     for model_id, model in fit["models"].items():
-        files[f"api/fit/{model_id}.json"] = compact_json({**{k: v for k, v in fit.items() if k != "models"},
-                                                         "model": model_id, **model})
+        files[f"api/fit/{model_id}.json"] = compact_json(
+            {**{k: v for k, v in fit.items() if k != "models"}, "model": model_id, **model}
+        )
     return files
 
 
@@ -85,10 +100,21 @@ def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, str
         ctx = MacroContext(data, lang, PageLinks.at(f"configurator/{model_id}/", lang), Path("docs"))
         summary, rows = search_rows(ctx, model_id)
         # the search shows titles and texts as HTML: a name holding "<" is escaped
-        entries.append({"location": page, "text": f"<p>{escape(summary)}</p>",
-                        "title": str(escape(text("configurator", "page_title", lang, model=model.name)))})
-        entries += [{"location": f"{page}#cfg-{row.configuration}", "title": str(escape(row.title)),
-                     "text": str(escape(row.text))} for row in rows]
+        entries.append(
+            {
+                "location": page,
+                "text": f"<p>{escape(summary)}</p>",
+                "title": str(escape(text("configurator", "page_title", lang, model=model.name))),
+            }
+        )
+        entries += [
+            {
+                "location": f"{page}#cfg-{row.configuration}",
+                "title": str(escape(row.title)),
+                "text": str(escape(row.text)),
+            }
+            for row in rows
+        ]
     return entries
 
 
@@ -101,19 +127,31 @@ def search_indexes(index_json: str, languages: list[str], data: SiteData) -> dic
     def language_of(location: str) -> str:
         return next((lang for lang, prefix in prefixes.items() if location.startswith(prefix)), SOURCE_LANGUAGE)
 
-    return {lang: json.dumps({**index, "docs": [d for d in index["docs"] if language_of(d["location"]) == lang]
-                              + configurator_search_entries(data, lang)},
-                             ensure_ascii=False, separators=(",", ":"))
-            for lang in languages}
+    return {
+        lang: json.dumps(
+            {
+                **index,
+                "docs": [d for d in index["docs"] if language_of(d["location"]) == lang]
+                + configurator_search_entries(data, lang),
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        for lang in languages
+    }
 
 
 def not_found_words(site_url: str, languages: list[str]) -> dict[str, dict[str, str]]:
     """What each language's 404 page says, and its home page's address: the root 404.html, which a host such as
     GitHub Pages serves for any miss, holds them all."""
     root = site_url.rstrip("/")
-    return {lang: {**{key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")},
-                   "home_url": root + ("/" if lang == SOURCE_LANGUAGE else f"/{lang}/")}
-            for lang in languages}
+    return {
+        lang: {
+            **{key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")},
+            "home_url": root + ("/" if lang == SOURCE_LANGUAGE else f"/{lang}/"),
+        }
+        for lang in languages
+    }
 
 
 def write_site_files(site: Path, data: SiteData, languages: list[str]) -> None:

@@ -1,4 +1,5 @@
 """The glossary (``glossary.yml``): how each term is written in each language, and the forms to avoid."""
+
 from __future__ import annotations
 
 from functools import cache

@@ -5,6 +5,7 @@ page they time as this build rendered it.
 MkDocs renders every page's Markdown before it finishes any page's HTML, so no page is rendered a second
 time only to be counted, and a page showing a reading time is not rendered again when the timed page
 reads longer."""
+
 from __future__ import annotations
 
 import re
@@ -66,16 +67,20 @@ class RenderedPages:
         """``html`` with every reading time filled in: minutes to read the page a reader of the showing
         page's language gets, figures rendered, a chart read as its title and text alternative (the labels
         of its axes are not words to read), at ``rates`` (``reading.reading_rates``)."""
+
         def minutes(found: re.Match[str]) -> str:
             page, lang = found.groups()
             path, text_lang = page_file(self.docs_dir, page, lang)
             src_uri = path.relative_to(self.docs_dir).as_posix()
             rendered = self._markdown.get(src_uri)
             if rendered is None:
-                raise MacroError(f"the reading time of '{page}' needs docs/{src_uri} rendered in this build, and "
-                                 "it was not: is it left out of the site (exclude_docs, draft)?")
+                raise MacroError(
+                    f"the reading time of '{page}' needs docs/{src_uri} rendered in this build, and "
+                    "it was not: is it left out of the site (exclude_docs, draft)?"
+                )
             count = minutes_to_read(rendered, text_lang, rates[text_lang])
             return str(escape(text("guides", "min", lang, value=formatter(lang).number(count))))
+
         return _PLACEHOLDER.sub(minutes, html) if 'data-reading-time="' in html else html
 
 

@@ -1,4 +1,5 @@
 """The site's languages: English is the source every translation comes from."""
+
 from __future__ import annotations
 
 SOURCE_LANGUAGE = "en"

@@ -1,5 +1,6 @@
 """Reading time of a page from its own text: words per minute in English and French, characters per
 minute in Chinese (rates from assumptions.yml, with their studies)."""
+
 from __future__ import annotations
 
 import math
@@ -39,8 +40,11 @@ def reading_units(text: str, lang: str) -> int:
 def reading_rates(catalog: Catalog) -> dict[str, int]:
     """Reading units (``reading_units``) per minute in each language."""
     a = catalog.assumptions
-    return {"en": a.reading_words_per_minute_en.value, "fr": a.reading_words_per_minute_fr.value,
-            "zh": a.reading_characters_per_minute_zh.value}
+    return {
+        "en": a.reading_words_per_minute_en.value,
+        "fr": a.reading_words_per_minute_fr.value,
+        "zh": a.reading_characters_per_minute_zh.value,
+    }
 
 
 def reading_minutes(text: str, lang: str, rates: Mapping[str, int]) -> int:

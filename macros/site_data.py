@@ -1,5 +1,6 @@
 """The data every page renders from: the catalog and its verdict matrix, loaded once per state of data/,
 with what macros computed from them (``remembered``)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable

@@ -4,6 +4,7 @@
 (`source_hash`) the hash of the English page it was translated from. It works the same in a shallow CI
 clone, a tarball or a fresh checkout, survives renames and rebases, and says exactly which English text a
 translation matches; `python scripts/translations.py --stamp docs/fr/<page>.md` records it after an update."""
+
 from __future__ import annotations
 
 import hashlib
@@ -30,7 +31,7 @@ class State(str, Enum):
 
 @dataclass(frozen=True)
 class PageStatus:
-    page: str          # path inside a language folder, e.g. guides/nvlink-or-pcie.md
+    page: str  # path inside a language folder, e.g. guides/nvlink-or-pcie.md
     lang: str
     state: State
     english_hash: str | None
@@ -47,7 +48,7 @@ def recorded_hash(text: str) -> str | None:
     end = front_matter_end(lines)
     if not end:
         return None
-    data = safe_load("\n".join(lines[1:end - 1])) or {}
+    data = safe_load("\n".join(lines[1 : end - 1])) or {}
     value = data.get("source_hash") if isinstance(data, dict) else None
     return str(value) if value is not None else None
 
@@ -94,13 +95,14 @@ def stamp(translation: Path, docs_dir: Path) -> str:
         head = re.sub(r"^source_hash:.*$", f"source_hash: {value}", "".join(lines[:end]), count=1, flags=re.M)
         text = head + "".join(lines[end:])
     else:
-        text = "".join(lines[:end - 1]) + f"source_hash: {value}\n" + "".join(lines[end - 1:])
+        text = "".join(lines[: end - 1]) + f"source_hash: {value}\n" + "".join(lines[end - 1 :])
     translation.write_text(text, encoding="utf-8")
     return value
 
 
-def translation_banner(docs_dir: Path, page: str, lang: str, text_lang: str, english_url: str,
-                       lang_root: str) -> dict[str, str] | None:
+def translation_banner(
+    docs_dir: Path, page: str, lang: str, text_lang: str, english_url: str, lang_root: str
+) -> dict[str, str] | None:
     """What to tell a reader of ``lang`` on ``page`` (its path inside a language folder), whose text is in
     ``text_lang``: this page is English for now, or its translation is behind. None when there is nothing
     to say (an English page, a current translation)."""
@@ -112,5 +114,10 @@ def translation_banner(docs_dir: Path, page: str, lang: str, text_lang: str, eng
         kind, link, link_text = "outdated", english_url, "english_link"
     else:
         return None
-    return {"kind": kind, "title": text("banners", f"{kind}_title", lang), "text": text("banners", f"{kind}_text", lang),
-            "link": link, "link_text": text("banners", link_text, lang)}
+    return {
+        "kind": kind,
+        "title": text("banners", f"{kind}_title", lang),
+        "text": text("banners", f"{kind}_text", lang),
+        "link": link,
+        "link_text": text("banners", link_text, lang),
+    }

@@ -14,6 +14,7 @@ when the build ends): a second build waits for the first, at most ``--lock-timeo
 then fails. Every build stages into its own hidden folder beside the target (``.<site>.new-<pid>-*``), so
 two builds never share a staging folder even if the lock were bypassed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,22 @@ from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 # Folders of a project that hold its sources (or its history, or its tools): never a build's target.
-SOURCE_FOLDERS = ("docs", "data", "macros", "sizing", "hooks", "scripts", "tests", "overrides", ".git",
-                  ".github", ".ci", "bench", ".venv", "node_modules")
+SOURCE_FOLDERS = (
+    "docs",
+    "data",
+    "macros",
+    "sizing",
+    "hooks",
+    "scripts",
+    "tests",
+    "overrides",
+    ".git",
+    ".github",
+    ".ci",
+    "bench",
+    ".venv",
+    "node_modules",
+)
 # What any MkDocs build leaves in its site folder: an existing folder without one of them is not a site.
 SITE_MARKERS = ("index.html", "404.html", "sitemap.xml")
 LOCK_TIMEOUT = 600.0  # seconds a build waits for another build into the same folder
@@ -73,8 +88,7 @@ def file_lock(path: Path, timeout: float, what: str, remove: bool = False) -> It
                     break
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
-                        raise LockTimeout(f"{what} still running after {timeout:g} s (lock {path} held)") \
-                            from None
+                        raise LockTimeout(f"{what} still running after {timeout:g} s (lock {path} held)") from None
                     if not told:
                         print(f"waiting for {what} to finish (lock {path})", file=sys.stderr, flush=True)
                         told = True
@@ -108,7 +122,7 @@ def _docs_dir(config: Path) -> Path:
     _Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # !ENV, !!python/name: ... ignored
     name = "docs"
     with contextlib.suppress(OSError, yaml.YAMLError):
-        loaded = yaml.load(config.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - a SafeLoader
+        loaded = yaml.load(config.read_text(encoding="utf-8"), Loader=_Loader)
         if isinstance(loaded, dict) and isinstance(loaded.get("docs_dir"), str):
             name = loaded["docs_dir"]
     return (config.parent / name).resolve()
@@ -148,8 +162,10 @@ def refusal(config: Path, site: Path) -> str | None:
         except OSError as exc:
             return f"it cannot be read ({exc.strerror})"
         if entries and not entries & set(SITE_MARKERS):
-            return (f"it is a folder that holds no built site (none of {', '.join(SITE_MARKERS)}), "
-                    "and the build would delete everything in it")
+            return (
+                f"it is a folder that holds no built site (none of {', '.join(SITE_MARKERS)}), "
+                "and the build would delete everything in it"
+            )
     return None
 
 
@@ -169,7 +185,7 @@ def _remove_stale_staging(site: Path) -> None:
         if kind == "old" and not site.exists():
             continue  # killed between its two renames: the previous site is all there is, keep it
         for leftover in site.parent.glob(f".{site.name}.{kind}-*"):
-            pid = leftover.name[len(f".{site.name}.{kind}-"):].split("-", 1)[0]
+            pid = leftover.name[len(f".{site.name}.{kind}-") :].split("-", 1)[0]
             if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
                 shutil.rmtree(leftover, ignore_errors=True)
 
@@ -192,23 +208,26 @@ def _umask() -> int:
     return mask
 
 
-def build(config: Path, site: Path, quiet: bool = True,
-          lock_timeout: float = LOCK_TIMEOUT) -> subprocess.CompletedProcess[str]:
+def build(
+    config: Path, site: Path, quiet: bool = True, lock_timeout: float = LOCK_TIMEOUT
+) -> subprocess.CompletedProcess[str]:
     """Run ``mkdocs build --strict`` into a private folder beside ``site``, then replace ``site`` with it.
 
     Raises BuildRefused (nothing touched) when ``site`` is a place a build must not write to, and
     BuildError when another build into ``site`` held its lock for more than ``lock_timeout`` seconds."""
     config, given = Path(os.path.abspath(config)), Path(os.path.abspath(site))
     reason = refusal(config, given)
-    named = str(given) if reason and "cannot be resolved" in reason or given.resolve() == given \
+    named = (
+        str(given)
+        if (reason and "cannot be resolved" in reason) or given.resolve() == given
         else f"{given} (which resolves to {given.resolve()})"
+    )
     if reason:
         raise BuildRefused(f"refusing to build into {named}: {reason}; choose another folder, e.g. site/")
     site = given.resolve()
     site.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with file_lock(site.with_name(site.name + ".lock"), lock_timeout, f"another build into {site}",
-                       remove=True):
+        with file_lock(site.with_name(site.name + ".lock"), lock_timeout, f"another build into {site}", remove=True):
             return _build_locked(config, site, quiet)
     except LockTimeout as exc:
         raise BuildError(f"cannot build into {named}: {exc}; try again when it has finished") from None
@@ -252,8 +271,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"))
     parser.add_argument("-d", "--site-dir", type=Path, default=Path("site"))
-    parser.add_argument("--lock-timeout", type=float, default=LOCK_TIMEOUT, metavar="SECONDS",
-                        help="how long to wait for another build into the same folder (default: 600)")
+    parser.add_argument(
+        "--lock-timeout",
+        type=float,
+        default=LOCK_TIMEOUT,
+        metavar="SECONDS",
+        help="how long to wait for another build into the same folder (default: 600)",
+    )
     args = parser.parse_args()
     try:
         result = build(args.config_file, args.site_dir, lock_timeout=args.lock_timeout)

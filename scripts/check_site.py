@@ -3,6 +3,7 @@ exists in every language (translated or served from English), and no template sy
 
     python scripts/check_site.py [site]      # exit 1 and a list of problems when any check fails
 """
+
 from __future__ import annotations
 
 import re
@@ -94,8 +95,10 @@ def check_site(site: Path, english_docs: Path = ROOT / "docs" / "en") -> list[st
         for prefix in ("", *LANGUAGE_PREFIXES):
             built = site / prefix / url / "index.html"
             if not built.exists():
-                problems.append(f"{built.relative_to(site)}: missing (the English page {relative}.md has no "
-                                f"page in /{prefix or 'en'}/)")
+                problems.append(
+                    f"{built.relative_to(site)}: missing (the English page {relative}.md has no "
+                    f"page in /{prefix or 'en'}/)"
+                )
     return list(dict.fromkeys(problems))  # a link repeated on a page is one problem
 
 

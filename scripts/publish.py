@@ -32,6 +32,7 @@ Exit codes: 0 done, 1 nothing published (the site fails its checks, no release t
 publish held the lock too long), 2 the target is unusable (a file, under a file, a symlink loop, no
 permission), with one line saying what is wrong and what to do.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,8 +52,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_site import LockTimeout, file_lock  # noqa: E402
-from check_site import check_site  # noqa: E402
+from build_site import LockTimeout, file_lock
+from check_site import check_site
 
 KEEP_RELEASES = 5
 LOCK_TIMEOUT = 600.0  # seconds a publish or rollback waits for another one into the same target
@@ -77,25 +78,30 @@ class TargetError(PublishError):
 
 # --- the target ----------------------------------------------------------------------------------------
 
+
 def _target_error(target: Path, exc: OSError) -> TargetError:
     code = exc.errno
     if code == errno.ELOOP:
-        return TargetError(target, "a symlink loop (too many levels of symbolic links)",
-                           "fix or remove the symlink, or give the real folder")
+        return TargetError(
+            target,
+            "a symlink loop (too many levels of symbolic links)",
+            "fix or remove the symlink, or give the real folder",
+        )
     if code == errno.ENOTDIR:
         blocking = next((p for p in reversed([target, *target.parents]) if p.exists() and not p.is_dir()), None)
         where = f"{blocking} is a file" if blocking else "a part of the path is a file, not a folder"
-        return TargetError(target, f"{where}, so no folder can be made under it",
-                           "give a path made of folders")
+        return TargetError(target, f"{where}, so no folder can be made under it", "give a path made of folders")
     if code in (errno.EACCES, errno.EPERM):
         place = f" on {exc.filename}" if exc.filename and Path(exc.filename) != target else ""
-        return TargetError(target, f"permission denied{place}",
-                           "run as a user who may write there, or choose another folder")
+        return TargetError(
+            target, f"permission denied{place}", "run as a user who may write there, or choose another folder"
+        )
     if code == errno.EROFS:
         return TargetError(target, "on a read-only file system", "choose a writable folder")
     if code == errno.EEXIST and target.is_symlink():
-        return TargetError(target, f"a symlink to {os.readlink(target)}, which does not exist",
-                           "create that folder or fix the link")
+        return TargetError(
+            target, f"a symlink to {os.readlink(target)}, which does not exist", "create that folder or fix the link"
+        )
     return TargetError(target, exc.strerror or str(exc), "check the path and its permissions")
 
 
@@ -105,8 +111,11 @@ def _prepare_target(target: Path, create: bool) -> None:
         mode = os.stat(target).st_mode
     except FileNotFoundError:
         if not create:
-            raise TargetError(target, "no such folder", "nothing was published there, so there is nothing "
-                              "to roll back; check the path") from None
+            raise TargetError(
+                target,
+                "no such folder",
+                "nothing was published there, so there is nothing to roll back; check the path",
+            ) from None
         try:
             target.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -115,16 +124,20 @@ def _prepare_target(target: Path, create: bool) -> None:
         raise _target_error(target, exc) from None
     else:
         if not stat.S_ISDIR(mode):
-            raise TargetError(target, "a file, not a folder",
-                              "give the folder the web server serves (or move the file away)")
+            raise TargetError(
+                target, "a file, not a folder", "give the folder the web server serves (or move the file away)"
+            )
     if not os.access(target, os.W_OK | os.X_OK):
         raise TargetError(target, "permission denied", "run as a user who may write there, or choose another folder")
     releases, current = target / "releases", target / "current"
     if releases.exists() and not releases.is_dir():
         raise TargetError(target, f"{releases} is a file, not the folder of releases", "move it away")
     if current.exists() and not current.is_symlink():
-        raise TargetError(target, f"{current} is a real {'folder' if current.is_dir() else 'file'}, not the "
-                          "symlink publish switches", "move it away, then publish again")
+        raise TargetError(
+            target,
+            f"{current} is a real {'folder' if current.is_dir() else 'file'}, not the symlink publish switches",
+            "move it away, then publish again",
+        )
 
 
 @contextlib.contextmanager
@@ -142,10 +155,16 @@ def _locked(target: Path, timeout: float) -> Iterator[None]:
 
 # --- releases and history ------------------------------------------------------------------------------
 
+
 def _releases(target: Path) -> list[Path]:
     folder = target / "releases"
-    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.endswith(".partial")
-                  and not p.name.startswith(".")) if folder.exists() else []
+    return (
+        sorted(
+            p for p in folder.iterdir() if p.is_dir() and not p.name.endswith(".partial") and not p.name.startswith(".")
+        )
+        if folder.exists()
+        else []
+    )
 
 
 def current_release(target: Path) -> Path | None:
@@ -161,12 +180,14 @@ def _read_history(target: Path) -> dict[str, list[str]]:
     except FileNotFoundError:
         return {"published": [p.name for p in _releases(target)], "rolled_back": []}
     except (OSError, ValueError) as exc:
-        raise PublishError(f"{path}: unreadable ({exc}); fix it, or remove it to forget the rollback "
-                           "history") from None
-    if not (isinstance(loaded, dict) and all(isinstance(loaded.get(key), list)
-                                             for key in ("published", "rolled_back"))):
-        raise PublishError(f"{path}: not a publish history (expected lists 'published' and 'rolled_back'); "
-                           "fix it, or remove it to forget the rollback history")
+        raise PublishError(f"{path}: unreadable ({exc}); fix it, or remove it to forget the rollback history") from None
+    if not (
+        isinstance(loaded, dict) and all(isinstance(loaded.get(key), list) for key in ("published", "rolled_back"))
+    ):
+        raise PublishError(
+            f"{path}: not a publish history (expected lists 'published' and 'rolled_back'); "
+            "fix it, or remove it to forget the rollback history"
+        )
     return {"published": [str(n) for n in loaded["published"]], "rolled_back": [str(n) for n in loaded["rolled_back"]]}
 
 
@@ -198,7 +219,7 @@ def _rollback_chain(order: list[str], current: str | None, rolled_back: list[str
     """The releases successive rollbacks from ``current`` would go to, the first one first."""
     if current not in order:
         return []
-    return [name for name in reversed(order[:order.index(current)]) if name not in rolled_back]
+    return [name for name in reversed(order[: order.index(current)]) if name not in rolled_back]
 
 
 def _prune(target: Path, history: dict[str, list[str]]) -> None:
@@ -216,8 +237,10 @@ def _prune(target: Path, history: dict[str, list[str]]) -> None:
         if release.name not in keep:
             shutil.rmtree(release)
     kept = set(keep)
-    pruned = {"published": [n for n in history["published"] if n in kept],
-              "rolled_back": [n for n in history["rolled_back"] if n in kept]}
+    pruned = {
+        "published": [n for n in history["published"] if n in kept],
+        "rolled_back": [n for n in history["rolled_back"] if n in kept],
+    }
     if pruned != history:
         _write_history(target, pruned)
 
@@ -233,12 +256,13 @@ def _point_current_to(target: Path, release: Path) -> None:
 
 
 def _release_name() -> str:
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     return f"{stamp}-{commit.stdout.strip() or 'nogit'}"
 
 
 # --- publish and rollback ------------------------------------------------------------------------------
+
 
 def publish(site: Path, target: Path, name: str | None = None, lock_timeout: float = LOCK_TIMEOUT) -> Path:
     """Check ``site``, copy it into a new release and make it current; return the release."""
@@ -276,8 +300,10 @@ def publish(site: Path, target: Path, name: str | None = None, lock_timeout: flo
             if current and current.name in published:  # forget releases a killed publish never made current
                 last = published.index(current.name)
                 published = [n for i, n in enumerate(published) if i <= last or n in rolled_back]
-            history = {"published": [n for n in published if n != name] + [name],
-                       "rolled_back": [n for n in rolled_back if n != name]}
+            history = {
+                "published": [n for n in published if n != name] + [name],
+                "rolled_back": [n for n in rolled_back if n != name],
+            }
             _write_history(target, history)  # before the switch: after a crash the history knows `current`
             _point_current_to(target, release)
         except BaseException:
@@ -296,8 +322,10 @@ def _rollback(target: Path, lock_timeout: float = LOCK_TIMEOUT) -> tuple[Path | 
         current_name = current.name if current else None
         chain = _rollback_chain(_order(target, history), current_name, history["rolled_back"])
         if not chain:
-            raise PublishError(f"no release before {current_name or 'nothing'} in {target}/releases that was not "
-                               "rolled back itself; nothing was changed")
+            raise PublishError(
+                f"no release before {current_name or 'nothing'} in {target}/releases that was not "
+                "rolled back itself; nothing was changed"
+            )
         previous = target / "releases" / chain[0]
         if current_name and current_name not in history["rolled_back"]:
             history["rolled_back"].append(current_name)
@@ -318,16 +346,23 @@ def main() -> int:
     parser.add_argument("--target", type=Path, required=True, help="the static host's directory")
     parser.add_argument("--site", type=Path, default=Path(__file__).resolve().parent.parent / "site")
     parser.add_argument("--rollback", action="store_true", help="go back to the previous release")
-    parser.add_argument("--lock-timeout", type=float, default=LOCK_TIMEOUT, metavar="SECONDS",
-                        help="how long to wait for another publish or rollback into the target (default: 600)")
+    parser.add_argument(
+        "--lock-timeout",
+        type=float,
+        default=LOCK_TIMEOUT,
+        metavar="SECONDS",
+        help="how long to wait for another publish or rollback into the target (default: 600)",
+    )
     args = parser.parse_args()
     target: Path = args.target
     try:
         if args.rollback:
             left, release = _rollback(target, args.lock_timeout)
-            print(f"rollback: {target}/current -> {release.relative_to(target)} (was "
-                  f"{left.relative_to(target) if left else 'nothing'}, now marked rolled back: "
-                  "no later rollback returns to it)")
+            print(
+                f"rollback: {target}/current -> {release.relative_to(target)} (was "
+                f"{left.relative_to(target) if left else 'nothing'}, now marked rolled back: "
+                "no later rollback returns to it)"
+            )
         else:
             release = publish(args.site, target, lock_timeout=args.lock_timeout)
             print(f"{target}/current -> {release.relative_to(target)}")
@@ -336,8 +371,10 @@ def main() -> int:
         return exc.exit_code
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
-        print(f"publish: {target}: {exc.strerror or exc}{where}; `current` still points to a complete release",
-              file=sys.stderr)
+        print(
+            f"publish: {target}: {exc.strerror or exc}{where}; `current` still points to a complete release",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

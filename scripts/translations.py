@@ -1,10 +1,11 @@
 """Translation status: which pages are translated and current, outdated, missing or orphaned.
 
-    python scripts/translations.py              # the table
-    python scripts/translations.py --check      # exit 1 if a translation has no English page
-    python scripts/translations.py --stamp docs/fr/guides/nvlink-or-pcie.md
-                                                # after bringing a translation up to date
+python scripts/translations.py              # the table
+python scripts/translations.py --check      # exit 1 if a translation has no English page
+python scripts/translations.py --stamp docs/fr/guides/nvlink-or-pcie.md
+                                            # after bringing a translation up to date
 """
+
 from __future__ import annotations
 
 import argparse

@@ -1,6 +1,7 @@
 """How well the decode-speed model predicts published measurements (data/measurements.yml), and the targets
 it must hold: the floor at or below the measurement for at least 90 % of usable records, the median error of
 the typical speed at most 25 %. Records flagged ``unreliable`` are shown but kept out of the statistics."""
+
 from __future__ import annotations
 
 import statistics
@@ -46,8 +47,9 @@ class AccuracyMetrics:
     median_ratio: float
 
 
-def check_records(catalog: Catalog, records: Iterable[DecodeMeasurement] | None = None,
-                  constants: DecodeConstants | None = None) -> list[RecordCheck]:
+def check_records(
+    catalog: Catalog, records: Iterable[DecodeMeasurement] | None = None, constants: DecodeConstants | None = None
+) -> list[RecordCheck]:
     """Each record (by default every ``decode`` record of measurements.yml), in order, with the model's typical
     and floor speed, under ``constants`` (by default those of assumptions.yml)."""
     checks = []
@@ -58,7 +60,9 @@ def check_records(catalog: Catalog, records: Iterable[DecodeMeasurement] | None 
         seconds = step_seconds(**resolved.setup())  # type: ignore[arg-type]
         typical = 1 / seconds.total
         floor = typical * resolved.constants.floor_factor
-        checks.append(RecordCheck(m.id, m.concurrency, m.tokens_per_s_per_stream, typical, floor, seconds, m.unreliable))
+        checks.append(
+            RecordCheck(m.id, m.concurrency, m.tokens_per_s_per_stream, typical, floor, seconds, m.unreliable)
+        )
     return checks
 
 
@@ -81,11 +85,14 @@ def missed_targets(m: AccuracyMetrics) -> list[str]:
     """One sentence per target missed; empty when the model holds them."""
     missed = []
     if m.floor_at_or_below_measured < MIN_FLOOR_AT_OR_BELOW_MEASURED:
-        missed.append(f"floor <= measured on {m.floor_at_or_below_measured:.1%} of usable records, "
-                      f"below the {MIN_FLOOR_AT_OR_BELOW_MEASURED:.0%} target")
+        missed.append(
+            f"floor <= measured on {m.floor_at_or_below_measured:.1%} of usable records, "
+            f"below the {MIN_FLOOR_AT_OR_BELOW_MEASURED:.0%} target"
+        )
     if m.median_abs_error > MAX_MEDIAN_ABS_ERROR:
-        missed.append(f"median |typical/measured - 1| = {m.median_abs_error:.1%}, above the "
-                      f"{MAX_MEDIAN_ABS_ERROR:.0%} target")
+        missed.append(
+            f"median |typical/measured - 1| = {m.median_abs_error:.1%}, above the {MAX_MEDIAN_ABS_ERROR:.0%} target"
+        )
     return missed
 
 
@@ -105,6 +112,9 @@ def enforce_accuracy(catalog: Catalog) -> AccuracyMetrics:
     m = metrics(check_records(catalog))
     missed = missed_targets(m)
     if missed:
-        raise AccuracyError("the decode-speed model misses its accuracy targets on data/measurements.yml: "
-                            + "; ".join(missed) + " (run bench/speed_accuracy.py for every record)")
+        raise AccuracyError(
+            "the decode-speed model misses its accuracy targets on data/measurements.yml: "
+            + "; ".join(missed)
+            + " (run bench/speed_accuracy.py for every record)"
+        )
     return m

@@ -1,4 +1,5 @@
 """The static JSON API: the catalog and every verdict, as plain documents (ids stable across builds)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,8 +28,13 @@ def speed_fields(catalog: Catalog, speed: Speed | None, node: Node) -> list[Any]
     if speed is None:
         return [None, None, None, None, None]
     price = speed.price_per_million_tokens(catalog, node)
-    return [speed_for_display(speed.typical), speed_for_display(speed.floor), speed.streams_on(node),
-            speed_for_display(speed.total_on(node)), None if price is None else round(price, 2)]
+    return [
+        speed_for_display(speed.typical),
+        speed_for_display(speed.floor),
+        speed.streams_on(node),
+        speed_for_display(speed.total_on(node)),
+        None if price is None else round(price, 2),
+    ]
 
 
 def catalog_document(catalog: Catalog) -> dict[str, Any]:
@@ -38,12 +44,15 @@ def catalog_document(catalog: Catalog) -> dict[str, Any]:
         "prices_as_of": catalog.prices_as_of.isoformat(),
         "gpus": [g.model_dump(exclude={"sources", "verified"}) for g in catalog.gpus.values()],
         "interconnects": [i.model_dump(exclude={"sources"}) for i in catalog.interconnects.values()],
-        "nodes": [{
-            **n.model_dump(),
-            "configuration": catalog.configuration_of(n).id,
-            "price_per_gpu_hour": round(price_per_gpu_hour(catalog, n), 4),
-            "budget_gib_per_card": round(card_budget(catalog, catalog.gpu_of(n)) / GIB, 2),
-        } for n in catalog.nodes.values()],
+        "nodes": [
+            {
+                **n.model_dump(),
+                "configuration": catalog.configuration_of(n).id,
+                "price_per_gpu_hour": round(price_per_gpu_hour(catalog, n), 4),
+                "budget_gib_per_card": round(card_budget(catalog, catalog.gpu_of(n)) / GIB, 2),
+            }
+            for n in catalog.nodes.values()
+        ],
         "configurations": [{"id": c.id, "nodes": [n.id for n in c.nodes]} for c in catalog.configurations.values()],
     }
 
@@ -78,11 +87,16 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
                     cell = matrix.cell(model.id, precision.id, node.id, context)
                     fit = cell.fit
                     jobs = node.cards // fit.cards if fit.fits and not isinstance(model, Llm) else None
-                    cells[configuration.id] = [fit.verdict.value, fit.cards, round(fit.need.total / GIB, 1), jobs,
-                                               *speed_fields(catalog, cell.speed, node),
-                                               tight_setting(catalog, fit),
-                                               fit.longest_context_tokens if fit.verdict is Verdict.TIGHT else None,
-                                               list(warnings_for(catalog, model, precision.id, node, fit))]
+                    cells[configuration.id] = [
+                        fit.verdict.value,
+                        fit.cards,
+                        round(fit.need.total / GIB, 1),
+                        jobs,
+                        *speed_fields(catalog, cell.speed, node),
+                        tight_setting(catalog, fit),
+                        fit.longest_context_tokens if fit.verdict is Verdict.TIGHT else None,
+                        list(warnings_for(catalog, model, precision.id, node, fit)),
+                    ]
                 per_context[key] = cells
             per_precision[precision.id] = per_context
         models[model.id] = {
@@ -98,8 +112,19 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "prices_as_of": catalog.prices_as_of.isoformat(),
         "default_context": str(catalog.assumptions.default_context_tokens.value),
-        "cell": ["verdict", "cards", "need_gib_per_card", "jobs", "tokens_per_s_typical", "tokens_per_s_floor",
-                 "streams_that_fit", "tokens_per_s_total", "usd_per_million_tokens", "tight_setting",
-                 "longest_context_tokens", "warnings"],
+        "cell": [
+            "verdict",
+            "cards",
+            "need_gib_per_card",
+            "jobs",
+            "tokens_per_s_typical",
+            "tokens_per_s_floor",
+            "streams_that_fit",
+            "tokens_per_s_total",
+            "usd_per_million_tokens",
+            "tight_setting",
+            "longest_context_tokens",
+            "warnings",
+        ],
         "models": models,
     }

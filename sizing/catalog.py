@@ -1,4 +1,5 @@
 """Load data/ into a validated, cross-referenced Catalog, or fail naming file, line, record and field."""
+
 from __future__ import annotations
 
 import datetime
@@ -15,11 +16,28 @@ from .configurations import Configuration, group_configurations
 from .errors import CatalogError, Problem, did_you_mean
 from .fingerprint import DATA_DIR
 from .schema import (
-    Assumptions, AssumptionsFile, DecodeMeasurement, DiffusionModel, Gpu, GpusFile, Interconnect,
-    InterconnectsFile, Llm, MeasurementsFile, ModelsFile, Node, NodesFile, Precision, PrecisionsFile,
+    LINK_KINDS,
+    UNION_TAGS,
+    Assumptions,
+    AssumptionsFile,
+    DecodeMeasurement,
+    DiffusionModel,
+    EnginesFile,
+    FittedAssumption,
+    Gpu,
+    GpusFile,
+    Interconnect,
+    InterconnectsFile,
+    LlamaCppEngine,
+    Llm,
+    MeasurementsFile,
+    ModelsFile,
+    Node,
+    NodesFile,
+    Precision,
+    PrecisionsFile,
+    ServerEngine,
 )
-from .schema import EnginesFile, LlamaCppEngine, ServerEngine
-from .schema import LINK_KINDS, UNION_TAGS, FittedAssumption
 from .yaml_lines import DataFileError, line_of, load_yaml
 
 FILES = {
@@ -85,8 +103,10 @@ class Catalog:
     @cached_property
     def cheapest_per_card_of(self) -> dict[str, Node]:
         """For each GPU model, its node with the lowest monthly price per card."""
-        return {gpu: min(nodes, key=lambda n: (n.price_per_month.amount / n.cards, n.id))
-                for gpu, nodes in self.nodes_of_gpu.items()}
+        return {
+            gpu: min(nodes, key=lambda n: (n.price_per_month.amount / n.cards, n.id))
+            for gpu, nodes in self.nodes_of_gpu.items()
+        }
 
     def configuration_of(self, node: Node) -> Configuration:
         return self.configurations[self._configuration_ids[node.id]]
@@ -141,8 +161,11 @@ def _shown(value: Any, limit: int = 80) -> str:
 
 
 def _schema_problem(path: Path, raw: Any, error: Mapping[str, Any], model: type[BaseModel]) -> Problem:
-    loc = tuple(k for k in error["loc"]
-                if not (isinstance(k, str) and k in {"Llm", "MlaAttention", "server", "llama.cpp", *UNION_TAGS}))
+    loc = tuple(
+        k
+        for k in error["loc"]
+        if not (isinstance(k, str) and k in {"Llm", "MlaAttention", "server", "llama.cpp", *UNION_TAGS})
+    )
     line, record = _walk(raw, loc)
     field = ".".join(str(k) for k in loc if isinstance(k, str)) or None
     kind, found = error["type"], error.get("input")
@@ -153,8 +176,10 @@ def _schema_problem(path: Path, raw: Any, error: Mapping[str, Any], model: type[
     else:
         message = f"expected: {error['msg'].removeprefix('Value error, ')}; found: {_shown(found)}"
         if isinstance(found, bool):
-            message += (" (YAML reads an unquoted yes, no, on, off, true or false as a boolean: write a number "
-                        "here, or quote the text)")
+            message += (
+                " (YAML reads an unquoted yes, no, on, off, true or false as a boolean: write a number "
+                "here, or quote the text)"
+            )
     return Problem(path, line, record, field, message)
 
 
@@ -171,7 +196,15 @@ def _read(data_dir: Path, name: str, model: type[R]) -> tuple[R | None, Any, lis
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         reason = getattr(exc, "problem", None) or str(exc)
-        return None, None, [Problem(path, line, None, None, f"invalid YAML: {reason}" + ("" if ";" in reason else "; fix the syntax"))]
+        return (
+            None,
+            None,
+            [
+                Problem(
+                    path, line, None, None, f"invalid YAML: {reason}" + ("" if ";" in reason else "; fix the syntax")
+                )
+            ],
+        )
     if not isinstance(raw, Mapping):
         return None, raw, [Problem(path, 1, None, None, "expected a YAML mapping at the top of the file")]
     try:
@@ -191,19 +224,29 @@ def _index(records: Iterable[R], path: Path, raw_list: list[Any], problems: list
     return index
 
 
-def _check_nodes(nodes: Iterable[Node], raw_nodes: list[Any], path: Path, gpus: Mapping[str, Gpu],
-                 links: Mapping[str, Interconnect], problems: list[Problem]) -> None:
+def _check_nodes(
+    nodes: Iterable[Node],
+    raw_nodes: list[Any],
+    path: Path,
+    gpus: Mapping[str, Gpu],
+    links: Mapping[str, Interconnect],
+    problems: list[Problem],
+) -> None:
     for node, raw in zip(nodes, raw_nodes):
+
         def bad(field: str, message: str) -> None:
             sub = raw.get("link") if field.startswith("link.") else raw
-            problems.append(Problem(path, line_of(sub, field.split(".")[-1]), node.id, field, message))
+            problems.append(Problem(path, line_of(sub, field.rsplit(".", maxsplit=1)[-1]), node.id, field, message))
 
         gpu, link = gpus.get(node.gpu), links.get(node.link.interconnect)
         if gpu is None:
             bad("gpu", f"unknown gpu '{node.gpu}' (not in gpus.yml); {did_you_mean(node.gpu, gpus)}")
         if link is None:
-            bad("link.interconnect", f"unknown interconnect '{node.link.interconnect}' (not in interconnects.yml); "
-                f"{did_you_mean(node.link.interconnect, links)}")
+            bad(
+                "link.interconnect",
+                f"unknown interconnect '{node.link.interconnect}' (not in interconnects.yml); "
+                f"{did_you_mean(node.link.interconnect, links)}",
+            )
         if gpu is None or link is None:
             continue
         topology = node.link.topology
@@ -211,8 +254,11 @@ def _check_nodes(nodes: Iterable[Node], raw_nodes: list[Any], path: Path, gpus: 
             bad("link.topology", f"a single card has no peer: expected 'host', found '{topology}'")
         if topology == "host":
             if link.family != "pcie" or link.generation != gpu.pcie_generation:
-                bad("link.interconnect", f"cards joined over the host must use the card's own PCIe link: "
-                    f"{gpu.short_name} is PCIe Gen{gpu.pcie_generation}, found '{link.id}'")
+                bad(
+                    "link.interconnect",
+                    f"cards joined over the host must use the card's own PCIe link: "
+                    f"{gpu.short_name} is PCIe Gen{gpu.pcie_generation}, found '{link.id}'",
+                )
             if node.link.topo_label is not None:
                 bad("link.topo_label", "PCIe-only nodes have no NVLink topo label; remove it")
         else:
@@ -226,24 +272,38 @@ def _check_nodes(nodes: Iterable[Node], raw_nodes: list[Any], path: Path, gpus: 
             bad("link.peer_per_direction_gbps", "required for a mesh topology and only there")
 
 
-def _check_default_precisions(models: Mapping[str, Model], precisions: Mapping[str, Precision], raw: Any,
-                              path: Path, problems: list[Problem]) -> None:
+def _check_default_precisions(
+    models: Mapping[str, Model], precisions: Mapping[str, Precision], raw: Any, path: Path, problems: list[Problem]
+) -> None:
     raw_models = {r.get("id"): r for r in [*raw["llms"], *raw["diffusion"]] if isinstance(r, Mapping)}
     for model in models.values():
         precision = precisions.get(model.default_precision)
         if precision is None or model.kind not in precision.applies_to:
             valid = [p.id for p in precisions.values() if model.kind in p.applies_to]
-            problems.append(Problem(path, line_of(raw_models.get(model.id), "default_precision"), model.id,
-                                    "default_precision", f"'{model.default_precision}' is not a precision for a "
-                                    f"{model.kind} model; use one of {', '.join(valid)}"))
+            problems.append(
+                Problem(
+                    path,
+                    line_of(raw_models.get(model.id), "default_precision"),
+                    model.id,
+                    "default_precision",
+                    f"'{model.default_precision}' is not a precision for a "
+                    f"{model.kind} model; use one of {', '.join(valid)}",
+                )
+            )
 
 
-def _check_measurements(catalog_parts: dict[str, Mapping[str, Any]], measurements: Iterable[DecodeMeasurement],
-                        raw_list: list[Any], path: Path, problems: list[Problem]) -> None:
+def _check_measurements(
+    catalog_parts: dict[str, Mapping[str, Any]],
+    measurements: Iterable[DecodeMeasurement],
+    raw_list: list[Any],
+    path: Path,
+    problems: list[Problem],
+) -> None:
     """Every catalog id a record names exists (a link may also be a kind), the model is a language model, ids are
     unique."""
     seen: set[str] = set()
     for m, raw in zip(measurements, raw_list):
+
         def bad(field: str, message: str) -> None:
             problems.append(Problem(path, line_of(raw, field), m.id, field, message))
 
@@ -253,18 +313,33 @@ def _check_measurements(catalog_parts: dict[str, Mapping[str, Any]], measurement
         for field, table in (("gpu", "gpus"), ("model", "models"), ("precision", "precisions")):
             value = getattr(m, field)
             if isinstance(value, str) and value not in catalog_parts[table]:
-                bad(field, f"unknown {field} '{value}' (not in {table}.yml); {did_you_mean(value, catalog_parts[table])}")
-        if isinstance(m.model, str) and m.model in catalog_parts["models"] \
-                and catalog_parts["models"][m.model].kind != "llm":
+                bad(
+                    field,
+                    f"unknown {field} '{value}' (not in {table}.yml); {did_you_mean(value, catalog_parts[table])}",
+                )
+        if (
+            isinstance(m.model, str)
+            and m.model in catalog_parts["models"]
+            and catalog_parts["models"][m.model].kind != "llm"
+        ):
             bad("model", f"'{m.model}' is not a language model; decode measurements are for models.yml llms")
         links = catalog_parts["interconnects"]
         if isinstance(m.link, str) and m.link not in LINK_KINDS and m.link not in links:
-            bad("link", f"unknown link '{m.link}': one of {', '.join(LINK_KINDS)} or an interconnects.yml id; "
-                f"{did_you_mean(m.link, [*LINK_KINDS, *links])}")
+            bad(
+                "link",
+                f"unknown link '{m.link}': one of {', '.join(LINK_KINDS)} or an interconnects.yml id; "
+                f"{did_you_mean(m.link, [*LINK_KINDS, *links])}",
+            )
 
 
-def _check_fitted_on(assumptions: Assumptions, raw: Any, measurements: Iterable[DecodeMeasurement],
-                     held_out: Iterable[DecodeMeasurement], path: Path, problems: list[Problem]) -> None:
+def _check_fitted_on(
+    assumptions: Assumptions,
+    raw: Any,
+    measurements: Iterable[DecodeMeasurement],
+    held_out: Iterable[DecodeMeasurement],
+    path: Path,
+    problems: list[Problem],
+) -> None:
     """A fitted constant names usable records of measurements.yml, never a held-out one."""
     usable = {m.id: m.unreliable for m in measurements}
     kept_apart = {m.id for m in held_out}
@@ -273,8 +348,10 @@ def _check_fitted_on(assumptions: Assumptions, raw: Any, measurements: Iterable[
             continue
         for rid in assumption.fitted_on:
             if rid in kept_apart:
-                message = (f"measurement '{rid}' is held out (measurements.yml held_out) to judge the model on "
-                           "figures it was not fitted on; remove it from fitted_on or move it to decode")
+                message = (
+                    f"measurement '{rid}' is held out (measurements.yml held_out) to judge the model on "
+                    "figures it was not fitted on; remove it from fitted_on or move it to decode"
+                )
             elif rid not in usable:
                 message = f"unknown measurement '{rid}' (not in measurements.yml); {did_you_mean(rid, usable)}"
             elif usable[rid] is not None:
@@ -284,24 +361,50 @@ def _check_fitted_on(assumptions: Assumptions, raw: Any, measurements: Iterable[
             problems.append(Problem(path, line_of(raw.get(name), "fitted_on"), name, "fitted_on", message))
 
 
-def _check_engines(engines: Iterable[ServerEngine | LlamaCppEngine], raw_list: list[Any], path: Path,
-                   precisions: Mapping[str, Precision], problems: list[Problem]) -> None:
+def _check_engines(
+    engines: Iterable[ServerEngine | LlamaCppEngine],
+    raw_list: list[Any],
+    path: Path,
+    precisions: Mapping[str, Precision],
+    problems: list[Problem],
+) -> None:
     """Every precision an engine names exists; every language-model precision is run by exactly one engine;
     there is one server engine (a card's budget when no precision is named)."""
     runs: dict[str, str] = {}
     for engine, raw in zip(engines, raw_list):
         for pid in engine.precisions:
             if pid not in precisions:
-                problems.append(Problem(path, line_of(raw, "precisions"), engine.id, "precisions",
-                                        f"unknown precision '{pid}' (not in precisions.yml); {did_you_mean(pid, precisions)}"))
+                problems.append(
+                    Problem(
+                        path,
+                        line_of(raw, "precisions"),
+                        engine.id,
+                        "precisions",
+                        f"unknown precision '{pid}' (not in precisions.yml); {did_you_mean(pid, precisions)}",
+                    )
+                )
             elif pid in runs:
-                problems.append(Problem(path, line_of(raw, "precisions"), engine.id, "precisions",
-                                        f"precision '{pid}' is already run by engine '{runs[pid]}'; name it once"))
+                problems.append(
+                    Problem(
+                        path,
+                        line_of(raw, "precisions"),
+                        engine.id,
+                        "precisions",
+                        f"precision '{pid}' is already run by engine '{runs[pid]}'; name it once",
+                    )
+                )
             runs.setdefault(pid, engine.id)
     for pid, precision in precisions.items():
         if "llm" in precision.applies_to and pid not in runs:
-            problems.append(Problem(path, None, None, "precisions",
-                                    f"no engine runs language-model precision '{pid}'; add it to one engine's precisions"))
+            problems.append(
+                Problem(
+                    path,
+                    None,
+                    None,
+                    "precisions",
+                    f"no engine runs language-model precision '{pid}'; add it to one engine's precisions",
+                )
+            )
     if sum(isinstance(e, ServerEngine) for e in engines) != 1:
         problems.append(Problem(path, None, None, "engines", "expected exactly one engine of kind 'server'"))
 
@@ -321,29 +424,49 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         return data_dir / FILES[key][0]
 
     gpus = _index(parsed["gpus"].gpus, path("gpus"), raws["gpus"]["gpus"], problems)
-    links = _index(parsed["interconnects"].interconnects, path("interconnects"),
-                   raws["interconnects"]["interconnects"], problems)
+    links = _index(
+        parsed["interconnects"].interconnects, path("interconnects"), raws["interconnects"]["interconnects"], problems
+    )
     nodes = _index(parsed["nodes"].nodes, path("nodes"), raws["nodes"]["nodes"], problems)
-    precisions = _index(parsed["precisions"].precisions, path("precisions"),
-                        raws["precisions"]["precisions"], problems)
+    precisions = _index(parsed["precisions"].precisions, path("precisions"), raws["precisions"]["precisions"], problems)
     models_file: ModelsFile = parsed["models"]
-    models = _index([*models_file.llms, *models_file.diffusion], path("models"),
-                    [*raws["models"]["llms"], *raws["models"]["diffusion"]], problems)
+    models = _index(
+        [*models_file.llms, *models_file.diffusion],
+        path("models"),
+        [*raws["models"]["llms"], *raws["models"]["diffusion"]],
+        problems,
+    )
     _check_default_precisions(models, precisions, raws["models"], path("models"), problems)
     _check_nodes(parsed["nodes"].nodes, raws["nodes"]["nodes"], path("nodes"), gpus, links, problems)
     engines = _index(parsed["engines"].engines, path("engines"), raws["engines"]["engines"], problems)
     _check_engines(parsed["engines"].engines, raws["engines"]["engines"], path("engines"), precisions, problems)
     measured: MeasurementsFile = parsed["measurements"]
-    _check_measurements({"gpus": gpus, "models": models, "precisions": precisions, "interconnects": links},
-                        [*measured.decode, *measured.held_out],
-                        [*raws["measurements"]["decode"], *raws["measurements"].get("held_out", [])],
-                        path("measurements"), problems)
-    _check_fitted_on(parsed["assumptions"].assumptions, raws["assumptions"]["assumptions"],
-                     measured.decode, measured.held_out, path("assumptions"), problems)
+    _check_measurements(
+        {"gpus": gpus, "models": models, "precisions": precisions, "interconnects": links},
+        [*measured.decode, *measured.held_out],
+        [*raws["measurements"]["decode"], *raws["measurements"].get("held_out", [])],
+        path("measurements"),
+        problems,
+    )
+    _check_fitted_on(
+        parsed["assumptions"].assumptions,
+        raws["assumptions"]["assumptions"],
+        measured.decode,
+        measured.held_out,
+        path("assumptions"),
+        problems,
+    )
     if problems:
         raise CatalogError(problems)
     return Catalog(
-        gpus=gpus, interconnects=links, nodes=nodes, prices_as_of=parsed["nodes"].prices_as_of,
-        precisions=precisions, models=models, assumptions=parsed["assumptions"].assumptions,
-        measurements=tuple(measured.decode), held_out_measurements=tuple(measured.held_out), engines=engines,
+        gpus=gpus,
+        interconnects=links,
+        nodes=nodes,
+        prices_as_of=parsed["nodes"].prices_as_of,
+        precisions=precisions,
+        models=models,
+        assumptions=parsed["assumptions"].assumptions,
+        measurements=tuple(measured.decode),
+        held_out_measurements=tuple(measured.held_out),
+        engines=engines,
     )

@@ -1,5 +1,6 @@
 """Comparisons the guides make across the catalog: which cards hold a model, what each costs per
 GPU-hour and per unit of compute, which nodes hold a model, how formats compare."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,9 +16,9 @@ from .schema import DiffusionModel, Gpu, Llm, Node
 @dataclass(frozen=True)
 class CardChoice:
     gpu: Gpu
-    fit: Fit                    # on one card, or placed on a few cards of the GPU's largest node
-    price_per_gpu_hour: float   # the cheapest per-card price among the nodes of this GPU
-    tflops_per_dollar: float    # BF16 dense TFLOPS per dollar of GPU-hour: a speed-per-price proxy
+    fit: Fit  # on one card, or placed on a few cards of the GPU's largest node
+    price_per_gpu_hour: float  # the cheapest per-card price among the nodes of this GPU
+    tflops_per_dollar: float  # BF16 dense TFLOPS per dollar of GPU-hour: a speed-per-price proxy
 
 
 def cheapest_per_gpu_hour(catalog: Catalog, gpu: Gpu) -> float:
@@ -47,8 +48,11 @@ def one_card_choices(catalog: Catalog, model: Llm | DiffusionModel, precision_id
 def nodes_that_hold(catalog: Catalog, matrix: VerdictMatrix, model_id: str, precision_id: str) -> list[Node]:
     """The cheapest node of each hardware configuration on which the model fits (one card or split),
     cheapest first."""
-    held = [c.cheapest for c in catalog.configurations.values()
-            if matrix.cell(model_id, precision_id, c.cheapest.id).fit.fits]
+    held = [
+        c.cheapest
+        for c in catalog.configurations.values()
+        if matrix.cell(model_id, precision_id, c.cheapest.id).fit.fits
+    ]
     return sorted(held, key=lambda n: (n.price_per_month.amount, n.id))
 
 

@@ -1,5 +1,6 @@
 """Communication: all-reduces per token and their message, ring all-reduce time, gradient volume, sharded
 training traffic, link ratios, and the all-reduce bus bandwidth a healthy node reaches."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -77,5 +78,11 @@ def bus_family(catalog: Catalog, node: Node) -> BusFamily:
 
 def healthy_allreduce(family: BusFamily) -> HealthyAllreduce | None:
     """The published all_reduce_perf runs of the family (interconnects.yml), None when there are none."""
-    return next((h for h in family.link.healthy_allreduce
-                 if h.topology == family.topology and h.peer_to_peer == family.peer_to_peer), None)
+    return next(
+        (
+            h
+            for h in family.link.healthy_allreduce
+            if h.topology == family.topology and h.peer_to_peer == family.peer_to_peer
+        ),
+        None,
+    )

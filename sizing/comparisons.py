@@ -1,6 +1,7 @@
 """Comparisons the sizing guides draw, on top of the verdicts and speeds: compute per dollar of one job (every
 card it occupies counted), the card with more memory than the cheapest, every format on the same cards, the
 node with the lowest cost per million output tokens, and the KV cache in another element format."""
+
 from __future__ import annotations
 
 from .catalog import Catalog
@@ -35,8 +36,9 @@ def roomier_choice(choices: list[CardChoice]) -> CardChoice | None:
 
 
 # --- language models: every format on the same cards -------------------------------------------------------
-def fit_on_cards(catalog: Catalog, model: Llm, precision: Precision, gpu: Gpu, cards: int,
-                 context_tokens: int | None = None) -> Fit | None:
+def fit_on_cards(
+    catalog: Catalog, model: Llm, precision: Precision, gpu: Gpu, cards: int, context_tokens: int | None = None
+) -> Fit | None:
     """The verdict on exactly ``cards`` cards (one copy of the model spread over all of them), None when the
     format's engine cannot split the model that way."""
     needs = split_needs(catalog, model, precision, cards, context_tokens)
@@ -45,8 +47,9 @@ def fit_on_cards(catalog: Catalog, model: Llm, precision: Precision, gpu: Gpu, c
     return fit_llm_on(catalog, model, precision, gpu, cards, context_tokens, needs={cards: needs[cards]})
 
 
-def speed_on_cards(catalog: Catalog, model: Llm, precision: Precision, node: Node, cards: int,
-                   context_tokens: int | None = None) -> Speed | None:
+def speed_on_cards(
+    catalog: Catalog, model: Llm, precision: Precision, node: Node, cards: int, context_tokens: int | None = None
+) -> Speed | None:
     """Decode speed of one copy of the model spread over exactly ``cards`` cards of ``node``, so that formats
     compare on the same hardware; None when it cannot run on them."""
     context_tokens = catalog.assumptions.default_context_tokens.value if context_tokens is None else context_tokens
@@ -57,8 +60,9 @@ def speed_on_cards(catalog: Catalog, model: Llm, precision: Precision, node: Nod
 
 
 # --- language models: what a million tokens cost -----------------------------------------------------------
-def lowest_cost_node(catalog: Catalog, matrix: VerdictMatrix, nodes: list[Node], model_id: str,
-                     precision_id: str) -> tuple[Node, float] | None:
+def lowest_cost_node(
+    catalog: Catalog, matrix: VerdictMatrix, nodes: list[Node], model_id: str, precision_id: str
+) -> tuple[Node, float] | None:
     """Of ``nodes``, the one whose million output tokens cost least at full load, with that price."""
     priced = []
     for node in nodes:

@@ -4,6 +4,7 @@ Such nodes get the same verdict, speed and warnings for every model; they differ
 configurator and the API show one row and one set of figures per configuration, with its cheapest price and
 how many offers it has, so their size follows the hardware on offer, not the number of price lines.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ class Configuration:
     to the node id where a configuration has one node, as every configuration of today's catalog does."""
 
     id: str
-    nodes: tuple[Node, ...]   # cheapest first, ties by id
+    nodes: tuple[Node, ...]  # cheapest first, ties by id
 
     @property
     def cheapest(self) -> Node:

@@ -22,6 +22,7 @@ Plain records in, a frozen ``DecodeEstimate`` out; the constants come from ``ass
 (``DecodeConstants.from_assumptions``) and ``sizing.scenarios`` resolves catalog ids into these records. Units are
 in the names: ``_seconds``, ``_bytes``, ``_gbps`` (1e9 B/s), ``_tflops`` (1e12 FLOP/s), ``_us``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -180,8 +181,11 @@ def weight_bytes_held(model: ModelSpec, precision: PrecisionSpec) -> float:
     routed = routed_expert_params(model) if model.experts is not None else 0.0
     embeddings = embedding_params(model)
     expert_bits = precision.expert_bits_per_weight or precision.bits_per_weight
-    return ((model.params - routed - embeddings) * precision.bits_per_weight / 8
-            + embeddings * _head_bits(precision) / 8 + routed * expert_bits / 8)
+    return (
+        (model.params - routed - embeddings) * precision.bits_per_weight / 8
+        + embeddings * _head_bits(precision) / 8
+        + routed * expert_bits / 8
+    )
 
 
 def weight_bytes_read_per_step(model: ModelSpec, precision: PrecisionSpec, streams: int) -> float:
@@ -228,7 +232,7 @@ def seconds_computing(flops: float, tflops: float, compute_fraction: float, card
 
 def seconds_memory_and_compute(memory_seconds: float, compute_seconds: float, exponent: float) -> float:
     """p-norm of the two: p = 1 adds them (no overlap), large p tends to the roofline max (full overlap)."""
-    return (memory_seconds ** exponent + compute_seconds ** exponent) ** (1 / exponent)
+    return (memory_seconds**exponent + compute_seconds**exponent) ** (1 / exponent)
 
 
 def prefill_tokens_per_step(concurrency: int, prompt_tokens_per_output_token: float) -> float:
@@ -258,8 +262,9 @@ def mla_sublayers(model: ModelSpec) -> int:
     return model.layers if isinstance(model.attention, MlaAttention) else 0
 
 
-def seconds_communicating(model: ModelSpec, link: LinkSpec, cards: int, streams: int,
-                          allreduces_per_layer: int) -> float:
+def seconds_communicating(
+    model: ModelSpec, link: LinkSpec, cards: int, streams: int, allreduces_per_layer: int
+) -> float:
     """Tensor split: one all-reduce of the streams' hidden states after every sub-layer."""
     if cards == 1:
         return 0.0
@@ -270,17 +275,20 @@ def seconds_communicating(model: ModelSpec, link: LinkSpec, cards: int, streams:
 def seconds_handing_over(model: ModelSpec, link: LinkSpec, streams: int) -> float:
     """Layer split: the hidden states cross one card boundary."""
     return link.allreduce_latency_us * 1e-6 + streams * model.hidden_size * ACTIVATION_BYTES / (
-        link.allreduce_busbw_gbps * GB)
+        link.allreduce_busbw_gbps * GB
+    )
 
 
 def seconds_overhead(model: ModelSpec, constants: DecodeConstants, engine_class: EngineClass) -> float:
     """Per-step host cost + a fixed cost per sub-layer + extras per MoE and per MLA sub-layer. Every card of a
     tensor split pays all of it."""
-    host = (constants.step_host_seconds_llama_cpp if engine_class == "llama.cpp"
-            else constants.step_host_seconds_server)
-    return (host + sublayers(model, constants.allreduces_per_layer) * constants.sublayer_seconds
-            + moe_sublayers(model) * constants.moe_sublayer_extra_seconds
-            + mla_sublayers(model) * constants.mla_sublayer_extra_seconds)
+    host = constants.step_host_seconds_llama_cpp if engine_class == "llama.cpp" else constants.step_host_seconds_server
+    return (
+        host
+        + sublayers(model, constants.allreduces_per_layer) * constants.sublayer_seconds
+        + moe_sublayers(model) * constants.moe_sublayer_extra_seconds
+        + mla_sublayers(model) * constants.mla_sublayer_extra_seconds
+    )
 
 
 def layer_split_seconds(single_card_step_seconds: float, cards: int, handover_seconds: float) -> float:
@@ -288,42 +296,73 @@ def layer_split_seconds(single_card_step_seconds: float, cards: int, handover_se
     return single_card_step_seconds + (cards - 1) * handover_seconds
 
 
-def step_seconds(*, gpu: GpuSpec, link: LinkSpec | None, model: ModelSpec, precision: PrecisionSpec, cards: int,
-                 parallelism: Parallelism, concurrency: int, context_tokens: int, constants: DecodeConstants,
-                 engine_class: EngineClass = "server", prompt_tokens_per_output_token: float = 0.0) -> StepSeconds:
+def step_seconds(
+    *,
+    gpu: GpuSpec,
+    link: LinkSpec | None,
+    model: ModelSpec,
+    precision: PrecisionSpec,
+    cards: int,
+    parallelism: Parallelism,
+    concurrency: int,
+    context_tokens: int,
+    constants: DecodeConstants,
+    engine_class: EngineClass = "server",
+    prompt_tokens_per_output_token: float = 0.0,
+) -> StepSeconds:
     """The time of one decode step of ``concurrency`` streams at ``context_tokens``, term by term."""
     if cards > 1 and link is None:
         raise ValueError(f"a split over {cards} cards needs a link")
     if parallelism == "layers" and cards > 1:
         assert link is not None
-        single = step_seconds(gpu=gpu, link=None, model=model, precision=precision, cards=1, parallelism="tensor",
-                              concurrency=concurrency, context_tokens=context_tokens, constants=constants,
-                              engine_class=engine_class, prompt_tokens_per_output_token=prompt_tokens_per_output_token)
+        single = step_seconds(
+            gpu=gpu,
+            link=None,
+            model=model,
+            precision=precision,
+            cards=1,
+            parallelism="tensor",
+            concurrency=concurrency,
+            context_tokens=context_tokens,
+            constants=constants,
+            engine_class=engine_class,
+            prompt_tokens_per_output_token=prompt_tokens_per_output_token,
+        )
         handover = seconds_handing_over(model, link, concurrency)
-        return replace(single, communication=(cards - 1) * handover,
-                       total=layer_split_seconds(single.total, cards, handover))
-    fraction = (constants.bandwidth_fraction_llama_cpp if engine_class == "llama.cpp"
-                else constants.bandwidth_fraction_server)
-    bytes_read = (weight_bytes_read_per_step(model, precision, concurrency) / cards
-                  + kv_cache_bytes(model, context_tokens, concurrency, constants.kv_cache_bytes_per_element, cards))
+        return replace(
+            single, communication=(cards - 1) * handover, total=layer_split_seconds(single.total, cards, handover)
+        )
+    fraction = (
+        constants.bandwidth_fraction_llama_cpp if engine_class == "llama.cpp" else constants.bandwidth_fraction_server
+    )
+    bytes_read = weight_bytes_read_per_step(model, precision, concurrency) / cards + kv_cache_bytes(
+        model, context_tokens, concurrency, constants.kv_cache_bytes_per_element, cards
+    )
     memory = seconds_reading_memory(bytes_read, gpu.memory_bandwidth_gbps, fraction)
     tflops = tensor_tflops(gpu, precision)
-    compute = seconds_computing(concurrency * flops_per_token(model, context_tokens), tflops,
-                                constants.compute_fraction, cards)
+    compute = seconds_computing(
+        concurrency * flops_per_token(model, context_tokens), tflops, constants.compute_fraction, cards
+    )
     prompt_tokens = prefill_tokens_per_step(concurrency, prompt_tokens_per_output_token)
-    prefill = seconds_computing(prompt_tokens * flops_per_token(model, context_tokens // 2), tflops,
-                                constants.compute_fraction, cards)
-    communication = 0.0 if link is None else seconds_communicating(model, link, cards, concurrency,
-                                                                    constants.allreduces_per_layer)
+    prefill = seconds_computing(
+        prompt_tokens * flops_per_token(model, context_tokens // 2), tflops, constants.compute_fraction, cards
+    )
+    communication = (
+        0.0 if link is None else seconds_communicating(model, link, cards, concurrency, constants.allreduces_per_layer)
+    )
     overhead = seconds_overhead(model, constants, engine_class)
-    total = (seconds_memory_and_compute(memory, compute, constants.combine_exponent)
-             + prefill + communication + overhead)
+    total = seconds_memory_and_compute(memory, compute, constants.combine_exponent) + prefill + communication + overhead
     return StepSeconds(memory, compute, prefill, communication, overhead, total)
 
 
 # --- how many streams, at what price ---------------------------------------------------------------
-def streams_that_fit(card_budget_bytes: float, weight_bytes_per_card: float, reserved_bytes_per_card: float,
-                     kv_bytes_per_stream_per_card: float, max_streams: int) -> int:
+def streams_that_fit(
+    card_budget_bytes: float,
+    weight_bytes_per_card: float,
+    reserved_bytes_per_card: float,
+    kv_bytes_per_stream_per_card: float,
+    max_streams: int,
+) -> int:
     """Streams whose KV cache fits beside the weights and the reserve on every card, up to the engine's cap
     (0 when the weights alone do not fit)."""
     free = card_budget_bytes - weight_bytes_per_card - reserved_bytes_per_card
@@ -338,27 +377,51 @@ def price_per_million_output_tokens(monthly_price: float, hours_per_month: float
 
 
 # --- the estimate ----------------------------------------------------------------------------------
-def kv_bytes_per_stream_per_card(model: ModelSpec, context_tokens: int, cards: int, parallelism: Parallelism,
-                                 bytes_per_element: float) -> float:
+def kv_bytes_per_stream_per_card(
+    model: ModelSpec, context_tokens: int, cards: int, parallelism: Parallelism, bytes_per_element: float
+) -> float:
     """Tensor split: each card holds its KV heads (replicated past ``kv_heads``); layer split: its layers."""
     if parallelism == "layers":
         return kv_cache_bytes(model, context_tokens, 1, bytes_per_element) / cards
     return kv_cache_bytes(model, context_tokens, 1, bytes_per_element, cards)
 
 
-def estimate_decode(*, gpu: GpuSpec, link: LinkSpec | None, model: ModelSpec, precision: PrecisionSpec, cards: int,
-                    parallelism: Parallelism, concurrency: int, context_tokens: int, constants: DecodeConstants,
-                    card_memory: CardMemory, engine_class: EngineClass = "server",
-                    prompt_tokens_per_output_token: float = 0.0) -> DecodeEstimate:
+def estimate_decode(
+    *,
+    gpu: GpuSpec,
+    link: LinkSpec | None,
+    model: ModelSpec,
+    precision: PrecisionSpec,
+    cards: int,
+    parallelism: Parallelism,
+    concurrency: int,
+    context_tokens: int,
+    constants: DecodeConstants,
+    card_memory: CardMemory,
+    engine_class: EngineClass = "server",
+    prompt_tokens_per_output_token: float = 0.0,
+) -> DecodeEstimate:
     """Typical and floor tokens/s per stream at ``concurrency``; how many streams of ``context_tokens`` fit;
     the typical total when that many run (a MoE step then touches more experts, compute grows)."""
-    setup = dict(gpu=gpu, link=link, model=model, precision=precision, cards=cards, parallelism=parallelism,
-                 context_tokens=context_tokens, constants=constants, engine_class=engine_class,
-                 prompt_tokens_per_output_token=prompt_tokens_per_output_token)
+    setup = dict(
+        gpu=gpu,
+        link=link,
+        model=model,
+        precision=precision,
+        cards=cards,
+        parallelism=parallelism,
+        context_tokens=context_tokens,
+        constants=constants,
+        engine_class=engine_class,
+        prompt_tokens_per_output_token=prompt_tokens_per_output_token,
+    )
     typical = 1 / step_seconds(concurrency=concurrency, **setup).total  # type: ignore[arg-type]
     fitting = streams_that_fit(
-        card_memory.card_budget_bytes, weight_bytes_held(model, precision) / cards, card_memory.reserved_bytes,
+        card_memory.card_budget_bytes,
+        weight_bytes_held(model, precision) / cards,
+        card_memory.reserved_bytes,
         kv_bytes_per_stream_per_card(model, context_tokens, cards, parallelism, constants.kv_cache_bytes_per_element),
-        constants.max_running_streams)
+        constants.max_running_streams,
+    )
     total = fitting / step_seconds(concurrency=fitting, **setup).total if fitting else 0.0  # type: ignore[arg-type]
     return DecodeEstimate(typical, typical * constants.floor_factor, fitting, total)

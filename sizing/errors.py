@@ -1,4 +1,5 @@
 """Errors that name the file, the line, the record and the field, and say how to fix it."""
+
 from __future__ import annotations
 
 import difflib
@@ -32,9 +33,7 @@ class CatalogError(Exception):
 
     def __init__(self, problems: list[Problem]):
         self.problems = problems
-        super().__init__(
-            "the catalog in data/ is invalid:\n" + "\n".join(f"  - {p}" for p in problems)
-        )
+        super().__init__("the catalog in data/ is invalid:\n" + "\n".join(f"  - {p}" for p in problems))
 
 
 class SizingError(ValueError):

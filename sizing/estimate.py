@@ -26,6 +26,7 @@ Prints a JSON list (``--json``) or a table, one entry per scenario in order::
 are null. ``tokens_per_s_total`` is the total with ``streams_that_fit`` streams running. A bad scenario (unknown
 key, unknown id, wrong value) is one error line each on stderr, exit status 2.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -121,16 +122,18 @@ def results(scenarios: Sequence[DecodeScenario]) -> list[dict[str, Any]]:
             problems.append(f"{_label(index, {'id': scenario.id})}: {exc}")
             continue
         fits = e.streams_that_fit >= scenario.concurrency
-        out.append({
-            "id": scenario.id,
-            "fits": fits,
-            "streams_that_fit": e.streams_that_fit,
-            "tokens_per_s_per_stream": {
-                "typical": _rounded(e.typical_tokens_per_s_per_stream) if fits else None,
-                "floor": _rounded(e.floor_tokens_per_s_per_stream) if fits else None,
-            },
-            "tokens_per_s_total": {"typical": _rounded(e.typical_tokens_per_s_total) if fits else None},
-        })
+        out.append(
+            {
+                "id": scenario.id,
+                "fits": fits,
+                "streams_that_fit": e.streams_that_fit,
+                "tokens_per_s_per_stream": {
+                    "typical": _rounded(e.typical_tokens_per_s_per_stream) if fits else None,
+                    "floor": _rounded(e.floor_tokens_per_s_per_stream) if fits else None,
+                },
+                "tokens_per_s_total": {"typical": _rounded(e.typical_tokens_per_s_total) if fits else None},
+            }
+        )
     if problems:
         raise ScenarioFileError(problems)
     return out
@@ -141,12 +144,22 @@ def table(rows: list[dict[str, Any]]) -> str:
         return "-" if value is None else str(value)
 
     header = ("id", "fits", "streams", "typical tok/s", "floor tok/s", "total tok/s")
-    body = [(cell(r["id"]), "yes" if r["fits"] else "no", str(r["streams_that_fit"]),
-             cell(r["tokens_per_s_per_stream"]["typical"]), cell(r["tokens_per_s_per_stream"]["floor"]),
-             cell(r["tokens_per_s_total"]["typical"])) for r in rows]
+    body = [
+        (
+            cell(r["id"]),
+            "yes" if r["fits"] else "no",
+            str(r["streams_that_fit"]),
+            cell(r["tokens_per_s_per_stream"]["typical"]),
+            cell(r["tokens_per_s_per_stream"]["floor"]),
+            cell(r["tokens_per_s_total"]["typical"]),
+        )
+        for r in rows
+    ]
     widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(text.ljust(w) if i == 0 else text.rjust(w) for i, (text, w) in enumerate(zip(line, widths)))
-             for line in [header, *body]]
+    lines = [
+        "  ".join(text.ljust(w) if i == 0 else text.rjust(w) for i, (text, w) in enumerate(zip(line, widths)))
+        for line in [header, *body]
+    ]
     return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
 
 

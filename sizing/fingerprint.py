@@ -1,4 +1,5 @@
 """Where the data lives and a hash of it: light enough to take before anything else is imported."""
+
 from __future__ import annotations
 
 import hashlib

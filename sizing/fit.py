@@ -6,6 +6,7 @@ precision (engines.yml) decides how much of it may be used and what it keeps bes
 a server engine (vLLM, SGLang) caps itself at ``usable_memory_fraction`` of the card and holds an activation
 peak, CUDA graphs and, when split, NCCL buffers on every card; llama.cpp has no cap, shares out the layers and
 holds a compute buffer that grows with the context."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ class ModelShape(Protocol):
 class Verdict(str, Enum):
     ONE_CARD = "one-card"
     SPLIT = "split"
-    TIGHT = "tight"     # fits only with the engine's tight setting, or at a shorter context
+    TIGHT = "tight"  # fits only with the engine's tight setting, or at a shorter context
     NO_FIT = "no-fit"
 
 
@@ -63,8 +64,12 @@ class MemoryNeed:
     @property
     def dominant(self) -> str:
         """The largest term: what to shrink first."""
-        terms = {"weights": self.weights, "kv_cache": self.kv_cache,
-                 "activations": self.activations, "overhead": self.overhead}
+        terms = {
+            "weights": self.weights,
+            "kv_cache": self.kv_cache,
+            "activations": self.activations,
+            "overhead": self.overhead,
+        }
         return max(terms, key=terms.__getitem__)
 
 
@@ -124,8 +129,9 @@ def tight_utilization(catalog: Catalog, engine: Engine, gpu: Gpu | InlineGpu) ->
     return engine.tight_memory_utilization.value
 
 
-def card_budget(catalog: Catalog, gpu: Gpu | InlineGpu, engine: Engine | None = None,
-                utilization: float | None = None) -> float:
+def card_budget(
+    catalog: Catalog, gpu: Gpu | InlineGpu, engine: Engine | None = None, utilization: float | None = None
+) -> float:
     """Bytes an engine may use on one card: visible memory × utilization (the engine's default unless given).
     Without an engine, the server engine's (vLLM's) default budget."""
     engine = catalog.server_engine if engine is None else engine
@@ -136,10 +142,12 @@ def card_budget(catalog: Catalog, gpu: Gpu | InlineGpu, engine: Engine | None = 
 # --- what a card needs -------------------------------------------------------------------------------------
 def valid_splits(model: Llm, max_cards: int) -> list[int]:
     """Tensor-parallel degrees k ≤ max_cards: heads divisible by k; KV heads divide k or k divides them."""
+
     def ok(k: int) -> bool:
         if model.attention_heads % k:
             return False
         return model.kv_heads % k == 0 if k <= model.kv_heads else k % model.kv_heads == 0
+
     return [k for k in range(1, max_cards + 1) if ok(k)]
 
 
@@ -166,8 +174,9 @@ def compute_buffer_bytes(engine: LlamaCppEngine, model: ModelShape, context_toke
     return ubatch * (scores + model.vocab_size * engine.logits_bytes_per_vocab_entry.value)
 
 
-def engine_reserve_bytes(engine: Engine, model: ModelShape, context_tokens: int, batch: int,
-                        cards: int) -> tuple[float, float]:
+def engine_reserve_bytes(
+    engine: Engine, model: ModelShape, context_tokens: int, batch: int, cards: int
+) -> tuple[float, float]:
     """What the engine keeps on each card of a ``cards``-way split besides weights and KV cache:
     (activations, overhead). llama.cpp: its compute buffer and CUDA context; a server engine: its activation
     peak, and CUDA context, CUDA graphs and, when split, NCCL buffers."""
@@ -179,8 +188,9 @@ def engine_reserve_bytes(engine: Engine, model: ModelShape, context_tokens: int,
     return activation_peak_bytes(engine, model), overhead_gib * GIB
 
 
-def llm_need(catalog: Catalog, model: Llm, precision: Precision, context_tokens: int, batch: int,
-             cards: int) -> MemoryNeed:
+def llm_need(
+    catalog: Catalog, model: Llm, precision: Precision, context_tokens: int, batch: int, cards: int
+) -> MemoryNeed:
     """What each card of a ``cards``-way split needs, with the engine that runs ``precision``."""
     engine = catalog.engine_of(precision)
     bytes_per_element = catalog.assumptions.kv_cache_bytes_per_element.value
@@ -192,20 +202,29 @@ def llm_need(catalog: Catalog, model: Llm, precision: Precision, context_tokens:
     return MemoryNeed(weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
 
 
-def split_needs(catalog: Catalog, model: Llm, precision: Precision, max_cards: int,
-                context_tokens: int | None = None, batch: int | None = None) -> dict[int, MemoryNeed]:
+def split_needs(
+    catalog: Catalog,
+    model: Llm,
+    precision: Precision,
+    max_cards: int,
+    context_tokens: int | None = None,
+    batch: int | None = None,
+) -> dict[int, MemoryNeed]:
     """What one card needs for each split k ≤ ``max_cards`` the engine allows, smallest k first. It depends on
     the model, not on the GPU: one computation serves every node."""
     a = catalog.assumptions
     context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
     batch = a.default_batch.value if batch is None else batch
     engine = catalog.engine_of(precision)
-    return {k: llm_need(catalog, model, precision, context_tokens, batch, k)
-            for k in engine_splits(engine, model, max_cards)}
+    return {
+        k: llm_need(catalog, model, precision, context_tokens, batch, k)
+        for k in engine_splits(engine, model, max_cards)
+    }
 
 
-def longest_context(catalog: Catalog, model: Llm, precision: Precision, cards: int, budget: float,
-                    below: int, batch: int | None = None) -> int | None:
+def longest_context(
+    catalog: Catalog, model: Llm, precision: Precision, cards: int, budget: float, below: int, batch: int | None = None
+) -> int | None:
     """The longest context, in whole tokens, shorter than ``below`` (and at most the model's), whose need on each
     of ``cards`` cards stays within ``budget``; None when not even ``tight_min_context_tokens`` fits."""
     a = catalog.assumptions
@@ -224,9 +243,16 @@ def longest_context(catalog: Catalog, model: Llm, precision: Precision, cards: i
 
 
 # --- verdicts ----------------------------------------------------------------------------------------------
-def fit_llm_on(catalog: Catalog, model: Llm, precision: Precision, gpu: Gpu, cards: int,
-               context_tokens: int | None = None, batch: int | None = None,
-               needs: dict[int, MemoryNeed] | None = None) -> Fit:
+def fit_llm_on(
+    catalog: Catalog,
+    model: Llm,
+    precision: Precision,
+    gpu: Gpu,
+    cards: int,
+    context_tokens: int | None = None,
+    batch: int | None = None,
+    needs: dict[int, MemoryNeed] | None = None,
+) -> Fit:
     """The verdict for ``model`` on ``cards`` cards of ``gpu``, in order of preference: the fewest cards that
     fit at the engine's default setting (ONE_CARD, SPLIT); else TIGHT: the fewest cards that fit at the context
     asked for with the tight setting, or else the split that holds the longest context at the default setting;
@@ -263,8 +289,14 @@ def fit_llm_on(catalog: Catalog, model: Llm, precision: Precision, gpu: Gpu, car
     return Fit(Verdict.NO_FIT, k, needs[k], budget, engine.id, shown)
 
 
-def fit_llm(catalog: Catalog, model: Llm, precision: Precision, node: Node,
-            context_tokens: int | None = None, batch: int | None = None) -> Fit:
+def fit_llm(
+    catalog: Catalog,
+    model: Llm,
+    precision: Precision,
+    node: Node,
+    context_tokens: int | None = None,
+    batch: int | None = None,
+) -> Fit:
     """The verdict for ``model`` on ``node`` (see ``fit_llm_on``)."""
     return fit_llm_on(catalog, model, precision, catalog.gpu_of(node), node.cards, context_tokens, batch)
 
@@ -282,8 +314,9 @@ def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision,
     if whole.total <= budget:
         return Fit(Verdict.ONE_CARD, 1, whole, budget)
     denoiser = next(c for c in model.components if c.role == "denoiser")
-    others = sorted((component_bytes(c.role, c.params, precision) for c in model.components
-                     if c is not denoiser), reverse=True)
+    others = sorted(
+        (component_bytes(c.role, c.params, precision) for c in model.components if c is not denoiser), reverse=True
+    )
     split_overhead = a.runtime_overhead_split_gib.value * GIB
     cards = [MemoryNeed(component_bytes("denoiser", denoiser.params, precision), 0.0, activation, split_overhead)]
     for size in others:
@@ -299,8 +332,14 @@ def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision,
     return Fit(Verdict.SPLIT, len(cards), busiest, budget)
 
 
-def fit(catalog: Catalog, model: Llm | DiffusionModel, precision: Precision, node: Node,
-        context_tokens: int | None = None, batch: int | None = None) -> Fit:
+def fit(
+    catalog: Catalog,
+    model: Llm | DiffusionModel,
+    precision: Precision,
+    node: Node,
+    context_tokens: int | None = None,
+    batch: int | None = None,
+) -> Fit:
     if isinstance(model, DiffusionModel):
         return fit_diffusion(catalog, model, precision, node)
     return fit_llm(catalog, model, precision, node, context_tokens, batch)

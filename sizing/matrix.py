@@ -1,4 +1,5 @@
 """Every verdict of the catalog, computed once per build: model × precision × context preset × node."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -56,8 +57,9 @@ class VerdictMatrix:
                     needs_key = (model_id, precision_id, context_tokens)
                     needs = self._needs.get(needs_key)
                     if needs is None:
-                        needs = self._needs[needs_key] = split_needs(c, model, precision, self._max_cards,
-                                                                     context_tokens)
+                        needs = self._needs[needs_key] = split_needs(
+                            c, model, precision, self._max_cards, context_tokens
+                        )
                     verdict = fit_llm_on(c, model, precision, gpu, node.cards, context_tokens, needs=needs)
                     found = Cell(verdict, speed_for_fit(c, model, precision, node, verdict, context_tokens))
                 else:
@@ -70,7 +72,7 @@ class VerdictMatrix:
         """Every combination the configurator offers, one per hardware configuration."""
         c = self.catalog
         for model in c.models.values():
-            contexts: list[int | None] = (context_presets(c, model) if isinstance(model, Llm) else [None])
+            contexts: list[int | None] = context_presets(c, model) if isinstance(model, Llm) else [None]
             for precision in c.precisions_for(model):
                 for context in contexts:
                     for configuration_id in c.configurations:  # the id of its first node

@@ -1,4 +1,5 @@
 """Bytes of weights and of KV cache, per precision and per card of a split."""
+
 from __future__ import annotations
 
 from typing import Protocol
@@ -79,22 +80,25 @@ def kv_layer_tokens(model: Llm | LlmShape, context_tokens: int) -> int:
     window, Mamba layers of a hybrid none."""
     if isinstance(model.attention, SlidingAttention):
         local_layers = model.layers - model.attention.global_layers
-        return (model.attention.global_layers * context_tokens
-                + local_layers * min(context_tokens, model.attention.window_tokens))
+        return model.attention.global_layers * context_tokens + local_layers * min(
+            context_tokens, model.attention.window_tokens
+        )
     if isinstance(model.attention, HybridAttention):
         return model.attention.kv_layers * context_tokens
     return model.layers * context_tokens
 
 
-def kv_cache_bytes(model: Llm | LlmShape, context_tokens: int, batch: int, bytes_per_element: float,
-                   cards: int = 1) -> float:
+def kv_cache_bytes(
+    model: Llm | LlmShape, context_tokens: int, batch: int, bytes_per_element: float, cards: int = 1
+) -> float:
     """KV cache one card holds for ``batch`` sequences of ``context_tokens`` (sliding windows honoured)."""
     per_layer = kv_bytes_per_token_per_layer(model, cards, bytes_per_element)
     return per_layer * kv_layer_tokens(model, context_tokens) * batch
 
 
-def kv_cache_bytes_layer_split(model: Llm | LlmShape, context_tokens: int, batch: int, bytes_per_element: float,
-                               cards: int = 1) -> float:
+def kv_cache_bytes_layer_split(
+    model: Llm | LlmShape, context_tokens: int, batch: int, bytes_per_element: float, cards: int = 1
+) -> float:
     """KV cache one card holds when the layers are shared out (llama.cpp's layer split): every KV head of its
     ``1 / cards`` of the layers, never replicated, unlike a tensor split's heads."""
     return kv_cache_bytes(model, context_tokens, batch, bytes_per_element, 1) / cards

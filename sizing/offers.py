@@ -1,5 +1,6 @@
 """What the configurator shows for one model: every configuration's verdict, speed, price and warnings,
 sorted (a configuration is the nodes that share their hardware: one node each in today's catalog)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,10 +21,10 @@ SPLIT_OVER_PCIE = "split-over-pcie"
 class Offer:
     configuration: Configuration
     fit: Fit
-    speed: Speed | None          # language models that fit
-    jobs: int | None             # image and video models that fit: independent jobs the node runs at once
+    speed: Speed | None  # language models that fit
+    jobs: int | None  # image and video models that fit: independent jobs the node runs at once
     warnings: tuple[str, ...]
-    price_per_month: float       # the cheapest node of the configuration
+    price_per_month: float  # the cheapest node of the configuration
     price_per_gpu_hour: float
 
     @property
@@ -41,16 +42,22 @@ class Offer:
         return len(self.configuration.nodes)
 
 
-def warnings_for(catalog: Catalog, model: Llm | DiffusionModel, precision_id: str, node: Node,
-                 fit: Fit) -> tuple[str, ...]:
+def warnings_for(
+    catalog: Catalog, model: Llm | DiffusionModel, precision_id: str, node: Node, fit: Fit
+) -> tuple[str, ...]:
     """FP8 on a card without FP8 tensor cores; a tensor-parallel split whose all-reduces cross PCIe (an image
     pipeline spread over cards hands data over once per image, and llama.cpp's cards once per step)."""
     found = []
     if fit.fits and catalog.gpu_of(node).architecture not in catalog.precisions[precision_id].native_on:
         found.append(FP8_NOT_NATIVE)
-    if (isinstance(model, Llm) and fit.fits and fit.cards > 1 and fit.engine is not None
-            and catalog.engines[fit.engine].parallelism == "tensor"
-            and node_bus_link(catalog, node, fit.cards).family == "pcie"):
+    if (
+        isinstance(model, Llm)
+        and fit.fits
+        and fit.cards > 1
+        and fit.engine is not None
+        and catalog.engines[fit.engine].parallelism == "tensor"
+        and node_bus_link(catalog, node, fit.cards).family == "pcie"
+    ):
         found.append(SPLIT_OVER_PCIE)
     return tuple(found)
 
@@ -59,8 +66,9 @@ def price_per_gpu_hour(catalog: Catalog, node: Node) -> float:
     return node.price_per_month.amount / (node.cards * catalog.assumptions.hours_per_month.value)
 
 
-def offers(catalog: Catalog, matrix: VerdictMatrix, model_id: str, precision_id: str,
-           context_tokens: int | None = None) -> list[Offer]:
+def offers(
+    catalog: Catalog, matrix: VerdictMatrix, model_id: str, precision_id: str, context_tokens: int | None = None
+) -> list[Offer]:
     """Every configuration, the cheapest that holds the model on one card first, then splits, then no fit."""
     model = catalog.models[model_id]
     rows = []
@@ -69,8 +77,17 @@ def offers(catalog: Catalog, matrix: VerdictMatrix, model_id: str, precision_id:
         cell = matrix.cell(model_id, precision_id, node.id, context_tokens)
         jobs = node.cards // cell.fit.cards if model.kind == "diffusion" and cell.fit.fits else None
         warnings = warnings_for(catalog, model, precision_id, node, cell.fit)
-        rows.append(Offer(configuration, cell.fit, cell.speed, jobs, warnings,
-                          node.price_per_month.amount, price_per_gpu_hour(catalog, node)))
+        rows.append(
+            Offer(
+                configuration,
+                cell.fit,
+                cell.speed,
+                jobs,
+                warnings,
+                node.price_per_month.amount,
+                price_per_gpu_hour(catalog, node),
+            )
+        )
     return sorted(rows, key=lambda o: (VERDICT_RANK[o.fit.verdict], o.price_per_month, o.node.id))
 
 

@@ -1,17 +1,36 @@
 """Decode scenarios: catalog ids or inline figures resolved into the plain records of ``sizing.decode``."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .catalog import Catalog
 from .decode import (
-    CardMemory, DecodeConstants, DecodeEstimate, EngineClass, GpuSpec, LinkSpec, ModelSpec, Parallelism,
-    PrecisionSpec, StepSeconds, estimate_decode, step_seconds,
+    CardMemory,
+    DecodeConstants,
+    DecodeEstimate,
+    EngineClass,
+    GpuSpec,
+    LinkSpec,
+    ModelSpec,
+    Parallelism,
+    PrecisionSpec,
+    StepSeconds,
+    estimate_decode,
+    step_seconds,
 )
 from .errors import SizingError, did_you_mean
 from .fit import Engine, card_budget, engine_reserve_bytes
 from .schema import (
-    LINK_KINDS, DecodeScenario, Gpu, InlineGpu, InlineLink, InlineLlm, InlinePrecision, Interconnect, Llm,
+    LINK_KINDS,
+    DecodeScenario,
+    Gpu,
+    InlineGpu,
+    InlineLink,
+    InlineLlm,
+    InlinePrecision,
+    Interconnect,
+    Llm,
 )
 
 NVLINK_TOPOLOGIES = {"nvlink": ("nvswitch", "mesh"), "nvlink-bridge": ("bridged-pairs",)}
@@ -37,9 +56,22 @@ class ResolvedScenario:
     constants: DecodeConstants
 
     def setup(self) -> dict[str, object]:
-        return {name: getattr(self, name) for name in (
-            "gpu", "link", "model", "precision", "cards", "parallelism", "concurrency", "context_tokens",
-            "engine_class", "prompt_tokens_per_output_token", "constants")}
+        return {
+            name: getattr(self, name)
+            for name in (
+                "gpu",
+                "link",
+                "model",
+                "precision",
+                "cards",
+                "parallelism",
+                "concurrency",
+                "context_tokens",
+                "engine_class",
+                "prompt_tokens_per_output_token",
+                "constants",
+            )
+        }
 
 
 def _unknown(field: str, value: str, table: str, choices: object) -> ScenarioError:
@@ -72,19 +104,23 @@ def resolve_link(catalog: Catalog, link: str | InlineLink, gpu: Gpu | InlineGpu,
         return LinkSpec(link.allreduce_latency_us, link.allreduce_busbw_gbps)
     if link == "none":
         if cards > 1:
-            raise ScenarioError(f"link 'none' with {cards} cards: a split needs a link "
-                                f"({', '.join(k for k in LINK_KINDS if k != 'none')} or an interconnect id)")
+            raise ScenarioError(
+                f"link 'none' with {cards} cards: a split needs a link "
+                f"({', '.join(k for k in LINK_KINDS if k != 'none')} or an interconnect id)"
+            )
         return None
     if cards == 1:
         return None
     if link in catalog.interconnects:
         return link_spec(catalog.interconnects[link], gpu.peer_to_peer)
     if link not in LINK_KINDS:
-        raise _unknown("link", link, f"{', '.join(LINK_KINDS)} or interconnects.yml",
-                       [*LINK_KINDS, *catalog.interconnects])
+        raise _unknown(
+            "link", link, f"{', '.join(LINK_KINDS)} or interconnects.yml", [*LINK_KINDS, *catalog.interconnects]
+        )
     if isinstance(gpu, InlineGpu):
-        raise ScenarioError(f"link '{link}' on an inline gpu: name the interconnect instead, one of "
-                            f"{', '.join(catalog.interconnects)}")
+        raise ScenarioError(
+            f"link '{link}' on an inline gpu: name the interconnect instead, one of {', '.join(catalog.interconnects)}"
+        )
     if link == "pcie":
         return link_spec(catalog.host_pcie_of(gpu), gpu.peer_to_peer)
     for topology in NVLINK_TOPOLOGIES[link]:
@@ -93,39 +129,70 @@ def resolve_link(catalog: Catalog, link: str | InlineLink, gpu: Gpu | InlineGpu,
                 if topology == "bridged-pairs" and cards > 2:  # pairs talk over the host (collectives.node_bus_link)
                     return link_spec(catalog.host_pcie_of(gpu), gpu.peer_to_peer)
                 return link_spec(catalog.interconnect_of(node), gpu.peer_to_peer)
-    offered = sorted({k for k, tops in NVLINK_TOPOLOGIES.items() for n in catalog.nodes_of_gpu.get(gpu.id, ())
-                      if n.link.topology in tops})
-    raise ScenarioError(f"link '{link}': no {gpu.id} node in nodes.yml has it; use "
-                        f"{', '.join(['pcie', *offered])} or an interconnect id")
+    offered = sorted(
+        {
+            k
+            for k, tops in NVLINK_TOPOLOGIES.items()
+            for n in catalog.nodes_of_gpu.get(gpu.id, ())
+            if n.link.topology in tops
+        }
+    )
+    raise ScenarioError(
+        f"link '{link}': no {gpu.id} node in nodes.yml has it; use "
+        f"{', '.join(['pcie', *offered])} or an interconnect id"
+    )
 
 
 def model_spec(catalog: Catalog, model: str | InlineLlm) -> ModelSpec:
     if isinstance(model, InlineLlm):
         return ModelSpec(
-            params=model.params_b * 1e9, layers=model.layers, hidden_size=model.hidden_size,
-            attention_heads=model.attention_heads or model.hidden_size // model.head_dim, kv_heads=model.kv_heads,
-            head_dim=model.head_dim, vocab_size=model.vocab_size or 0, tie_word_embeddings=model.tie_word_embeddings,
+            params=model.params_b * 1e9,
+            layers=model.layers,
+            hidden_size=model.hidden_size,
+            attention_heads=model.attention_heads or model.hidden_size // model.head_dim,
+            kv_heads=model.kv_heads,
+            head_dim=model.head_dim,
+            vocab_size=model.vocab_size or 0,
+            tie_word_embeddings=model.tie_word_embeddings,
             active_params=None if model.active_params_b is None else model.active_params_b * 1e9,
-            experts=model.experts, experts_per_token=model.experts_per_token, moe_layers=model.moe_layers,
-            attention=model.attention)
+            experts=model.experts,
+            experts_per_token=model.experts_per_token,
+            moe_layers=model.moe_layers,
+            attention=model.attention,
+        )
     llm = catalog.models.get(model)
     if llm is None:
         raise _unknown("model", model, "models.yml", catalog.models)
     if not isinstance(llm, Llm):
-        raise ScenarioError(f"model '{model}' is an image or video model; decode speed is for language models: "
-                            f"{', '.join(m for m, v in catalog.models.items() if isinstance(v, Llm))}")
+        raise ScenarioError(
+            f"model '{model}' is an image or video model; decode speed is for language models: "
+            f"{', '.join(m for m, v in catalog.models.items() if isinstance(v, Llm))}"
+        )
     return ModelSpec(
-        params=float(llm.params), layers=llm.layers, hidden_size=llm.hidden_size, attention_heads=llm.attention_heads,
-        kv_heads=llm.kv_heads, head_dim=llm.head_dim, vocab_size=llm.vocab_size,
+        params=float(llm.params),
+        layers=llm.layers,
+        hidden_size=llm.hidden_size,
+        attention_heads=llm.attention_heads,
+        kv_heads=llm.kv_heads,
+        head_dim=llm.head_dim,
+        vocab_size=llm.vocab_size,
         tie_word_embeddings=llm.tie_word_embeddings,
-        active_params=None if llm.active_params is None else float(llm.active_params), experts=llm.experts,
-        experts_per_token=llm.experts_per_token, moe_layers=llm.moe_layers, attention=llm.attention)
+        active_params=None if llm.active_params is None else float(llm.active_params),
+        experts=llm.experts,
+        experts_per_token=llm.experts_per_token,
+        moe_layers=llm.moe_layers,
+        attention=llm.attention,
+    )
 
 
 def precision_spec(catalog: Catalog, precision: str | InlinePrecision | None, model: str | InlineLlm) -> PrecisionSpec:
     if isinstance(precision, InlinePrecision):
-        return PrecisionSpec(precision.bits_per_weight, precision.keeps_embeddings_16bit,
-                             precision.expert_bits_per_weight, precision.compute_format)
+        return PrecisionSpec(
+            precision.bits_per_weight,
+            precision.keeps_embeddings_16bit,
+            precision.expert_bits_per_weight,
+            precision.compute_format,
+        )
     if precision is None:
         precision = catalog.models[model].default_precision if isinstance(model, str) else "bf16"
     record = catalog.precisions.get(precision)
@@ -152,10 +219,16 @@ def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
     engine = engine_of_class(catalog, scenario.engine_class)
     reserved = sum(engine_reserve_bytes(engine, model, context_tokens, a.default_batch.value, scenario.cards))
     return ResolvedScenario(
-        gpu=gpu_spec(gpu), link=link, model=model, precision=precision, cards=scenario.cards,
-        parallelism=scenario.parallelism, concurrency=scenario.concurrency,
+        gpu=gpu_spec(gpu),
+        link=link,
+        model=model,
+        precision=precision,
+        cards=scenario.cards,
+        parallelism=scenario.parallelism,
+        concurrency=scenario.concurrency,
         context_tokens=context_tokens,
-        engine_class=scenario.engine_class, prompt_tokens_per_output_token=scenario.prompt_tokens_per_output_token,
+        engine_class=scenario.engine_class,
+        prompt_tokens_per_output_token=scenario.prompt_tokens_per_output_token,
         card_memory=CardMemory(card_budget(catalog, gpu, engine), reserved),
         constants=DecodeConstants.from_assumptions(a),
     )

@@ -1,11 +1,19 @@
 """The shape of every file in data/, as pydantic models. Units are in the field names."""
+
 from __future__ import annotations
 
 import datetime
 from typing import Annotated, Any, Generic, Literal, TypeVar, Union
 
 from pydantic import (
-    AfterValidator, BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, model_validator,
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StringConstraints,
+    Tag,
+    model_validator,
 )
 
 
@@ -13,13 +21,17 @@ def _one_line(text: str) -> str:
     """Text from data/ reaches readers as text: one line, no control character."""
     for character in text:
         if character < " " or character == "\x7f":
-            raise ValueError(f"text without line breaks or control characters (this one holds U+{ord(character):04X}): "
-                             "write it on one line")
+            raise ValueError(
+                f"text without line breaks or control characters (this one holds U+{ord(character):04X}): "
+                "write it on one line"
+            )
     return text
 
 
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
-Text = Annotated[str, StringConstraints(min_length=1, max_length=2000, strip_whitespace=True), AfterValidator(_one_line)]
+Text = Annotated[
+    str, StringConstraints(min_length=1, max_length=2000, strip_whitespace=True), AfterValidator(_one_line)
+]
 Sources = Annotated[list[Text], Field(min_length=1)]
 Positive = Annotated[float, Field(gt=0)]
 NonNegative = Annotated[float, Field(ge=0)]
@@ -57,20 +69,26 @@ class Gpu(Record):
     @model_validator(mode="after")
     def _fp8_units_match_the_architecture(self) -> Gpu:
         if (self.architecture == "ampere") != (self.fp8_dense_tflops is None):
-            raise ValueError("fp8_dense_tflops is null exactly for ampere cards (no FP8 tensor cores); "
-                             f"found {self.fp8_dense_tflops!r} on {self.architecture}")
+            raise ValueError(
+                "fp8_dense_tflops is null exactly for ampere cards (no FP8 tensor cores); "
+                f"found {self.fp8_dense_tflops!r} on {self.architecture}"
+            )
         return self
 
     @model_validator(mode="after")
     def _visible_memory_below_nominal(self) -> Gpu:
         nominal_mib = self.memory_gb * 1024
         if not self.runtime_visible_memory_mib < self.nvidia_smi_memory_mib <= nominal_mib:
-            raise ValueError(f"expected runtime_visible_memory_mib ({self.runtime_visible_memory_mib}) < "
-                             f"nvidia_smi_memory_mib ({self.nvidia_smi_memory_mib}) <= memory_gb x 1024 ({nominal_mib:g}): "
-                             "CUDA sees less than nvidia-smi, which shows at most the vendor figure")
+            raise ValueError(
+                f"expected runtime_visible_memory_mib ({self.runtime_visible_memory_mib}) < "
+                f"nvidia_smi_memory_mib ({self.nvidia_smi_memory_mib}) <= memory_gb x 1024 ({nominal_mib:g}): "
+                "CUDA sees less than nvidia-smi, which shows at most the vendor figure"
+            )
         if self.runtime_visible_memory_mib < 0.85 * nominal_mib:
-            raise ValueError(f"runtime_visible_memory_mib ({self.runtime_visible_memory_mib}) is below 0.85 of "
-                             f"memory_gb x 1024 ({nominal_mib:g}): give it in MiB (2^20 bytes)")
+            raise ValueError(
+                f"runtime_visible_memory_mib ({self.runtime_visible_memory_mib}) is below 0.85 of "
+                f"memory_gb x 1024 ({nominal_mib:g}): give it in MiB (2^20 bytes)"
+            )
         return self
 
 
@@ -84,6 +102,7 @@ Topology = Literal["host", "bridged-pairs", "mesh", "nvswitch"]
 
 class AllreduceRun(Record):
     """One published nccl-tests all_reduce_perf result: large-message bus bandwidth on ``cards`` of ``gpu``."""
+
     gpu: Id
     cards: Annotated[int, Field(ge=2, le=8)]
     busbw_gbps: Positive
@@ -93,8 +112,9 @@ class AllreduceRun(Record):
 class HealthyAllreduce(Record):
     """What a healthy node of one family (link, topology, peer-to-peer) reaches in all_reduce_perf: the range
     of its published runs."""
+
     topology: Topology
-    peer_to_peer: bool = True   # false: GeForce cards, whose collectives are staged through host memory
+    peer_to_peer: bool = True  # false: GeForce cards, whose collectives are staged through host memory
     runs: Annotated[list[AllreduceRun], Field(min_length=1)]
 
     @property
@@ -128,13 +148,17 @@ class Interconnect(Record):
                 f"({self.per_direction_gbps}): a link carries the same rate each way"
             )
         if self.allreduce_busbw_gbps > self.per_direction_gbps:
-            raise ValueError(f"allreduce_busbw_gbps ({self.allreduce_busbw_gbps}) cannot exceed the line rate "
-                             f"per_direction_gbps ({self.per_direction_gbps})")
+            raise ValueError(
+                f"allreduce_busbw_gbps ({self.allreduce_busbw_gbps}) cannot exceed the line rate "
+                f"per_direction_gbps ({self.per_direction_gbps})"
+            )
         host_staged = (self.host_staged_allreduce_latency_us, self.host_staged_allreduce_busbw_gbps)
         staged_wrong = None in host_staged if self.family == "pcie" else host_staged != (None, None)
         if staged_wrong:
-            raise ValueError("host_staged_allreduce_latency_us and host_staged_allreduce_busbw_gbps are given "
-                             "together, for pcie links only (cards without peer-to-peer copy through the host)")
+            raise ValueError(
+                "host_staged_allreduce_latency_us and host_staged_allreduce_busbw_gbps are given "
+                "together, for pcie links only (cards without peer-to-peer copy through the host)"
+            )
         return self
 
     @model_validator(mode="after")
@@ -158,7 +182,7 @@ class NodeLink(Record):
     interconnect: Id
     topology: Topology
     topo_label: Annotated[str, StringConstraints(pattern=r"^NV[0-9]+$")] | None = None
-    topo_label_inferred: bool = False   # expected, not yet seen in a `nvidia-smi topo -m` of this hardware
+    topo_label_inferred: bool = False  # expected, not yet seen in a `nvidia-smi topo -m` of this hardware
     topo_label_note: Text | None = None  # why it is expected (required when inferred)
     peer_per_direction_gbps: Positive | None = None
 
@@ -220,6 +244,7 @@ class SlidingAttention(Record):
 
 class HybridAttention(Record):
     """Mamba-hybrid (Nemotron-H): each layer is one mixer (Mamba, attention or MoE); ``kv_layers`` hold a KV cache."""
+
     type: Literal["hybrid"]
     kv_layers: PositiveInt
 
@@ -337,6 +362,7 @@ class Assumption(Record, Generic[T]):
 
 class FittedAssumption(Assumption[T], Generic[T]):
     """A constant fitted on decode measurements: ``fitted_on`` lists the ids in measurements.yml it was fitted on."""
+
     fitted_on: Annotated[list[Id], Field(min_length=1)]
 
 
@@ -375,6 +401,7 @@ class AssumptionsFile(Record):
 # --- engines.yml ----------------------------------------------------------------------------------
 class Figure(Record, Generic[T]):
     """A figure of an engine profile with where it comes from."""
+
     value: T
     source: Text
 
@@ -382,6 +409,7 @@ class Figure(Record, Generic[T]):
 class ServerEngine(Record):
     """vLLM, SGLang: a utilization cap (assumptions.yml usable_memory_fraction by default), an activation peak
     profiled on one batch (not shrinking with tensor parallelism), CUDA graphs, NCCL buffers when split."""
+
     id: Id
     kind: Literal["server"]
     name: Text
@@ -401,6 +429,7 @@ class ServerEngine(Record):
 
 class LlamaCppEngine(Record):
     """llama.cpp: no utilization cap, layers split across cards, a compute buffer growing with context and ubatch."""
+
     id: Id
     kind: Literal["llama.cpp"]
     name: Text
@@ -422,6 +451,7 @@ class EnginesFile(Record):
 # --- measurements.yml and decode scenarios (sizing.estimate) -------------------------------------------
 class InlineGpu(Record):
     """A card given by its figures instead of a gpus.yml id."""
+
     id: Id | None = None
     memory_gb: Positive
     memory_bandwidth_gbps: Positive
@@ -434,6 +464,7 @@ class InlineGpu(Record):
 
 class InlineLink(Record):
     """A fabric given by its measured all-reduce figures instead of an interconnects.yml id."""
+
     id: Id | None = None
     allreduce_latency_us: Positive
     allreduce_busbw_gbps: Positive
@@ -444,6 +475,7 @@ class InlineLlm(Record):
     """A language model given by its shape instead of a models.yml id. ``active_params_b`` only for MoE;
     without ``experts``/``experts_per_token`` a MoE step is taken to read the active parameters only.
     ``attention_heads`` defaults to hidden_size / head_dim; without ``vocab_size`` embeddings are not split out."""
+
     id: Id | None = None
     params_b: Positive
     active_params_b: Positive | None = None
@@ -457,8 +489,7 @@ class InlineLlm(Record):
     head_dim: PositiveInt
     vocab_size: PositiveInt | None = None
     tie_word_embeddings: bool = False
-    attention: Annotated[MlaAttention | SlidingAttention | HybridAttention,
-                         Field(discriminator="type")] | None = None
+    attention: Annotated[MlaAttention | SlidingAttention | HybridAttention, Field(discriminator="type")] | None = None
     source: Text | None = None
 
     @model_validator(mode="after")
@@ -479,6 +510,7 @@ class InlineLlm(Record):
 
 class InlinePrecision(Record):
     """A weight format outside precisions.yml (e.g. MXFP4 experts, int8 weight-only)."""
+
     id: Id | None = None
     bits_per_weight: Annotated[float, Field(gt=0, le=32)]
     expert_bits_per_weight: Annotated[float, Field(gt=0, le=32)] | None = None
@@ -500,8 +532,10 @@ def _catalog_id_or_inline(value: Any) -> str:
 
 def _id_or(inline: type[Record]) -> Any:
     """A catalog id or an inline record (a callable discriminator: one error per field, not one per member)."""
-    return Annotated[Union[Annotated[Id, Tag("catalog-id")], Annotated[inline, Tag("inline")]],  # noqa: UP007
-                     Discriminator(_catalog_id_or_inline)]
+    return Annotated[
+        Union[Annotated[Id, Tag("catalog-id")], Annotated[inline, Tag("inline")]],  # noqa: UP007
+        Discriminator(_catalog_id_or_inline),
+    ]
 
 
 GpuRef = _id_or(InlineGpu)
@@ -513,6 +547,7 @@ PrecisionRef = _id_or(InlinePrecision)
 class DecodeScenario(Record):
     """One question to the decode-speed model. ``gpu``, ``model``, ``precision`` and ``link`` are catalog ids
     or inline figures; ``link`` is also one of LINK_KINDS, resolved against the GPU's nodes."""
+
     id: Text | None = None
     gpu: GpuRef
     cards: PositiveInt = 1
@@ -529,6 +564,7 @@ class DecodeScenario(Record):
 class DecodeMeasurement(DecodeScenario):
     """A published decode speed, with the scenario it was measured in. ``unreliable`` (the reason) keeps a
     record out of the accuracy statistics and the fit."""
+
     id: Id
     engine: Text
     metric: Text
@@ -554,5 +590,6 @@ class DecodeMeasurement(DecodeScenario):
 class MeasurementsFile(Record):
     """``decode``: the records the constants are fitted on and the build checks; ``held_out``: records never
     fitted, to judge the model on figures it has not seen."""
+
     decode: Annotated[list[DecodeMeasurement], Field(min_length=1)]
     held_out: list[DecodeMeasurement] = []

@@ -1,14 +1,20 @@
 """Decode speed of a model on the cards a fit verdict uses, over the node's own link (``sizing.decode``):
 typical and floor for one stream, how many streams fit beside the weights at the context, the typical
 total at that load, and what a million output tokens cost at it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .catalog import Catalog
 from .decode import (
-    DecodeConstants, EngineClass, LinkSpec, Parallelism, kv_bytes_per_stream_per_card,
-    price_per_million_output_tokens, step_seconds,
+    DecodeConstants,
+    EngineClass,
+    LinkSpec,
+    Parallelism,
+    kv_bytes_per_stream_per_card,
+    price_per_million_output_tokens,
+    step_seconds,
 )
 from .fit import Fit
 from .scenarios import gpu_spec, link_spec, model_spec, precision_spec
@@ -20,11 +26,11 @@ class Speed:
     """Tokens per second of a model on the cards its verdict uses (one copy of the model); a node with more
     cards runs ``copies_on`` copies side by side."""
 
-    cards: int                # cards one copy of the model uses
-    typical: float            # one stream, what a current engine reaches
-    floor: float              # one stream, a bound real runs beat
-    streams_per_copy: int     # streams of the context whose KV cache fits beside one copy's weights
-    total_per_copy: float     # typical tokens/s of all those streams together
+    cards: int  # cards one copy of the model uses
+    typical: float  # one stream, what a current engine reaches
+    floor: float  # one stream, a bound real runs beat
+    streams_per_copy: int  # streams of the context whose KV cache fits beside one copy's weights
+    total_per_copy: float  # typical tokens/s of all those streams together
 
     def copies_on(self, node: Node) -> int:
         return node.cards // self.cards
@@ -42,8 +48,9 @@ class Speed:
         total = self.total_on(node)
         if total <= 0:
             return None
-        return price_per_million_output_tokens(node.price_per_month.amount,
-                                               catalog.assumptions.hours_per_month.value, total)
+        return price_per_million_output_tokens(
+            node.price_per_month.amount, catalog.assumptions.hours_per_month.value, total
+        )
 
 
 def engine_of(catalog: Catalog, precision: Precision) -> tuple[EngineClass, Parallelism]:
@@ -72,8 +79,9 @@ def streams_beside_weights(fit: Fit, kv_bytes_per_stream: float, max_streams: in
     return max(0, min(int(free // kv_bytes_per_stream), max_streams)) if kv_bytes_per_stream > 0 else max_streams
 
 
-def speed_for_fit(catalog: Catalog, model: Llm, precision: Precision, node: Node, fit: Fit,
-                  context_tokens: int) -> Speed | None:
+def speed_for_fit(
+    catalog: Catalog, model: Llm, precision: Precision, node: Node, fit: Fit, context_tokens: int
+) -> Speed | None:
     """The speed on the cards ``fit`` uses; None when the model does not fit. A fit that holds only at a shorter
     context is timed at that context."""
     if not fit.fits:
@@ -83,13 +91,21 @@ def speed_for_fit(catalog: Catalog, model: Llm, precision: Precision, node: Node
     constants = DecodeConstants.from_assumptions(catalog.assumptions)
     engine_class, parallelism = engine_of(catalog, precision)
     spec = model_spec(catalog, model.id)
-    setup = dict(gpu=gpu_spec(catalog.gpu_of(node)), link=node_link(catalog, node, fit.cards), model=spec,
-                 precision=precision_spec(catalog, precision.id, model.id), cards=fit.cards,
-                 parallelism=parallelism, context_tokens=context_tokens, constants=constants,
-                 engine_class=engine_class)
+    setup = dict(
+        gpu=gpu_spec(catalog.gpu_of(node)),
+        link=node_link(catalog, node, fit.cards),
+        model=spec,
+        precision=precision_spec(catalog, precision.id, model.id),
+        cards=fit.cards,
+        parallelism=parallelism,
+        context_tokens=context_tokens,
+        constants=constants,
+        engine_class=engine_class,
+    )
     typical = 1 / step_seconds(concurrency=1, **setup).total  # type: ignore[arg-type]
-    kv_per_stream = kv_bytes_per_stream_per_card(spec, context_tokens, fit.cards, parallelism,
-                                                 constants.kv_cache_bytes_per_element)
+    kv_per_stream = kv_bytes_per_stream_per_card(
+        spec, context_tokens, fit.cards, parallelism, constants.kv_cache_bytes_per_element
+    )
     streams = max(1, streams_beside_weights(fit, kv_per_stream, constants.max_running_streams))
     total = streams / step_seconds(concurrency=streams, **setup).total  # type: ignore[arg-type]
     return Speed(fit.cards, typical, typical * constants.floor_factor, streams, total)

@@ -1,6 +1,7 @@
 """What a split costs on a node and what training needs: a tensor-parallel all-reduce at one stream and while a
 prompt is prefilled (measured latency and bus bandwidth, as the decode model counts it), a model served split
 against copies of it side by side, and the memory of full-parameter training with Adam, sharded over a node."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,15 +39,17 @@ def tensor_sync_seconds(catalog: Catalog, node: Node, model: Llm, tokens: int = 
 
 
 # --- one model split, or copies side by side ------------------------------------------------------------------
-def forced_split_speed(catalog: Catalog, model: Llm, precision: Precision, node: Node, cards: int,
-                       context_tokens: int | None = None) -> Speed | None:
+def forced_split_speed(
+    catalog: Catalog, model: Llm, precision: Precision, node: Node, cards: int, context_tokens: int | None = None
+) -> Speed | None:
     """The speed of ``model`` split over exactly ``cards`` cards of ``node``, even where fewer would hold it (as
     ``--tensor-parallel-size`` forces it); None when the engine cannot split it so or it does not fit that way."""
     needs = split_needs(catalog, model, precision, cards, context_tokens)
     if cards not in needs:
         return None
-    fit = fit_llm_on(catalog, model, precision, catalog.gpu_of(node), cards, context_tokens,
-                     needs={cards: needs[cards]})
+    fit = fit_llm_on(
+        catalog, model, precision, catalog.gpu_of(node), cards, context_tokens, needs={cards: needs[cards]}
+    )
     context_tokens = catalog.assumptions.default_context_tokens.value if context_tokens is None else context_tokens
     return speed_for_fit(catalog, model, precision, node, fit, context_tokens)
 

@@ -1,4 +1,5 @@
 """YAML loading that remembers where each mapping and key came from, for error messages."""
+
 from __future__ import annotations
 
 from collections.abc import Hashable
@@ -18,9 +19,9 @@ class LineDict(dict):
     key_lines: dict[str, int]
 
 
-MAX_FILE_BYTES = 4_000_000   # ten times the largest data file a catalog of 4,100 nodes needs
+MAX_FILE_BYTES = 4_000_000  # ten times the largest data file a catalog of 4,100 nodes needs
 MAX_EXPANDED_NODES = 1_000_000  # aliases (*name) repeat nodes: a bound on what they expand to, not on the file
-MAX_NESTING = 50                # data files nest a handful of levels
+MAX_NESTING = 50  # data files nest a handful of levels
 
 
 class DataFileError(ValueError):
@@ -36,8 +37,11 @@ class _StrictLineLoader(_SafeBase):
             return super().construct_yaml_timestamp(node)
         except ValueError as exc:
             raise yaml.constructor.ConstructorError(
-                None, None, f"'{node.value[:40]}' is not a date ({exc}); write a real date as YYYY-MM-DD",
-                node.start_mark) from None
+                None,
+                None,
+                f"'{node.value[:40]}' is not a date ({exc}); write a real date as YYYY-MM-DD",
+                node.start_mark,
+            ) from None
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> LineDict:
         self.flatten_mapping(node)  # merge keys (<<), as SafeConstructor does
@@ -47,21 +51,21 @@ class _StrictLineLoader(_SafeBase):
         for key_node, value_node in node.value:
             key = self.construct_object(key_node, deep=deep)
             if not isinstance(key, Hashable):
-                raise yaml.constructor.ConstructorError(None, None, "a key must be a plain value",
-                                                        key_node.start_mark)
+                raise yaml.constructor.ConstructorError(None, None, "a key must be a plain value", key_node.start_mark)
             line = key_node.start_mark.line + 1
             if key_node.value in mapping.key_lines:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key '{key_node.value}' (first at line {mapping.key_lines[key_node.value]})",
-                    key_node.start_mark)
+                    None,
+                    None,
+                    f"duplicate key '{key_node.value}' (first at line {mapping.key_lines[key_node.value]})",
+                    key_node.start_mark,
+                )
             mapping.key_lines[key_node.value] = line
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 
 
-_StrictLineLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _StrictLineLoader.construct_mapping
-)
+_StrictLineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _StrictLineLoader.construct_mapping)
 _StrictLineLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLineLoader.construct_yaml_timestamp)
 
 
@@ -87,11 +91,15 @@ def load_yaml(path: Path) -> Any:
         size, depth = expanded_size(node)
         if size > MAX_EXPANDED_NODES:
             raise yaml.constructor.ConstructorError(
-                None, None, f"its aliases (*name) expand to more than {MAX_EXPANDED_NODES:,} values; write the "
-                "values out", node.start_mark)
+                None,
+                None,
+                f"its aliases (*name) expand to more than {MAX_EXPANDED_NODES:,} values; write the values out",
+                node.start_mark,
+            )
         if depth > MAX_NESTING:
             raise yaml.constructor.ConstructorError(
-                None, None, f"values nested more than {MAX_NESTING} levels deep; fix the brackets", node.start_mark)
+                None, None, f"values nested more than {MAX_NESTING} levels deep; fix the brackets", node.start_mark
+            )
         return loader.construct_document(node)
     except RecursionError:
         raise DataFileError("nested too deeply to read (unclosed brackets?); fix the nesting") from None
@@ -108,8 +116,13 @@ def expanded_size(root: yaml.Node) -> tuple[int, int]:
         node, children_done = stack.pop()
         if id(node) in sizes:
             continue
-        children = ([child for pair in node.value for child in pair] if isinstance(node, yaml.MappingNode)
-                    else list(node.value) if isinstance(node, yaml.SequenceNode) else [])
+        children = (
+            [child for pair in node.value for child in pair]
+            if isinstance(node, yaml.MappingNode)
+            else list(node.value)
+            if isinstance(node, yaml.SequenceNode)
+            else []
+        )
         if children_done:
             known = [sizes.get(id(child), (0, 0)) for child in children]
             sizes[id(node)] = (1 + sum(size for size, _ in known), 1 + max((depth for _, depth in known), default=0))
@@ -121,7 +134,7 @@ def expanded_size(root: yaml.Node) -> tuple[int, int]:
 
 def safe_load(text: str) -> Any:
     """Plain YAML (no line tracking), parsed by libyaml where available."""
-    return yaml.load(text, Loader=_SafeBase)  # noqa: S506 - a safe loader
+    return yaml.load(text, Loader=_SafeBase)
 
 
 def line_of(container: Any, key: str | int | None = None) -> int | None:

@@ -1,4 +1,5 @@
 """Shared fixtures: the real catalog, and a writable copy of data/ to break on purpose."""
+
 from __future__ import annotations
 
 import shutil
@@ -34,7 +35,9 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once for the whole test session."""
-    from sitebuild import ROOT as project, build
+    from sitebuild import ROOT as project
+    from sitebuild import build
+
     target = tmp_path_factory.mktemp("built") / "site"
     result = build(project, target)
     assert result.returncode == 0, result.stderr
@@ -62,14 +65,22 @@ class QuietHandler(__import__("http.server").server.SimpleHTTPRequestHandler):
 
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium, headless, driven by Playwright (`make test` installs it where missing)."""
     from playwright.sync_api import sync_playwright
+
     assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: run `make test`, which installs Debian's chromium"
     with sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -86,6 +97,7 @@ def context_factory(browser):
         context = browser.new_context(**options)
         contexts.append(context)
         return context
+
     yield make
     for context in contexts:
         context.close()

@@ -1,4 +1,5 @@
 """Helpers for build tests: copy the project, build it for real, read the HTML."""
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,10 @@ def copy_project(target: Path) -> Path:
 def build(project: Path, site: Path) -> subprocess.CompletedProcess[str]:
     """Build ``project`` into ``site`` the way `make build` does (atomic, strict)."""
     import sys
+
     sys.path.insert(0, str(ROOT / "scripts"))
     from build_site import build as atomic_build
+
     return atomic_build(project / "mkdocs.yml", site)
 
 

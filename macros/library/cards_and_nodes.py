@@ -1,5 +1,6 @@
 """Which cards and nodes hold a model: image and video pipelines card by card, the nodes that hold a language
 model, the cheapest and best-value choices, and what is left on a card."""
+
 from __future__ import annotations
 
 from sizing.api import speed_for_display
@@ -37,8 +38,10 @@ def diffusion_memory_table(ctx: MacroContext, precision: str) -> str:
     for model in ctx.catalog.models.values():
         if not isinstance(model, DiffusionModel):
             continue
+
         def part(role: str) -> float:
             return sum(component_bytes(c.role, c.params, prec) for c in model.components if c.role == role)
+
         working = model.activation_reserve_gib * GIB
         sizes = (part("denoiser"), part("text_encoder"), part("vae"), working, weight_bytes(model, prec) + working)
         rows.append([model.name, _workload(ctx, model), *[ctx.f.gib_from_bytes(size) for size in sizes]])
@@ -59,12 +62,25 @@ def card_table(ctx: MacroContext, model: str, precision: str) -> str:
     TFLOPS per dollar of one job, every card the job occupies paid for (a speed-per-price proxy)."""
     chosen, prec = ctx.model(model), ctx.precision(precision)
     ctx.check_pair(model, precision)
-    rows = [[c.gpu.short_name, ctx.f.gb(c.gpu.memory_gb), _holds(ctx, c.fit.verdict, c.fit.cards),
-             ctx.f.money(c.price_per_gpu_hour, "USD", digits=2), _tflops_cell(ctx, c, prec),
-             ctx.f.number(tflops_per_dollar_per_job(c, prec))] for c in card_choices(ctx.catalog, chosen, precision)]
-    headers = [_t(ctx, "card"), _t(ctx, "card_memory"), _t(ctx, "holds"), _t(ctx, "per_gpu_hour"),
-               ctx.text("comparisons", "tflops_in", precision=prec.name),
-               ctx.text("comparisons", "tflops_per_dollar_per_job")]
+    rows = [
+        [
+            c.gpu.short_name,
+            ctx.f.gb(c.gpu.memory_gb),
+            _holds(ctx, c.fit.verdict, c.fit.cards),
+            ctx.f.money(c.price_per_gpu_hour, "USD", digits=2),
+            _tflops_cell(ctx, c, prec),
+            ctx.f.number(tflops_per_dollar_per_job(c, prec)),
+        ]
+        for c in card_choices(ctx.catalog, chosen, precision)
+    ]
+    headers = [
+        _t(ctx, "card"),
+        _t(ctx, "card_memory"),
+        _t(ctx, "holds"),
+        _t(ctx, "per_gpu_hour"),
+        ctx.text("comparisons", "tflops_in", precision=prec.name),
+        ctx.text("comparisons", "tflops_per_dollar_per_job"),
+    ]
     return table(_t(ctx, "cards_caption", model=chosen.name, precision=prec.name), headers, rows)
 
 
@@ -73,8 +89,7 @@ def _tflops_cell(ctx: MacroContext, choice: CardChoice, precision: Precision) ->
     tflops = ctx.f.number(format_tflops(choice.gpu, precision))
     if choice.gpu.architecture in precision.native_on:
         return tflops
-    return ctx.text("comparisons", "tflops_not_native", value=tflops,
-                    precision=ctx.catalog.precisions["bf16"].name)
+    return ctx.text("comparisons", "tflops_not_native", value=tflops, precision=ctx.catalog.precisions["bf16"].name)
 
 
 def _one_card(ctx: MacroContext, model: str, precision: str) -> list[CardChoice]:
@@ -92,8 +107,10 @@ def _best_value(ctx: MacroContext, model: str, precision: str) -> CardChoice:
 def _roomier(ctx: MacroContext, model: str, precision: str) -> CardChoice:
     found = roomier_choice(_one_card(ctx, model, precision))
     if found is None:
-        raise MacroError(f"no card that holds '{model}' in {precision} on its own has more memory than the "
-                         "cheapest one: drop the comparison")
+        raise MacroError(
+            f"no card that holds '{model}' in {precision} on its own has more memory than the "
+            "cheapest one: drop the comparison"
+        )
     return found
 
 
@@ -166,9 +183,11 @@ def card_price(ctx: MacroContext, gpu: str) -> str:
 def claim_cheapest_is_not_best_value(ctx: MacroContext, model: str, precision: str) -> str:
     """Fails the build if the cheapest card that holds the model is also the best compute per dollar."""
     choices, best = _one_card(ctx, model, precision), _best_value(ctx, model, precision)
-    return claim(best.gpu.id != choices[0].gpu.id,
-                 f"the cheapest card for '{model}' in {precision} is not its best compute per dollar",
-                 f"{choices[0].gpu.short_name} is both")
+    return claim(
+        best.gpu.id != choices[0].gpu.id,
+        f"the cheapest card for '{model}' in {precision} is not its best compute per dollar",
+        f"{choices[0].gpu.short_name} is both",
+    )
 
 
 @macro
@@ -184,11 +203,22 @@ def fits_table(ctx: MacroContext, model: str, precision: str) -> str:
     for node in nodes:
         cell = ctx.cell(model, precision, node.id)
         warnings = warnings_for(ctx.catalog, llm, precision, node, cell.fit)
-        rows.append([ctx.node_label(node), ctx.verdict_text(cell.fit), ctx.f.gib_from_bytes(cell.fit.need.total),
-                     ctx.f.speed(cell.speed.typical, cell.speed.floor, in_a_cell=True), _full_load(ctx, cell, node),
-                     ctx.monthly_price(node), _warnings(ctx, warnings)])
-    headers = [ctx.text("configurator", k) for k in ("col_node", "col_verdict")] + [_t(ctx, "need_per_card")] + [
-        ctx.text("configurator", k) for k in ("col_speed", "col_load", "col_month", "col_notes")]
+        rows.append(
+            [
+                ctx.node_label(node),
+                ctx.verdict_text(cell.fit),
+                ctx.f.gib_from_bytes(cell.fit.need.total),
+                ctx.f.speed(cell.speed.typical, cell.speed.floor, in_a_cell=True),
+                _full_load(ctx, cell, node),
+                ctx.monthly_price(node),
+                _warnings(ctx, warnings),
+            ]
+        )
+    headers = (
+        [ctx.text("configurator", k) for k in ("col_node", "col_verdict")]
+        + [_t(ctx, "need_per_card")]
+        + [ctx.text("configurator", k) for k in ("col_speed", "col_load", "col_month", "col_notes")]
+    )
     return table(_t(ctx, "nodes_caption", model=llm.name, precision=prec.name), headers, rows)
 
 
@@ -198,9 +228,13 @@ def _full_load(ctx: MacroContext, cell: Cell, node: Node) -> str:
     price = cell.speed.price_per_million_tokens(ctx.catalog, node) if cell.speed else None
     if cell.speed is None or price is None:
         return ctx.text("configurator", "none")
-    return ctx.text("configurator", "load", streams=ctx.f.streams(cell.speed.streams_on(node)),
-                    total=ctx.f.number(speed_for_display(cell.speed.total_on(node))),
-                    price=ctx.f.money(price, "USD", digits=2))
+    return ctx.text(
+        "configurator",
+        "load",
+        streams=ctx.f.streams(cell.speed.streams_on(node)),
+        total=ctx.f.number(speed_for_display(cell.speed.total_on(node))),
+        price=ctx.f.money(price, "USD", digits=2),
+    )
 
 
 def _warnings(ctx: MacroContext, warnings: tuple[str, ...]) -> str:
@@ -225,10 +259,16 @@ def claim_no_node_holds(ctx: MacroContext, model: str, precision: str) -> str:
     settings (on one card or split; a tight fit, with a higher memory setting or a shorter context, does not
     count)."""
     ctx.precision(precision)
-    holding = [n for n in nodes_that_hold(ctx.catalog, ctx.matrix, model, precision)
-               if ctx.cell(model, precision, n.id).fit.verdict in (Verdict.ONE_CARD, Verdict.SPLIT)]
-    return claim(not holding, f"no node holds '{model}' in {precision} at the engine's default settings",
-                 f"{holding[0].id} holds it" if holding else "")
+    holding = [
+        n
+        for n in nodes_that_hold(ctx.catalog, ctx.matrix, model, precision)
+        if ctx.cell(model, precision, n.id).fit.verdict in (Verdict.ONE_CARD, Verdict.SPLIT)
+    ]
+    return claim(
+        not holding,
+        f"no node holds '{model}' in {precision} at the engine's default settings",
+        f"{holding[0].id} holds it" if holding else "",
+    )
 
 
 @macro
@@ -272,8 +312,11 @@ def max_node_memory(ctx: MacroContext) -> str:
 @macro
 def pcie_only_gpus(ctx: MacroContext) -> str:
     """Cards the catalog offers only over PCIe, without NVLink."""
-    linked = {c.cheapest.gpu for c in ctx.catalog.configurations.values()
-              if ctx.catalog.interconnect_of(c.cheapest).family == "nvlink"}
+    linked = {
+        c.cheapest.gpu
+        for c in ctx.catalog.configurations.values()
+        if ctx.catalog.interconnect_of(c.cheapest).family == "nvlink"
+    }
     return ctx.f.join([g.short_name for g in ctx.catalog.gpus.values() if g.id not in linked])
 
 

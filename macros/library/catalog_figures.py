@@ -1,5 +1,6 @@
 """Figures of the catalog and of the calculations on it: counts, names, prices, memory, bandwidths, link
 ratios, all-reduce volumes and times, verdicts and decode speeds."""
+
 from __future__ import annotations
 
 from sizing import collectives
@@ -129,13 +130,18 @@ def full_load(ctx: MacroContext, model: str, precision: str, node: str, context:
     """How many streams a node serves at once at the context (KV cache beside the weights, on every copy of
     the model it holds) and their typical total tokens per second."""
     speed, chosen = _speed(ctx, model, precision, node, context), ctx.node(node)
-    return ctx.text("guides", "full_load", streams=ctx.f.streams(speed.streams_on(chosen)),
-                    total=ctx.f.tokens_per_s(speed.total_on(chosen)))
+    return ctx.text(
+        "guides",
+        "full_load",
+        streams=ctx.f.streams(speed.streams_on(chosen)),
+        total=ctx.f.tokens_per_s(speed.total_on(chosen)),
+    )
 
 
 @macro
-def cost_per_million_tokens(ctx: MacroContext, model: str, precision: str, node: str,
-                            context: int | None = None) -> str:
+def cost_per_million_tokens(
+    ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None
+) -> str:
     """What a million output tokens cost on a node kept at full load all month, from its monthly price."""
     speed = _speed(ctx, model, precision, node, context)
     price = speed.price_per_million_tokens(ctx.catalog, ctx.node(node))
@@ -149,4 +155,3 @@ def _speed(ctx: MacroContext, model: str, precision: str, node: str, context: in
     if cell.speed is None:
         raise MacroError(f"'{model}' in {precision} {ctx.verdict_text(cell.fit)} on '{node}': no speed")
     return cell.speed
-

@@ -1,6 +1,7 @@
 """The guides' charts, drawn at build time as inline SVG (see ``output.svg``) from the engine's results:
 labels and ticks in the page's language, a title and a text alternative on every chart, same bytes on every
 build."""
+
 from __future__ import annotations
 
 from markupsafe import Markup
@@ -25,14 +26,17 @@ def _t(ctx: MacroContext, key: str, **values: object) -> str:
 
 
 def _items(ctx: MacroContext, items: list[tuple[str, str]]) -> str:
-    """"NVLink 4: 450 GB/s, PCIe Gen5: 63 GB/s" as the page's language punctuates it: a text alternative."""
+    """ "NVLink 4: 450 GB/s, PCIe Gen5: 63 GB/s" as the page's language punctuates it: a text alternative."""
     return _t(ctx, "separator").join(_t(ctx, "item", name=name, value=value) for name, value in items)
 
 
 def _figure(chart: Chart, title: str, description: str) -> Markup:
     """The chart inline, with role img, its title and description (its accessible name and text), captioned."""
-    return block(Markup('<figure class="chart">{}<figcaption>{}</figcaption></figure>').format(
-        Markup(draw(chart, title, description)), title))
+    return block(
+        Markup('<figure class="chart">{}<figcaption>{}</figcaption></figure>').format(
+            Markup(draw(chart, title, description)), title
+        )
+    )
 
 
 @macro
@@ -40,11 +44,16 @@ def chart_links(ctx: MacroContext) -> Markup:
     """A bar chart of every link's bandwidth per card, one direction, fastest on top."""
     used = {n.link.interconnect for n in ctx.catalog.nodes.values() if n.cards > 1}
     # fastest first, ties by name: never the order of a set, which changes with the hash seed
-    links = sorted((ctx.catalog.interconnects[i] for i in used),
-                   key=lambda link: (-link.per_direction_gbps, link.name))
+    links = sorted((ctx.catalog.interconnects[i] for i in used), key=lambda link: (-link.per_direction_gbps, link.name))
     values = tuple(link.per_direction_gbps for link in links)
-    chart = BarChart(ctx.lang, tuple(link.name for link in links), values, tuple(ctx.f.gbps(v) for v in values),
-                     tuple(COLOURS[link.family] for link in links), _t(ctx, "links_axis"))
+    chart = BarChart(
+        ctx.lang,
+        tuple(link.name for link in links),
+        values,
+        tuple(ctx.f.gbps(v) for v in values),
+        tuple(COLOURS[link.family] for link in links),
+        _t(ctx, "links_axis"),
+    )
     items = _items(ctx, [(link.name, ctx.f.gbps(link.per_direction_gbps)) for link in links])
     return _figure(chart, _t(ctx, "links_title"), _t(ctx, "links_desc", items=items))
 
@@ -58,12 +67,21 @@ def chart_floor_price(ctx: MacroContext, model: str, precision: str) -> Markup:
     families = [ctx.catalog.interconnect_of(n).family if n.cards > 1 else "pcie" for n in nodes]
     chart = ScatterChart(
         ctx.lang,
-        tuple((n.price_per_month.amount, speed, COLOURS[family], ctx.node_label(n))
-              for n, speed, family in zip(nodes, speeds, families)),
-        _t(ctx, "floor_x"), _t(ctx, "floor_y"),
-        ((COLOURS["nvlink"], _t(ctx, "legend_nvlink")), (COLOURS["pcie"], _t(ctx, "legend_pcie"))))
-    items = _items(ctx, [(ctx.node_label(n), _t(ctx, "pair", first=ctx.monthly_price(n), second=ctx.f.tokens_per_s(s)))
-                         for n, s in zip(nodes, speeds)])
+        tuple(
+            (n.price_per_month.amount, speed, COLOURS[family], ctx.node_label(n))
+            for n, speed, family in zip(nodes, speeds, families)
+        ),
+        _t(ctx, "floor_x"),
+        _t(ctx, "floor_y"),
+        ((COLOURS["nvlink"], _t(ctx, "legend_nvlink")), (COLOURS["pcie"], _t(ctx, "legend_pcie"))),
+    )
+    items = _items(
+        ctx,
+        [
+            (ctx.node_label(n), _t(ctx, "pair", first=ctx.monthly_price(n), second=ctx.f.tokens_per_s(s)))
+            for n, s in zip(nodes, speeds)
+        ],
+    )
     title = _t(ctx, "floor_title", model=llm.name, precision=prec.name)
     return _figure(chart, title, _t(ctx, "floor_desc", model=llm.name, precision=prec.name, items=items))
 
@@ -76,19 +94,33 @@ def chart_memory(ctx: MacroContext, model: str, gpu: str) -> Markup:
     llm, card = ctx.llm(model), ctx.gpu(gpu)
     precisions = ctx.catalog.precisions_for(llm)
     engines = [ctx.catalog.engine_of(p) for p in precisions]
-    needs = tuple(llm_need(ctx.catalog, llm, p, ctx.catalog.assumptions.default_context_tokens.value, 1, 1).total
-                  / GIB for p in precisions)
+    needs = tuple(
+        llm_need(ctx.catalog, llm, p, ctx.catalog.assumptions.default_context_tokens.value, 1, 1).total / GIB
+        for p in precisions
+    )
     need_texts = tuple(ctx.f.gib(v) for v in needs)
     used = [ctx.catalog.engines[i] for i in dict.fromkeys(engine.id for engine in engines)]  # formats' order
     budgets = [(engine, card_budget(ctx.catalog, card, engine) / GIB) for engine in used]
-    markers = tuple((budget, _t(ctx, "memory_budget", engine=engine.name, budget=ctx.f.gib(budget)),
-                     ENGINE_COLOURS[engine.kind][1]) for engine, budget in budgets)
-    labels = tuple(p.name if engine is used[0] else _t(ctx, "memory_bar_engine", format=p.name, engine=engine.name)
-                   for p, engine in zip(precisions, engines))
-    chart = BarChart(ctx.lang, labels, needs, need_texts, tuple(ENGINE_COLOURS[e.kind][0] for e in engines),
-                     _t(ctx, "memory_axis"), markers)
+    markers = tuple(
+        (budget, _t(ctx, "memory_budget", engine=engine.name, budget=ctx.f.gib(budget)), ENGINE_COLOURS[engine.kind][1])
+        for engine, budget in budgets
+    )
+    labels = tuple(
+        p.name if engine is used[0] else _t(ctx, "memory_bar_engine", format=p.name, engine=engine.name)
+        for p, engine in zip(precisions, engines)
+    )
+    chart = BarChart(
+        ctx.lang,
+        labels,
+        needs,
+        need_texts,
+        tuple(ENGINE_COLOURS[e.kind][0] for e in engines),
+        _t(ctx, "memory_axis"),
+        markers,
+    )
     items = _items(ctx, [(label, need) for label, need in zip(labels, need_texts)])
     budget_items = _items(ctx, [(engine.name, ctx.f.gib(budget)) for engine, budget in budgets])
     title = _t(ctx, "memory_title", model=llm.name)
-    return _figure(chart, title, _t(ctx, "memory_desc", model=llm.name, card=card.short_name,
-                                    budget=budget_items, items=items))
+    return _figure(
+        chart, title, _t(ctx, "memory_desc", model=llm.name, card=card.short_name, budget=budget_items, items=items)
+    )

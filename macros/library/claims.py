@@ -1,5 +1,6 @@
 """Claims: macros that print nothing and fail the build when the sentence they stand in stops being true
 for the data."""
+
 from __future__ import annotations
 
 from sizing.fit import Verdict
@@ -15,41 +16,51 @@ from .registry import macro
 def claim(holds: bool, claimed: str, actual: str) -> str:
     """Nothing when the claim holds; a MacroError saying what the data says otherwise."""
     if not holds:
-        raise MacroError(f"claim no longer true: {claimed}; the data says {actual}. "
-                         "Rewrite the sentence, or fix data/ if the data is wrong")
+        raise MacroError(
+            f"claim no longer true: {claimed}; the data says {actual}. "
+            "Rewrite the sentence, or fix data/ if the data is wrong"
+        )
     return ""
 
 
 def explain(cell: Cell) -> str:
     """A verdict with its arithmetic, in English (for the writer's error message)."""
     need, budget = cell.fit.need.total / GIB, cell.fit.budget / GIB
-    return (f"{text('verdicts', cell.fit.verdict.value, 'en', cards=cell.fit.cards)} "
-            f"(needs {need:.1f} GiB per card on {cell.fit.cards}, budget {budget:.1f} GiB)")
+    return (
+        f"{text('verdicts', cell.fit.verdict.value, 'en', cards=cell.fit.cards)} "
+        f"(needs {need:.1f} GiB per card on {cell.fit.cards}, budget {budget:.1f} GiB)"
+    )
 
 
 @macro
 def claim_fits_one_card(ctx: MacroContext, model: str, precision: str, node: str) -> str:
     """Fails the build unless the model fits on one card of the node. Prints nothing."""
     cell = ctx.cell(model, precision, node)
-    return claim(cell.fit.verdict is Verdict.ONE_CARD,
-                 f"'{model}' in {precision} fits on one card of '{node}'", explain(cell))
+    return claim(
+        cell.fit.verdict is Verdict.ONE_CARD, f"'{model}' in {precision} fits on one card of '{node}'", explain(cell)
+    )
 
 
 @macro
 def claim_split(ctx: MacroContext, model: str, precision: str, node: str) -> str:
     """Fails the build unless the model is too big for one card but fits split across the node."""
     cell = ctx.cell(model, precision, node)
-    return claim(cell.fit.verdict is Verdict.SPLIT,
-                 f"'{model}' in {precision} must be split across the cards of '{node}'",
-                 explain(cell))
+    return claim(
+        cell.fit.verdict is Verdict.SPLIT,
+        f"'{model}' in {precision} must be split across the cards of '{node}'",
+        explain(cell),
+    )
 
 
 @macro
 def claim_no_fit_one_card(ctx: MacroContext, model: str, precision: str, node: str) -> str:
     """Fails the build if the model fits on one card of the node. Prints nothing."""
     cell = ctx.cell(model, precision, node)
-    return claim(cell.fit.verdict is not Verdict.ONE_CARD,
-                 f"'{model}' in {precision} does not fit on one card of '{node}'", explain(cell))
+    return claim(
+        cell.fit.verdict is not Verdict.ONE_CARD,
+        f"'{model}' in {precision} does not fit on one card of '{node}'",
+        explain(cell),
+    )
 
 
 @macro
@@ -57,9 +68,11 @@ def claim_same_total_memory(ctx: MacroContext, node: str, other: str) -> str:
     """Fails the build unless both nodes have the same total memory and card count."""
     a, b = ctx.node(node), ctx.node(other)
     memory = [n.cards * ctx.catalog.gpu_of(n).memory_gb for n in (a, b)]
-    return claim(memory[0] == memory[1] and a.cards == b.cards,
-                 f"'{node}' and '{other}' have the same cards and total memory",
-                 f"{a.cards} cards / {memory[0]:g} GB against {b.cards} cards / {memory[1]:g} GB")
+    return claim(
+        memory[0] == memory[1] and a.cards == b.cards,
+        f"'{node}' and '{other}' have the same cards and total memory",
+        f"{a.cards} cards / {memory[0]:g} GB against {b.cards} cards / {memory[1]:g} GB",
+    )
 
 
 @macro
@@ -67,6 +80,8 @@ def claim_faster(ctx: MacroContext, model: str, precision: str, node: str, than:
     """Fails the build unless the model's typical speed on ``node`` is at least that on ``than``."""
     fast, slow = ctx.cell(model, precision, node).speed, ctx.cell(model, precision, than).speed
     ok = fast is not None and (slow is None or fast.typical >= slow.typical)
-    return claim(ok, f"'{model}' in {precision} runs at least as fast on '{node}' as on '{than}'",
-                 f"{fast and round(fast.typical, 1)} against {slow and round(slow.typical, 1)} tok/s")
-
+    return claim(
+        ok,
+        f"'{model}' in {precision} runs at least as fast on '{node}' as on '{than}'",
+        f"{fast and round(fast.typical, 1)} against {slow and round(slow.typical, 1)} tok/s",
+    )

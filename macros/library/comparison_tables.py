@@ -1,4 +1,5 @@
 """Tables comparing the catalog's links and nodes, and what `nvidia-smi topo -m` shows on each NVLink node."""
+
 from __future__ import annotations
 
 from markupsafe import Markup
@@ -25,16 +26,36 @@ def link_table(ctx: MacroContext) -> str:
     rows = []
     for link_id, topology in order:
         link = ctx.catalog.interconnects[link_id]
-        where = ctx.f.join([
-            text("tables", "offer", ctx.lang, gpu=ctx.catalog.gpus[gpu].short_name,
-                 counts=_card_counts(ctx, sorted(counts)))
-            for gpu, counts in groups[(link_id, topology)].items()])
-        peer = next((n.link.peer_per_direction_gbps for n in hardware
-                     if n.link.interconnect == link_id and n.link.topology == topology
-                     and n.link.peer_per_direction_gbps), None)
+        where = ctx.f.join(
+            [
+                text(
+                    "tables",
+                    "offer",
+                    ctx.lang,
+                    gpu=ctx.catalog.gpus[gpu].short_name,
+                    counts=_card_counts(ctx, sorted(counts)),
+                )
+                for gpu, counts in groups[(link_id, topology)].items()
+            ]
+        )
+        peer = next(
+            (
+                n.link.peer_per_direction_gbps
+                for n in hardware
+                if n.link.interconnect == link_id and n.link.topology == topology and n.link.peer_per_direction_gbps
+            ),
+            None,
+        )
         shape = text("topologies", topology, ctx.lang, peer=ctx.f.gbps(peer) if peer else "")
-        rows.append([ctx.link_label(link, topology), where, ctx.f.gbps(link.per_direction_gbps),
-                     ctx.f.gbps(link.both_directions_gbps), shape])
+        rows.append(
+            [
+                ctx.link_label(link, topology),
+                where,
+                ctx.f.gbps(link.per_direction_gbps),
+                ctx.f.gbps(link.both_directions_gbps),
+                shape,
+            ]
+        )
     headers = [text("tables", k, ctx.lang) for k in ("link", "where", "each_way", "both_ways", "topology")]
     return table(text("tables", "link_caption", ctx.lang), headers, rows)
 
@@ -56,11 +77,24 @@ def node_comparison(ctx: MacroContext, nodes: list[str], model: str, precision: 
     ]
     cells = [ctx.cell(model, precision, n.id) for n in picked]
     same_verdict = len({(c.fit.verdict, c.fit.cards) for c in cells}) == 1
-    label = (text("tables", "floor_row", ctx.lang, model=llm.name, precision=prec.name,
-                  verdict=ctx.verdict_text(cells[0].fit)) if same_verdict else
-             text("tables", "floor_row_plain", ctx.lang, model=llm.name, precision=prec.name))
-    rows.append([label, *[ctx.f.speed(c.speed.typical, c.speed.floor, in_a_cell=True) if c.speed is not None
-                          else ctx.verdict_text(c.fit) for c in cells]])
+    label = (
+        text(
+            "tables", "floor_row", ctx.lang, model=llm.name, precision=prec.name, verdict=ctx.verdict_text(cells[0].fit)
+        )
+        if same_verdict
+        else text("tables", "floor_row_plain", ctx.lang, model=llm.name, precision=prec.name)
+    )
+    rows.append(
+        [
+            label,
+            *[
+                ctx.f.speed(c.speed.typical, c.speed.floor, in_a_cell=True)
+                if c.speed is not None
+                else ctx.verdict_text(c.fit)
+                for c in cells
+            ],
+        ]
+    )
     rows.append([text("tables", "price", ctx.lang), *[price(ctx, n.id) for n in picked]])
     headers = [text("tables", "node", ctx.lang), *[ctx.node_label(n, full=True) for n in picked]]
     return table(text("tables", "compare_caption", ctx.lang), headers, rows)
@@ -72,10 +106,15 @@ def _node_link(ctx: MacroContext, node: Node) -> str:
         return text("tables", "no_link", ctx.lang)
     each_way = ctx.f.gbps(link.per_direction_gbps)
     if node.link.peer_per_direction_gbps:
-        return text("tables", "via_mesh", ctx.lang, link=link.name, each_way=each_way,
-                    peer=ctx.f.gbps(node.link.peer_per_direction_gbps))
-    return text("tables", "via_link", ctx.lang, link=ctx.link_label(link, node.link.topology),
-                each_way=each_way)
+        return text(
+            "tables",
+            "via_mesh",
+            ctx.lang,
+            link=link.name,
+            each_way=each_way,
+            peer=ctx.f.gbps(node.link.peer_per_direction_gbps),
+        )
+    return text("tables", "via_link", ctx.lang, link=ctx.link_label(link, node.link.topology), each_way=each_way)
 
 
 @macro
@@ -92,8 +131,11 @@ def topo_table(ctx: MacroContext) -> str:
         if node.link.topo_label_inferred:
             expected = text("topo", "inferred", ctx.lang, expected=expected)
         rows.append([ctx.node_label(node), expected, ctx.f.number(node.cards)])
-    headers = [text("tables", "node", ctx.lang), code_header(text("tables", "topo_between", ctx.lang)),
-               code_header(text("tables", "topo_cards", ctx.lang))]
+    headers = [
+        text("tables", "node", ctx.lang),
+        code_header(text("tables", "topo_between", ctx.lang)),
+        code_header(text("tables", "topo_cards", ctx.lang)),
+    ]
     return table(text("tables", "topo_caption", ctx.lang), headers, rows)
 
 

@@ -3,6 +3,7 @@ script needs to switch model, precision and context without recomputing anything
 
 Each model has a page (its default precision and context) and a page for every other precision and context
 (``choice_path``), so a reader without JavaScript reaches every choice by links."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,8 @@ from markupsafe import Markup
 from sizing.api import NO_CONTEXT, context_keys, speed_for_display
 from sizing.catalog import Catalog
 from sizing.configurations import Configuration
-from sizing.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
 from sizing.fit import Verdict, card_budget
+from sizing.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
 from sizing.schema import Llm
 from sizing.units import GIB
 
@@ -49,8 +50,10 @@ def choices(catalog: Catalog, model_id: str) -> list[tuple[str, str]]:
     pair would be 170 a language and double the build's time: pairs that change both are left to the script."""
     precision, context = default_choice(catalog, model_id)
     model = catalog.models[model_id]
-    return [*((p.id, context) for p in catalog.precisions_for(model)),
-            *((precision, c) for c in context_keys(catalog, model_id) if c != context)]
+    return [
+        *((p.id, context) for p in catalog.precisions_for(model)),
+        *((precision, c) for c in context_keys(catalog, model_id) if c != context),
+    ]
 
 
 def choice_path(catalog: Catalog, model_id: str, precision_id: str, context: str) -> str:
@@ -113,9 +116,13 @@ def _load(ctx: MacroContext, row: Offer) -> str:
     price = row.price_per_million_tokens(ctx.catalog)
     if row.speed is None or price is None:
         return _t(ctx, "none")
-    return _t(ctx, "load", streams=ctx.f.streams(row.speed.streams_on(row.node)),
-              total=ctx.f.number(speed_for_display(row.speed.total_on(row.node))),
-              price=ctx.f.money(price, "USD", digits=2))
+    return _t(
+        ctx,
+        "load",
+        streams=ctx.f.streams(row.speed.streams_on(row.node)),
+        total=ctx.f.number(speed_for_display(row.speed.total_on(row.node))),
+        price=ctx.f.money(price, "USD", digits=2),
+    )
 
 
 def _label(ctx: MacroContext, configuration: Configuration) -> str:
@@ -137,8 +144,14 @@ def _prices(ctx: MacroContext, configuration: Configuration) -> tuple[str, str]:
 
 def _cells(ctx: MacroContext, row: Offer, llm: bool) -> list[str]:
     """The row's cells after its node: verdict, why, speed (or jobs), load for a language model, prices, notes."""
-    return [ctx.verdict_text(row.fit), _why(ctx, row), _speed(ctx, row), *((_load(ctx, row),) if llm else ()),
-            *_prices(ctx, row.configuration), _notes(ctx, row)]
+    return [
+        ctx.verdict_text(row.fit),
+        _why(ctx, row),
+        _speed(ctx, row),
+        *((_load(ctx, row),) if llm else ()),
+        *_prices(ctx, row.configuration),
+        _notes(ctx, row),
+    ]
 
 
 # --- what the page says above the table ---------------------------------------------------------------
@@ -162,8 +175,11 @@ def summary_lines(ctx: MacroContext, rows: list[Offer]) -> list[str]:
         return _t(ctx, key, node=ctx.node_label(row.node), price=ctx.monthly_price(row.node), **values)
 
     if runs is None:
-        return [_t(ctx, "summary_none") if tight is None
-                else named("summary_tight_only", tight, verdict=ctx.verdict_text(tight.fit))]
+        return [
+            _t(ctx, "summary_none")
+            if tight is None
+            else named("summary_tight_only", tight, verdict=ctx.verdict_text(tight.fit))
+        ]
     lines = [named("summary_runs", runs, how=_how(ctx, runs))]
     if single is None:
         lines.append(_t(ctx, "summary_no_single"))
@@ -175,11 +191,16 @@ def summary_lines(ctx: MacroContext, rows: list[Offer]) -> list[str]:
 
 
 def choice_text(ctx: MacroContext, model: Any, precision_name: str, context: str) -> str:
-    """"Llama 3.3 70B in BF16, 8K tokens"; without the context for an image or video model."""
+    """ "Llama 3.3 70B in BF16, 8K tokens"; without the context for an image or video model."""
     if context == NO_CONTEXT:
         return _t(ctx, "choice", model=model.name, precision=precision_name)
-    return _t(ctx, "choice_context", model=model.name, precision=precision_name,
-              context=_t(ctx, "context_tokens", value=ctx.f.context(int(context))))
+    return _t(
+        ctx,
+        "choice_context",
+        model=model.name,
+        precision=precision_name,
+        context=_t(ctx, "context_tokens", value=ctx.f.context(int(context))),
+    )
 
 
 def status_line(ctx: MacroContext, choice: str, rows: list[Offer]) -> str:
@@ -194,8 +215,13 @@ def _note(ctx: MacroContext, model: Any) -> str:
     if isinstance(model, Llm):
         if model.active_params is None:
             return ""
-        return _t(ctx, "moe_note", model=model.name, total=ctx.f.billions_in_words(model.params),
-                  active=ctx.f.billions_in_words(model.active_params))
+        return _t(
+            ctx,
+            "moe_note",
+            model=model.name,
+            total=ctx.f.billions_in_words(model.params),
+            active=ctx.f.billions_in_words(model.active_params),
+        )
     w = model.workload
     workload = _t(ctx, f"workload_{w.kind}", width=w.width_px, height=w.height_px, frames=w.frames)
     return _t(ctx, "diffusion_note", model=model.name, workload=workload)
@@ -214,25 +240,41 @@ def _make_script_data(ctx: MacroContext) -> str:
     for configuration in c.configurations.values():
         node = configuration.cheapest
         month, hour = _prices(ctx, configuration)
-        configurations.append({
-            "id": configuration.id, "name": _label(ctx, configuration), "amount": node.price_per_month.amount,
-            "month": month, "hour": hour, "cards": node.cards, "gpu": c.gpu_of(node).short_name,
-            # what a card offers at each engine's default setting
-            "budget": {engine.id: round(card_budget(c, c.gpu_of(node), engine) / GIB, 1)
-                       for engine in c.engines.values()},
-            # the summary names the cheapest node itself, at its own price
-            "cheapest_name": ctx.node_label(node), "cheapest_month": ctx.monthly_price(node)})
+        configurations.append(
+            {
+                "id": configuration.id,
+                "name": _label(ctx, configuration),
+                "amount": node.price_per_month.amount,
+                "month": month,
+                "hour": hour,
+                "cards": node.cards,
+                "gpu": c.gpu_of(node).short_name,
+                # what a card offers at each engine's default setting
+                "budget": {
+                    engine.id: round(card_budget(c, c.gpu_of(node), engine) / GIB, 1) for engine in c.engines.values()
+                },
+                # the summary names the cheapest node itself, at its own price
+                "cheapest_name": ctx.node_label(node),
+                "cheapest_month": ctx.monthly_price(node),
+            }
+        )
     data = {
         "locale": BABEL_LOCALES[ctx.lang].replace("_", "-").replace("-Hans-CN", "-CN"),
-        "strings": {**strings()["configurator"], **{f"verdict_{k}": v for k, v in strings()["verdicts"].items()},
-                    **{f"tight_{k}": v for k, v in strings()["tight"].items()},
-                    **{f"unit_{k}": strings()["units"][k] for k in ("gib", "tokens_per_s", "speed_cell", "cards",
-                                                                   "one_card", "streams", "one_stream")}},
+        "strings": {
+            **strings()["configurator"],
+            **{f"verdict_{k}": v for k, v in strings()["verdicts"].items()},
+            **{f"tight_{k}": v for k, v in strings()["tight"].items()},
+            **{
+                f"unit_{k}": strings()["units"][k]
+                for k in ("gib", "tokens_per_s", "speed_cell", "cards", "one_card", "streams", "one_stream")
+            },
+        },
         # the catalog's order, which is the menus' order on the server and in the script
         "precisions": {p.id: p.name for p in c.precisions.values()},
         # the engine that runs each format: a language model's (engines.yml), else the server engine's
-        "engines": {p.id: (c.engine_of(p) if "llm" in p.applies_to else c.server_engine).id
-                    for p in c.precisions.values()},
+        "engines": {
+            p.id: (c.engine_of(p) if "llm" in p.applies_to else c.server_engine).id for p in c.precisions.values()
+        },
         # US dollars as the language writes them, the amount left to the script: "${value}", "{value} $US"
         "money": ctx.f.money(1234.5, "USD", digits=2).replace(ctx.f.number(1234.5, 2), "{value}"),
         "configurations": configurations,
@@ -253,15 +295,20 @@ def _links(ctx: MacroContext, model_id: str, shown: tuple[str, str]) -> dict[str
     precision, context = default_choice(c, model_id)
 
     def link(label: str, choice: tuple[str, str]) -> dict[str, Any]:
-        return {"label": label, "url": base + choice_path(c, model_id, *choice),
-                "current": choice == shown}
+        return {"label": label, "url": base + choice_path(c, model_id, *choice), "current": choice == shown}
 
-    return {"precisions": [link(p.name, (p.id, context)) for p in c.precisions_for(c.models[model_id])],
-            "contexts": [link(_t(ctx, "context_tokens", value=ctx.f.context(int(k))), (precision, k))
-                         for k in context_keys(c, model_id) if k != NO_CONTEXT],
-            "precisions_label": _t(ctx, "precision") if context == NO_CONTEXT else _t(
-                ctx, "choices_precision", context=_t(ctx, "context_tokens", value=ctx.f.context(int(context)))),
-            "contexts_label": _t(ctx, "choices_context", precision=c.precisions[precision].name)}
+    return {
+        "precisions": [link(p.name, (p.id, context)) for p in c.precisions_for(c.models[model_id])],
+        "contexts": [
+            link(_t(ctx, "context_tokens", value=ctx.f.context(int(k))), (precision, k))
+            for k in context_keys(c, model_id)
+            if k != NO_CONTEXT
+        ],
+        "precisions_label": _t(ctx, "precision")
+        if context == NO_CONTEXT
+        else _t(ctx, "choices_precision", context=_t(ctx, "context_tokens", value=ctx.f.context(int(context)))),
+        "contexts_label": _t(ctx, "choices_context", precision=c.precisions[precision].name),
+    }
 
 
 @macro
@@ -273,28 +320,56 @@ def configurator(ctx: MacroContext, model: str, precision: str | None = None, co
     precision_id, context_key = _choice(ctx, model, precision, context)
     shown = ctx.precision(precision_id)
     contexts = context_keys(ctx.catalog, chosen.id)
-    rows = offers(ctx.catalog, ctx.matrix, chosen.id, shown.id,
-                  None if context_key == NO_CONTEXT else int(context_key))
+    rows = offers(ctx.catalog, ctx.matrix, chosen.id, shown.id, None if context_key == NO_CONTEXT else int(context_key))
     llm = isinstance(chosen, Llm)
-    headers = [_t(ctx, k) for k in ("col_node", "col_verdict", "col_why", "col_speed" if llm else "col_jobs",
-                                     *(("col_load",) if llm else ()), "col_month", "col_hour", "col_notes")]
+    headers = [
+        _t(ctx, k)
+        for k in (
+            "col_node",
+            "col_verdict",
+            "col_why",
+            "col_speed" if llm else "col_jobs",
+            *(("col_load",) if llm else ()),
+            "col_month",
+            "col_hour",
+            "col_notes",
+        )
+    ]
     html = TEMPLATES.get_template("configurator.html").render(
-        api=ctx.links.root + "api/fit/", model=chosen, precision=shown, context=context_key,
+        api=ctx.links.root + "api/fit/",
+        model=chosen,
+        precision=shown,
+        context=context_key,
         i18n_json=Markup(_script_data(ctx)),
-        labels={k: _t(ctx, k) for k in ("model", "precision", "context", "noscript", "other_models", "none",
-                                        "choices")},
-        models=[{"id": m.id, "name": m.name, "url": f"{ctx.links.lang_root}configurator/{m.id}/"}
-                for m in ctx.catalog.models.values()],
+        labels={
+            k: _t(ctx, k) for k in ("model", "precision", "context", "noscript", "other_models", "none", "choices")
+        },
+        models=[
+            {"id": m.id, "name": m.name, "url": f"{ctx.links.lang_root}configurator/{m.id}/"}
+            for m in ctx.catalog.models.values()
+        ],
         precisions=ctx.catalog.precisions_for(chosen),
-        contexts=[{"value": c, "label": _t(ctx, "context_tokens", value=ctx.f.context(int(c)))}
-                  for c in contexts if c != NO_CONTEXT],
+        contexts=[
+            {"value": c, "label": _t(ctx, "context_tokens", value=ctx.f.context(int(c)))}
+            for c in contexts
+            if c != NO_CONTEXT
+        ],
         links=_links(ctx, chosen.id, (shown.id, context_key)),
         status=status_line(ctx, choice_text(ctx, chosen, shown.name, context_key), rows),
-        summary=summary_lines(ctx, rows), note=_note(ctx, chosen),
+        summary=summary_lines(ctx, rows),
+        note=_note(ctx, chosen),
         caption=_t(ctx, "caption", model=chosen.name, precision=shown.name),
-        headers=headers, none_text=_t(ctx, "none"),
-        rows=[{"verdict": r.fit.verdict.value, "configuration": r.configuration.id,
-               "name": _label(ctx, r.configuration), "cells": _cells(ctx, r, llm)} for r in rows],
+        headers=headers,
+        none_text=_t(ctx, "none"),
+        rows=[
+            {
+                "verdict": r.fit.verdict.value,
+                "configuration": r.configuration.id,
+                "name": _label(ctx, r.configuration),
+                "cells": _cells(ctx, r, llm),
+            }
+            for r in rows
+        ],
         floor_note=_t(ctx, "floor_note") if llm else "",
     )
     return block(html)
@@ -303,9 +378,9 @@ def configurator(ctx: MacroContext, model: str, precision: str | None = None, co
 # --- the site search ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SearchRow:
-    configuration: str   # the row's id on the model's page: #cfg-<configuration>
-    title: str           # "Llama 3.3 70B in BF16 on 8 × B200"
-    text: str            # "fits on one card — ~36 tok/s (at least 20) — $30,600/month"
+    configuration: str  # the row's id on the model's page: #cfg-<configuration>
+    title: str  # "Llama 3.3 70B in BF16 on 8 × B200"
+    text: str  # "fits on one card — ~36 tok/s (at least 20) — $30,600/month"
 
 
 def search_rows(ctx: MacroContext, model_id: str) -> tuple[str, list[SearchRow]]:
@@ -319,9 +394,11 @@ def search_rows(ctx: MacroContext, model_id: str) -> tuple[str, list[SearchRow]]
     entries = []
     for row in rows:
         parts = [ctx.verdict_text(row.fit), _speed(ctx, row), _prices(ctx, row.configuration)[0]]
-        title = _t(ctx, "search_row_title", model=model.name, precision=precision.name,
-                   node=_label(ctx, row.configuration))
+        title = _t(
+            ctx, "search_row_title", model=model.name, precision=precision.name, node=_label(ctx, row.configuration)
+        )
         entries.append(SearchRow(row.configuration.id, title, separator.join(p for p in parts if p != none)))
-    summary = " ".join([status_line(ctx, choice_text(ctx, model, precision.name, context), rows),
-                        *summary_lines(ctx, rows)])
+    summary = " ".join(
+        [status_line(ctx, choice_text(ctx, model, precision.name, context), rows), *summary_lines(ctx, rows)]
+    )
     return summary, entries

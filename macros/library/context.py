@@ -1,5 +1,6 @@
 """What a macro works with: the data, the page's language and place, docs/; the lookups of ids (an unknown
 id is a MacroError with the closest valid ones) and the labels several families of macros write."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -52,8 +53,11 @@ class MacroContext:
         if key in table:
             return table[key]
         near = closest(key, table)
-        hint = ("did you mean " + " or ".join(f"'{n}'" for n in near) + "?") if near else \
-            f"valid {kind} ids are listed in the writer's reference"
+        hint = (
+            ("did you mean " + " or ".join(f"'{n}'" for n in near) + "?")
+            if near
+            else f"valid {kind} ids are listed in the writer's reference"
+        )
         raise MacroError(f"unknown {kind} id '{key}'; {hint}")
 
     def node(self, node_id: str) -> Node:
@@ -92,8 +96,10 @@ class MacroContext:
         model, precision = self.model(model_id), self.precision(precision_id)
         self.node(node_id)
         if model.kind not in precision.applies_to:
-            raise MacroError(f"precision '{precision_id}' does not apply to '{model_id}'; use one of "
-                             + ", ".join(f"'{p.id}'" for p in self.catalog.precisions_for(model)))
+            raise MacroError(
+                f"precision '{precision_id}' does not apply to '{model_id}'; use one of "
+                + ", ".join(f"'{p.id}'" for p in self.catalog.precisions_for(model))
+            )
         return self.matrix.cell(model_id, precision_id, node_id, context)
 
     def check_pair(self, model_id: str, precision_id: str) -> None:
@@ -105,7 +111,7 @@ class MacroContext:
         return self.f.unit("per_month", self.f.money(node.price_per_month.amount, node.price_per_month.currency))
 
     def verdict_text(self, fit: Fit) -> str:
-        """"split across 4 cards"; a tight fit says what makes it fit: "fits with --gpu-memory-utilization 0.95"."""
+        """ "split across 4 cards"; a tight fit says what makes it fit: "fits with --gpu-memory-utilization 0.95"."""
         if fit.verdict is not Verdict.TIGHT:
             return self.text("verdicts", fit.verdict.value, cards=self.f.number(fit.cards))
         cards = self.f.number(fit.cards)
@@ -118,18 +124,19 @@ class MacroContext:
         return text if tokens is None else f"{text}, {self.text('tight', 'or_context', tokens=tokens)}"
 
     def node_label(self, node: Node, full: bool = False) -> str:
-        """"4 × A100 80GB PCIe": the card count and the GPU's short name (its full name with ``full``)."""
+        """ "4 × A100 80GB PCIe": the card count and the GPU's short name (its full name with ``full``)."""
         gpu = self.catalog.gpu_of(node)
         return self.text("units", "node_name", cards=node.cards, gpu=gpu.name if full else gpu.short_name)
 
     def link_label(self, link: Interconnect, topology: str) -> str:
         qualifier = self.text("topology_short", topology)
-        return self.text("tables", "link_qualified", link=link.name, qualifier=qualifier) if qualifier \
-            else link.name
+        return self.text("tables", "link_qualified", link=link.name, qualifier=qualifier) if qualifier else link.name
 
     def configuration_ids(self, configuration: Configuration) -> Markup:
         """A configuration's id (its first node's), and how many offers share its hardware."""
         if len(configuration.nodes) == 1:
             return code(configuration.id)
-        return Markup("{} {}").format(code(configuration.id), self.text(
-            "reference", "offers_of_hardware", count=self.f.number(len(configuration.nodes))))
+        return Markup("{} {}").format(
+            code(configuration.id),
+            self.text("reference", "offers_of_hardware", count=self.f.number(len(configuration.nodes))),
+        )

@@ -1,11 +1,12 @@
 """What the guides compare nodes by when they compare cost: the price of a million output tokens at full load;
 and the published runs a guide holds its speeds against (``sizing.accuracy`` on data/measurements.yml)."""
+
 from __future__ import annotations
 
+from sizing import comparisons
 from sizing.accuracy import RecordCheck, check_records
 from sizing.choices import nodes_that_hold
 from sizing.errors import closest
-from sizing import comparisons
 from sizing.schema import DecodeMeasurement, Node
 
 from ..errors import MacroError
@@ -40,16 +41,20 @@ def lowest_cost_per_million(ctx: MacroContext, model: str, precision: str) -> st
 
 # --- published runs ----------------------------------------------------------------------------------------
 def _records(ctx: MacroContext) -> dict[str, tuple[DecodeMeasurement, RecordCheck]]:
-    return ctx.data.remembered("guide speed checks", lambda: {
-        m.id: (m, check) for m, check in zip(ctx.catalog.measurements, check_records(ctx.catalog))})
+    return ctx.data.remembered(
+        "guide speed checks",
+        lambda: {m.id: (m, check) for m, check in zip(ctx.catalog.measurements, check_records(ctx.catalog))},
+    )
 
 
 def _record(ctx: MacroContext, record: str) -> tuple[DecodeMeasurement, RecordCheck]:
     records = _records(ctx)
     if record not in records:
         near = " or ".join(f"'{n}'" for n in closest(record, records))
-        raise MacroError(f"unknown measurement id '{record}' (the ids of data/measurements.yml)"
-                         + (f"; did you mean {near}?" if near else ""))
+        raise MacroError(
+            f"unknown measurement id '{record}' (the ids of data/measurements.yml)"
+            + (f"; did you mean {near}?" if near else "")
+        )
     return records[record]
 
 
@@ -71,9 +76,16 @@ def measured_run(ctx: MacroContext, record: str) -> str:
     m, _ = _record(ctx, record)
     c = ctx.catalog
     precision = _named(m.precision, c.precisions, "name") if m.precision is not None else ""
-    return ctx.text("speed", "setup", cards=m.cards, gpu=_gpu_named(m.gpu, c.gpus),
-                    model=_named(m.model, c.models, "name"), precision=precision,
-                    streams=ctx.f.number(m.concurrency), engine=m.engine)
+    return ctx.text(
+        "speed",
+        "setup",
+        cards=m.cards,
+        gpu=_gpu_named(m.gpu, c.gpus),
+        model=_named(m.model, c.models, "name"),
+        precision=precision,
+        streams=ctx.f.number(m.concurrency),
+        engine=m.engine,
+    )
 
 
 @macro
@@ -97,5 +109,8 @@ def claim_matches_published_runs(ctx: MacroContext, model: str) -> str:
     if not checks:
         raise MacroError(f"data/measurements.yml holds no usable run of '{model}' to hold the guide's speeds against")
     off = [c for c in checks if not 1 / WITHIN_FACTOR <= c.ratio <= WITHIN_FACTOR]
-    return claim(not off, f"the speeds of '{model}' are within {WITHIN_FACTOR:g}× of its published runs",
-                 "; ".join(f"{c.id}: estimated {c.typical:.1f} against {c.measured:.1f} tok/s measured" for c in off))
+    return claim(
+        not off,
+        f"the speeds of '{model}' are within {WITHIN_FACTOR:g}× of its published runs",
+        "; ".join(f"{c.id}: estimated {c.typical:.1f} against {c.measured:.1f} tok/s measured" for c in off),
+    )

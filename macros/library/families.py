@@ -1,9 +1,21 @@
 """Every family of macros, registered: what a page may call (``registry.bound_macros``)."""
+
 from __future__ import annotations
 
 from . import (  # noqa: F401 - importing a family registers its macros
-    cards_and_nodes, catalog_figures, charts, claims, comparison_tables, configurator, guide_pages, link_figures,
-    cost_figures, model_figures, reference, speed_accuracy, translators,
+    cards_and_nodes,
+    catalog_figures,
+    charts,
+    claims,
+    comparison_tables,
+    configurator,
+    cost_figures,
+    guide_pages,
+    link_figures,
+    model_figures,
+    reference,
+    speed_accuracy,
+    translators,
 )
 from .registry import MACROS, bound_macros
 

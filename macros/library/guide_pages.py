@@ -1,4 +1,5 @@
 """The guides' own macros: reading times and the cards that list the guides (``macros.guides``)."""
+
 from __future__ import annotations
 
 from markupsafe import Markup, escape
@@ -34,9 +35,16 @@ def guide_cards(ctx: MacroContext, exclude: str | None = None) -> str:
         meta = guide_front_matter(ctx.docs_dir, page, ctx.lang)
         url = ctx.links.lang_root + page.removesuffix(".md") + "/"
         meta_line = escape(_t(ctx, "meta", category=meta.get("category", ""), minutes="\0"))
-        items.append(Markup(
-            '<li><p class="guide-meta">{meta}</p><p class="guide-title"><a href="{url}">{title}</a></p>'
-            '<p>{summary}</p><p><a href="{url}" aria-hidden="true" tabindex="-1">{read}</a></p></li>').format(
-            meta=meta_line.replace("\0", reading_time_placeholder(page, ctx.lang)), url=url,
-            title=meta.get("title", page), summary=meta.get("description", ""), read=_t(ctx, "read")))
+        items.append(
+            Markup(
+                '<li><p class="guide-meta">{meta}</p><p class="guide-title"><a href="{url}">{title}</a></p>'
+                '<p>{summary}</p><p><a href="{url}" aria-hidden="true" tabindex="-1">{read}</a></p></li>'
+            ).format(
+                meta=meta_line.replace("\0", reading_time_placeholder(page, ctx.lang)),
+                url=url,
+                title=meta.get("title", page),
+                summary=meta.get("description", ""),
+                read=_t(ctx, "read"),
+            )
+        )
     return block(Markup('<ul class="guide-cards">{}</ul>').format(Markup("").join(items)))

@@ -1,13 +1,14 @@
 """Figures of what a split costs over a node's link: a tensor-parallel all-reduce at one stream and in prefill,
 one model split against copies side by side, full-parameter training sharded over a node (memory, traffic,
 time), the all-reduce bus bandwidth a healthy node reaches; and the claims that keep those sentences true."""
+
 from __future__ import annotations
 
 from markupsafe import Markup
 
 from sizing import collectives, training
-from sizing.schema import HealthyAllreduce, Node
 from sizing.scenarios import link_spec
+from sizing.schema import HealthyAllreduce, Node
 from sizing.speeds import Speed
 from sizing.units import GIB
 
@@ -66,8 +67,7 @@ def allreduce_message(ctx: MacroContext, model: str, tokens: int = 1) -> str:
 def tp_allreduce_time(ctx: MacroContext, model: str, node: str, tokens: int = 1) -> str:
     """One tensor-parallel all-reduce over every card of a node: the link's latency plus the message over its
     measured bus bandwidth (data/interconnects.yml), as the speed model counts it."""
-    return duration(ctx, training.tensor_allreduce_seconds(ctx.catalog, _multi_card(ctx, node), ctx.llm(model),
-                                                           tokens))
+    return duration(ctx, training.tensor_allreduce_seconds(ctx.catalog, _multi_card(ctx, node), ctx.llm(model), tokens))
 
 
 @macro
@@ -80,8 +80,9 @@ def tp_sync_time(ctx: MacroContext, model: str, node: str, tokens: int = 1) -> s
 def tp_allreduce_ratio(ctx: MacroContext, model: str, slow_node: str, fast_node: str, tokens: int = 1) -> str:
     """How many times longer a tensor-parallel all-reduce takes on one node than on another."""
     llm = ctx.llm(model)
-    slow, fast = (training.tensor_allreduce_seconds(ctx.catalog, _multi_card(ctx, n), llm, tokens)
-                  for n in (slow_node, fast_node))
+    slow, fast = (
+        training.tensor_allreduce_seconds(ctx.catalog, _multi_card(ctx, n), llm, tokens) for n in (slow_node, fast_node)
+    )
     return ctx.f.times_more(slow / fast)
 
 
@@ -90,11 +91,14 @@ def claim_allreduce_bound(ctx: MacroContext, model: str, node: str, tokens: int,
     """Fails the build unless one tensor-parallel all-reduce of ``tokens`` tokens on the node is bound by
     ``bound``: "latency" (the link's latency is most of its time) or "bandwidth" (the transfer is)."""
     if bound not in ("latency", "bandwidth"):
-        raise MacroError(f"bound must be \"latency\" or \"bandwidth\", found {bound!r}")
+        raise MacroError(f'bound must be "latency" or "bandwidth", found {bound!r}')
     share = training.tensor_allreduce_latency_share(ctx.catalog, _multi_card(ctx, node), ctx.llm(model), tokens)
     holds = share > 0.5 if bound == "latency" else share < 0.5
-    return claim(holds, f"an all-reduce of {tokens} tokens of '{model}' on '{node}' is {bound}-bound",
-                 f"the latency is {share:.0%} of its time")
+    return claim(
+        holds,
+        f"an all-reduce of {tokens} tokens of '{model}' on '{node}' is {bound}-bound",
+        f"the latency is {share:.0%} of its time",
+    )
 
 
 # --- one model split, or copies side by side ----------------------------------------------------------------
@@ -103,51 +107,65 @@ def _split(ctx: MacroContext, model: str, precision: str, node: str, cards: int,
     chosen = ctx.node(node)
     if not 1 <= cards <= chosen.cards:
         raise MacroError(f"'{node}' has {chosen.cards} cards: cards must be between 1 and {chosen.cards}")
-    speed = training.forced_split_speed(ctx.catalog, ctx.llm(model), ctx.precision(precision), chosen, cards,
-                                        context)
+    speed = training.forced_split_speed(ctx.catalog, ctx.llm(model), ctx.precision(precision), chosen, cards, context)
     if speed is None:
-        raise MacroError(f"'{model}' in {precision} cannot run on {cards} cards of '{node}' (the split is not "
-                         "allowed by its heads, or does not fit): pick another card count")
+        raise MacroError(
+            f"'{model}' in {precision} cannot run on {cards} cards of '{node}' (the split is not "
+            "allowed by its heads, or does not fit): pick another card count"
+        )
     return speed
 
 
 @macro
-def split_stream_speed(ctx: MacroContext, model: str, precision: str, node: str, cards: int,
-                       context: int | None = None) -> str:
+def split_stream_speed(
+    ctx: MacroContext, model: str, precision: str, node: str, cards: int, context: int | None = None
+) -> str:
     """Typical speed of one stream with the model on ``cards`` cards of the node, even where fewer hold it."""
     return ctx.f.tokens_per_s(_split(ctx, model, precision, node, cards, context).typical)
 
 
 @macro
-def split_full_load(ctx: MacroContext, model: str, precision: str, node: str, cards: int,
-                    context: int | None = None) -> str:
+def split_full_load(
+    ctx: MacroContext, model: str, precision: str, node: str, cards: int, context: int | None = None
+) -> str:
     """The whole node at full load with one copy of the model on every ``cards`` cards: streams at once and
     their typical total tokens per second."""
     speed, chosen = _split(ctx, model, precision, node, cards, context), ctx.node(node)
-    return ctx.text("guides", "full_load", streams=ctx.f.streams(speed.streams_on(chosen)),
-                    total=ctx.f.tokens_per_s(speed.total_on(chosen)))
+    return ctx.text(
+        "guides",
+        "full_load",
+        streams=ctx.f.streams(speed.streams_on(chosen)),
+        total=ctx.f.tokens_per_s(speed.total_on(chosen)),
+    )
 
 
 @macro
-def claim_stream_faster(ctx: MacroContext, model: str, precision: str, node: str, cards: int, than_cards: int,
-                        context: int | None = None) -> str:
+def claim_stream_faster(
+    ctx: MacroContext, model: str, precision: str, node: str, cards: int, than_cards: int, context: int | None = None
+) -> str:
     """Fails the build unless one stream runs faster on ``cards`` cards than on ``than_cards`` cards."""
     fast, slow = (_split(ctx, model, precision, node, k, context) for k in (cards, than_cards))
-    return claim(fast.typical > slow.typical,
-                 f"one stream of '{model}' in {precision} runs faster on {cards} cards of '{node}' than on "
-                 f"{than_cards}", f"{fast.typical:.1f} against {slow.typical:.1f} tok/s")
+    return claim(
+        fast.typical > slow.typical,
+        f"one stream of '{model}' in {precision} runs faster on {cards} cards of '{node}' than on {than_cards}",
+        f"{fast.typical:.1f} against {slow.typical:.1f} tok/s",
+    )
 
 
 @macro
-def claim_serves_more(ctx: MacroContext, model: str, precision: str, node: str, cards: int, than_cards: int,
-                      context: int | None = None) -> str:
+def claim_serves_more(
+    ctx: MacroContext, model: str, precision: str, node: str, cards: int, than_cards: int, context: int | None = None
+) -> str:
     """Fails the build unless the node at full load serves more tokens per second in total with copies on
     ``cards`` cards each than with copies on ``than_cards`` cards each."""
     chosen = ctx.node(node)
     more, less = (_split(ctx, model, precision, node, k, context).total_on(chosen) for k in (cards, than_cards))
-    return claim(more > less,
-                 f"'{node}' at full load serves more of '{model}' in {precision} with copies on {cards} cards "
-                 f"than on {than_cards} (context {context})", f"{more:.0f} against {less:.0f} tok/s in total")
+    return claim(
+        more > less,
+        f"'{node}' at full load serves more of '{model}' in {precision} with copies on {cards} cards "
+        f"than on {than_cards} (context {context})",
+        f"{more:.0f} against {less:.0f} tok/s in total",
+    )
 
 
 # --- full-parameter training with Adam, sharded -------------------------------------------------------------
@@ -167,8 +185,9 @@ def training_memory(ctx: MacroContext, model: str) -> str:
 @macro
 def training_memory_per_card(ctx: MacroContext, model: str, node: str) -> str:
     """That training state sharded evenly over every card of a node (FSDP, ZeRO stage 3), per card (GiB)."""
-    return ctx.f.gib_from_bytes(training.sharded_training_fit(ctx.catalog, ctx.llm(model),
-                                                              ctx.node(node)).state_bytes_per_card)
+    return ctx.f.gib_from_bytes(
+        training.sharded_training_fit(ctx.catalog, ctx.llm(model), ctx.node(node)).state_bytes_per_card
+    )
 
 
 @macro
@@ -182,8 +201,10 @@ def training_room_per_card(ctx: MacroContext, model: str, node: str) -> str:
 
 def _explain_training(ctx: MacroContext, model: str, node: str) -> tuple[bool, str]:
     fit = training.sharded_training_fit(ctx.catalog, ctx.llm(model), ctx.node(node))
-    return fit.fits, (f"{fit.state_bytes_per_card / GIB:.1f} GiB of training state per card against "
-                      f"{fit.visible_bytes_per_card / GIB:.1f} GiB a card shows")
+    return fit.fits, (
+        f"{fit.state_bytes_per_card / GIB:.1f} GiB of training state per card against "
+        f"{fit.visible_bytes_per_card / GIB:.1f} GiB a card shows"
+    )
 
 
 @macro
@@ -197,8 +218,9 @@ def claim_training_fits(ctx: MacroContext, model: str, node: str) -> str:
 def claim_training_does_not_fit(ctx: MacroContext, model: str, node: str) -> str:
     """Fails the build if the model's full training state, sharded over every card, fits the node."""
     fits, actual = _explain_training(ctx, model, node)
-    return claim(not fits, f"full-parameter training of '{model}' with Adam does not fit '{node}', even sharded",
-                 actual)
+    return claim(
+        not fits, f"full-parameter training of '{model}' with Adam does not fit '{node}', even sharded", actual
+    )
 
 
 @macro
@@ -206,13 +228,15 @@ def training_traffic(ctx: MacroContext, model: str, node: str) -> str:
     """What each card sends in one sharded training step: the 16-bit weights gathered twice, the gradients
     scattered once, each (n−1)/n of the model (GB, as link bandwidth is counted)."""
     chosen = _multi_card(ctx, node)
-    return ctx.f.gb_from_bytes(collectives.sharded_step_bytes_per_card(
-        training.sixteen_bit_weight_bytes(ctx.llm(model)), chosen.cards))
+    return ctx.f.gb_from_bytes(
+        collectives.sharded_step_bytes_per_card(training.sixteen_bit_weight_bytes(ctx.llm(model)), chosen.cards)
+    )
 
 
 def _sharded_seconds(ctx: MacroContext, model: str, node: str) -> float:
-    return collectives.node_sharded_step_seconds(ctx.catalog, _multi_card(ctx, node),
-                                                 training.sixteen_bit_weight_bytes(ctx.llm(model)))
+    return collectives.node_sharded_step_seconds(
+        ctx.catalog, _multi_card(ctx, node), training.sixteen_bit_weight_bytes(ctx.llm(model))
+    )
 
 
 @macro
@@ -236,8 +260,9 @@ def _busbw_range(ctx: MacroContext, healthy: HealthyAllreduce) -> str:
 
 
 def _measured_on(ctx: MacroContext, healthy: HealthyAllreduce) -> str:
-    setups = dict.fromkeys(ctx.text("units", "node_name", cards=run.cards, gpu=ctx.gpu(run.gpu).short_name)
-                           for run in healthy.runs)
+    setups = dict.fromkeys(
+        ctx.text("units", "node_name", cards=run.cards, gpu=ctx.gpu(run.gpu).short_name) for run in healthy.runs
+    )
     return ctx.f.join(list(setups))
 
 
@@ -253,7 +278,8 @@ def busbw_table(ctx: MacroContext) -> Markup:
             families.setdefault((family.link.id, family.topology, family.peer_to_peer), []).append(node)
     rows = []
     for (link_id, topology, peer_to_peer), nodes in sorted(
-            families.items(), key=lambda item: (-ctx.catalog.interconnects[item[0][0]].per_direction_gbps, item[0])):
+        families.items(), key=lambda item: (-ctx.catalog.interconnects[item[0][0]].per_direction_gbps, item[0])
+    ):
         family = collectives.bus_family(ctx.catalog, nodes[0])
         label = ctx.link_label(family.link, topology)
         if not peer_to_peer:
@@ -267,4 +293,3 @@ def busbw_table(ctx: MacroContext) -> Markup:
         rows.append([label, ctx.f.join([ctx.node_label(n) for n in nodes]), reaches, measured])
     headers = [_t(ctx, k) for k in ("col_family", "col_nodes", "col_busbw", "col_measured_on")]
     return table(_t(ctx, "busbw_caption"), headers, rows)
-

@@ -1,5 +1,6 @@
 """Figures of a model in each weight format: parameters, weight bytes, bits per parameter, KV cache, what a
 token reads, the formats each card runs natively, and the quantization table."""
+
 from __future__ import annotations
 
 import math
@@ -7,7 +8,11 @@ import math
 from sizing.choices import effective_bits_per_parameter
 from sizing.comparisons import kv_cache_bytes_in, speed_on_cards
 from sizing.memory import (
-    embedding_params, kv_bytes_per_token, kv_cache_bytes, weight_bytes, weight_bytes_read_per_token,
+    embedding_params,
+    kv_bytes_per_token,
+    kv_cache_bytes,
+    weight_bytes,
+    weight_bytes_read_per_token,
 )
 from sizing.schema import Llm, Node
 from sizing.speeds import Speed
@@ -135,8 +140,11 @@ def claim_smaller(ctx: MacroContext, model: str, precision: str, than: str) -> s
     """Fails the build unless the model's weights are smaller in ``precision`` than in ``than``."""
     llm, a, b = ctx.model(model), ctx.precision(precision), ctx.precision(than)
     small, large = weight_bytes(llm, a), weight_bytes(llm, b)
-    return claim(small < large, f"'{model}' is smaller in {precision} than in {than}",
-                 f"{small / GIB:.2f} GiB against {large / GIB:.2f} GiB")
+    return claim(
+        small < large,
+        f"'{model}' is smaller in {precision} than in {than}",
+        f"{small / GIB:.2f} GiB against {large / GIB:.2f} GiB",
+    )
 
 
 @macro
@@ -153,17 +161,41 @@ def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node:
     for prec in ctx.catalog.precisions_for(llm):
         size = weight_bytes(llm, prec)
         speed = speed_on_cards(ctx.catalog, llm, prec, big, cards)
-        rows.append([prec.name, ctx.f.number(prec.bits_per_weight, 2),
-                     ctx.f.number(effective_bits_per_parameter(llm, ctx.catalog, prec.id), 2),
-                     ctx.f.gib_from_bytes(size),
-                     _t(ctx, "percent", value=ctx.f.number(100 * size / bf16)), ctx.f.gib_from_bytes(kv),
-                     ctx.verdict_text(ctx.cell(model, prec.id, one.id).fit), _speed_cell(ctx, speed)])
+        rows.append(
+            [
+                prec.name,
+                ctx.f.number(prec.bits_per_weight, 2),
+                ctx.f.number(effective_bits_per_parameter(llm, ctx.catalog, prec.id), 2),
+                ctx.f.gib_from_bytes(size),
+                _t(ctx, "percent", value=ctx.f.number(100 * size / bf16)),
+                ctx.f.gib_from_bytes(kv),
+                ctx.verdict_text(ctx.cell(model, prec.id, one.id).fit),
+                _speed_cell(ctx, speed),
+            ]
+        )
     same_cards = ctx.text("units", "node_name", cards=cards, gpu=ctx.catalog.gpu_of(big).short_name)
-    headers = [_t(ctx, "format"), _t(ctx, "bits_linear"), _t(ctx, "bits_effective"), _t(ctx, "weights"),
-               _t(ctx, "of_bf16"), _t(ctx, "kv_cache", context=ctx.f.context(context)),
-               _t(ctx, "verdict_on", node=ctx.node_label(one)), _t(ctx, "floor_on", node=same_cards)]
-    return table(ctx.text("comparisons", "quant_caption", model=llm.name, gpu=ctx.catalog.gpu_of(one).short_name,
-                          cards=ctx.f.cards(cards), node=ctx.node_label(big)), headers, rows)
+    headers = [
+        _t(ctx, "format"),
+        _t(ctx, "bits_linear"),
+        _t(ctx, "bits_effective"),
+        _t(ctx, "weights"),
+        _t(ctx, "of_bf16"),
+        _t(ctx, "kv_cache", context=ctx.f.context(context)),
+        _t(ctx, "verdict_on", node=ctx.node_label(one)),
+        _t(ctx, "floor_on", node=same_cards),
+    ]
+    return table(
+        ctx.text(
+            "comparisons",
+            "quant_caption",
+            model=llm.name,
+            gpu=ctx.catalog.gpu_of(one).short_name,
+            cards=ctx.f.cards(cards),
+            node=ctx.node_label(big),
+        ),
+        headers,
+        rows,
+    )
 
 
 @macro
@@ -177,11 +209,16 @@ def claim_fewer_bytes_faster(ctx: MacroContext, model: str, node: str) -> str:
         speed = speed_on_cards(ctx.catalog, llm, prec, big, cards)
         if speed is not None:
             by_engine.setdefault(ctx.catalog.engine_of(prec).id, []).append(
-                (weight_bytes(llm, prec), speed.typical, prec.id))
-    slower = [(a[2], b[2]) for runs in by_engine.values() for a, b in zip(sorted(runs), sorted(runs)[1:])
-              if a[1] <= b[1]]
-    return claim(not slower, f"on {cards} cards of '{node}', '{model}' runs faster in lighter formats of one engine",
-                 "; ".join(f"{light} is not faster than {heavy}" for light, heavy in slower))
+                (weight_bytes(llm, prec), speed.typical, prec.id)
+            )
+    slower = [
+        (a[2], b[2]) for runs in by_engine.values() for a, b in zip(sorted(runs), sorted(runs)[1:]) if a[1] <= b[1]
+    ]
+    return claim(
+        not slower,
+        f"on {cards} cards of '{node}', '{model}' runs faster in lighter formats of one engine",
+        "; ".join(f"{light} is not faster than {heavy}" for light, heavy in slower),
+    )
 
 
 def _cards_every_format_needs(ctx: MacroContext, llm: Llm, node: Node) -> int:

@@ -1,5 +1,6 @@
 """The writer's reference: every macro with a live example (``reference.yml`` holds the French and Chinese
 descriptions and the examples' arguments), and every valid id."""
+
 from __future__ import annotations
 
 import inspect
@@ -29,14 +30,17 @@ def reference_entries() -> dict[str, dict[str, Any]]:
     unknown = sorted(set(entries) - set(MACROS))
     incomplete = [name for name, e in entries.items() if not (e.get("fr") and e.get("zh") and "args" in e)]
     if missing or unknown or incomplete:
-        raise ValueError(f"{REFERENCE_FILE}: undocumented macros {missing}, unknown entries {unknown}, "
-                         f"entries missing fr, zh or args {incomplete}")
+        raise ValueError(
+            f"{REFERENCE_FILE}: undocumented macros {missing}, unknown entries {unknown}, "
+            f"entries missing fr, zh or args {incomplete}"
+        )
     return entries
 
 
 def _call_text(name: str, args: list[Any]) -> str:
     def show(value: Any) -> str:
         return "[" + ", ".join(show(v) for v in value) + "]" if isinstance(value, list) else json.dumps(value)
+
     return f"{name}({', '.join(show(a) for a in args)})"
 
 
@@ -65,10 +69,14 @@ def id_reference(ctx: MacroContext) -> str:
     hardware when there are several, all listed in data/nodes.yml), GPUs, models, precisions, links."""
     c = ctx.catalog
     groups = {"gpus": c.gpus, "models": c.models, "precisions": c.precisions, "interconnects": c.interconnects}
-    rows = [[text("reference", "nodes", ctx.lang),
-             Markup(", ").join(ctx.configuration_ids(configuration) for configuration in c.configurations.values())]]
-    rows += [[text("reference", kind, ctx.lang), Markup(", ").join(code(i) for i in ids)]
-             for kind, ids in groups.items()]
+    rows = [
+        [
+            text("reference", "nodes", ctx.lang),
+            Markup(", ").join(ctx.configuration_ids(configuration) for configuration in c.configurations.values()),
+        ]
+    ]
+    rows += [
+        [text("reference", kind, ctx.lang), Markup(", ").join(code(i) for i in ids)] for kind, ids in groups.items()
+    ]
     headers = [text("reference", "kind", ctx.lang), text("reference", "ids", ctx.lang)]
     return table(text("reference", "ids_caption", ctx.lang), headers, rows)
-

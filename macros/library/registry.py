@@ -4,6 +4,7 @@ page the callables it may use, each checking its arguments and escaping what it 
 A macro's output depends only on the data, its arguments, the language and (for some) the page's place:
 it is computed once per state of the data (``SiteData.remembered``), but for the macros that read other
 pages of docs/, computed for every page that calls them."""
+
 from __future__ import annotations
 
 import inspect
@@ -47,8 +48,14 @@ def _matches(value: Any, hint: Any) -> bool:
 
 
 def _describe(hint: Any) -> str:
-    return {str: "an id in quotes", int: "a whole number", list[str]: "a list of ids in quotes, like [\"a\", \"b\"]",
-            str | None: "an id in quotes", int | None: "a whole number", bool: "true or false"}.get(hint, str(hint))
+    return {
+        str: "an id in quotes",
+        int: "a whole number",
+        list[str]: 'a list of ids in quotes, like ["a", "b"]',
+        str | None: "an id in quotes",
+        int | None: "a whole number",
+        bool: "true or false",
+    }.get(hint, str(hint))
 
 
 @cache
@@ -79,8 +86,10 @@ def _bound(name: str, ctx: MacroContext) -> Macro:
             raise MacroError(f"{name}() was called wrongly ({exc}); it takes {signature_of(name)}") from None
         for param, value in list(bound.arguments.items())[1:]:
             if not _matches(value, hints[param]):
-                raise MacroError(f"argument '{param}' of {name}() must be {_describe(hints[param])}, "
-                                 f"found {value!r}; it takes {signature_of(name)}")
+                raise MacroError(
+                    f"argument '{param}' of {name}() must be {_describe(hints[param])}, "
+                    f"found {value!r}; it takes {signature_of(name)}"
+                )
 
         def output() -> str:
             # Text from data/ lands in Markdown, where HTML and Markdown pass through: it is written as text.
@@ -90,10 +99,17 @@ def _bound(name: str, ctx: MacroContext) -> Macro:
             if isinstance(result, Block):
                 return Block(typeset(result, ctx.lang))
             return str(result if isinstance(result, Markup) else as_text(result))
+
         if name in READS_OTHER_PAGES:
             return output()
-        key = ("macro", name, repr(bound.args[1:]), repr(sorted(bound.kwargs.items())), ctx.lang,
-               ctx.links if name in LINK_DEPENDENT else None)
+        key = (
+            "macro",
+            name,
+            repr(bound.args[1:]),
+            repr(sorted(bound.kwargs.items())),
+            ctx.lang,
+            ctx.links if name in LINK_DEPENDENT else None,
+        )
         return ctx.data.remembered(key, output)
 
     call.__name__ = name

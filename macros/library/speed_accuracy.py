@@ -1,13 +1,20 @@
 """How well the speed model predicts published runs (``sizing.accuracy`` on data/measurements.yml): the
 figures, the chart of estimated against measured, the table of every record, and the claim that fails the
 build when the model misses its targets."""
+
 from __future__ import annotations
 
 from markupsafe import Markup
 
 from sizing.accuracy import (
-    MAX_MEDIAN_ABS_ERROR, MIN_FLOOR_AT_OR_BELOW_MEASURED, AccuracyError, AccuracyMetrics, RecordCheck, check_records,
-    enforce_accuracy, metrics,
+    MAX_MEDIAN_ABS_ERROR,
+    MIN_FLOOR_AT_OR_BELOW_MEASURED,
+    AccuracyError,
+    AccuracyMetrics,
+    RecordCheck,
+    check_records,
+    enforce_accuracy,
+    metrics,
 )
 from sizing.schema import DecodeMeasurement
 
@@ -32,13 +39,11 @@ def _records(ctx: MacroContext, records: str) -> tuple[DecodeMeasurement, ...]:
 
 def _checks(ctx: MacroContext, records: str = "fitted") -> list[tuple[DecodeMeasurement, RecordCheck]]:
     chosen = _records(ctx, records)
-    return ctx.data.remembered(f"speed checks {records}",
-                               lambda: list(zip(chosen, check_records(ctx.catalog, chosen))))
+    return ctx.data.remembered(f"speed checks {records}", lambda: list(zip(chosen, check_records(ctx.catalog, chosen))))
 
 
 def _metrics(ctx: MacroContext, records: str = "fitted") -> AccuracyMetrics:
-    return ctx.data.remembered(f"speed metrics {records}",
-                               lambda: metrics(check for _, check in _checks(ctx, records)))
+    return ctx.data.remembered(f"speed metrics {records}", lambda: metrics(check for _, check in _checks(ctx, records)))
 
 
 def _percent(ctx: MacroContext, share: float) -> str:
@@ -53,13 +58,29 @@ def _named(ref: object) -> str:
 def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
     c = ctx.catalog
     gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) and record.gpu in c.gpus else _named(record.gpu)
-    model = (c.models[record.model].name if isinstance(record.model, str) and record.model in c.models
-             else _named(record.model))
+    model = (
+        c.models[record.model].name
+        if isinstance(record.model, str) and record.model in c.models
+        else _named(record.model)
+    )
     precision = record.precision
-    precision_name = (c.precisions[precision].name if isinstance(precision, str) and precision in c.precisions
-                      else _named(precision) if precision is not None else "")
-    return ctx.text("speed", "setup", cards=record.cards, gpu=gpu, model=model, precision=precision_name,
-                    streams=ctx.f.number(record.concurrency), engine=record.engine)
+    precision_name = (
+        c.precisions[precision].name
+        if isinstance(precision, str) and precision in c.precisions
+        else _named(precision)
+        if precision is not None
+        else ""
+    )
+    return ctx.text(
+        "speed",
+        "setup",
+        cards=record.cards,
+        gpu=gpu,
+        model=model,
+        precision=precision_name,
+        streams=ctx.f.number(record.concurrency),
+        engine=record.engine,
+    )
 
 
 @macro
@@ -94,26 +115,46 @@ def claim_speed_accuracy(ctx: MacroContext) -> str:
     try:
         enforce_accuracy(ctx.catalog)
     except AccuracyError as exc:
-        raise MacroError(f"{exc}; the speed model no longer matches published runs: fix the model or its "
-                         "constants in data/assumptions.yml, not the measurements") from None
+        raise MacroError(
+            f"{exc}; the speed model no longer matches published runs: fix the model or its "
+            "constants in data/assumptions.yml, not the measurements"
+        ) from None
     return ""
 
 
 @macro
 def chart_speed_accuracy(ctx: MacroContext) -> Markup:
     """A chart of every published measurement against the typical speed the model gives it, on log axes."""
-    points = tuple((check.measured, check.typical, COLOURS["left_out" if check.unreliable else "used"])
-                   for _, check in _checks(ctx))
-    chart = LogScatterChart(ctx.lang, points, ctx.text("speed", "chart_x"), ctx.text("speed", "chart_y"),
-                            ((COLOURS["used"], ctx.text("speed", "legend_used")),
-                             (COLOURS["left_out"], ctx.text("speed", "legend_left_out"))),
-                            ctx.text("speed", "legend_band"))
+    points = tuple(
+        (check.measured, check.typical, COLOURS["left_out" if check.unreliable else "used"])
+        for _, check in _checks(ctx)
+    )
+    chart = LogScatterChart(
+        ctx.lang,
+        points,
+        ctx.text("speed", "chart_x"),
+        ctx.text("speed", "chart_y"),
+        (
+            (COLOURS["used"], ctx.text("speed", "legend_used")),
+            (COLOURS["left_out"], ctx.text("speed", "legend_left_out")),
+        ),
+        ctx.text("speed", "legend_band"),
+    )
     title = ctx.text("speed", "chart_title")
     m = _metrics(ctx)
-    description = ctx.text("speed", "chart_desc", count=ctx.f.number(len(points)), used=ctx.f.number(m.records),
-                           median=_percent(ctx, m.median_abs_error), within=_percent(ctx, m.within_2x))
-    return block(Markup('<figure class="chart">{}<figcaption>{}</figcaption></figure>').format(
-        Markup(draw(chart, title, description)), title))
+    description = ctx.text(
+        "speed",
+        "chart_desc",
+        count=ctx.f.number(len(points)),
+        used=ctx.f.number(m.records),
+        median=_percent(ctx, m.median_abs_error),
+        within=_percent(ctx, m.within_2x),
+    )
+    return block(
+        Markup('<figure class="chart">{}<figcaption>{}</figcaption></figure>').format(
+            Markup(draw(chart, title, description)), title
+        )
+    )
 
 
 @macro
@@ -123,19 +164,37 @@ def speed_accuracy_table(ctx: MacroContext, records: str = "fitted") -> str:
     rows = []
     for record, check in _checks(ctx, records):
         counted = "left_out" if check.unreliable else "used" if records == "fitted" else "never_fitted"
-        rows.append([code(record.id), _setup(ctx, record), ctx.f.tokens_per_s(check.measured),
-                     ctx.f.speed(check.typical, check.floor, in_a_cell=True),
-                     ctx.text("speed", "ratio", value=ctx.f.number(check.ratio, 2)), ctx.text("speed", counted)])
-    headers = [ctx.text("speed", key) for key in ("col_record", "col_setup", "col_measured", "col_estimate",
-                                                  "col_ratio", "col_used")]
+        rows.append(
+            [
+                code(record.id),
+                _setup(ctx, record),
+                ctx.f.tokens_per_s(check.measured),
+                ctx.f.speed(check.typical, check.floor, in_a_cell=True),
+                ctx.text("speed", "ratio", value=ctx.f.number(check.ratio, 2)),
+                ctx.text("speed", counted),
+            ]
+        )
+    headers = [
+        ctx.text("speed", key)
+        for key in ("col_record", "col_setup", "col_measured", "col_estimate", "col_ratio", "col_used")
+    ]
     caption = "table_caption" if records == "fitted" else "held_out_caption"
     return table(ctx.text("speed", caption), headers, rows)
 
 
-SPEED_CONSTANTS = ("decode_bandwidth_fraction_server", "decode_bandwidth_fraction_llama_cpp", "decode_compute_fraction",
-                   "decode_combine_exponent", "decode_sublayer_seconds", "decode_moe_sublayer_extra_seconds",
-                   "decode_mla_sublayer_extra_seconds", "decode_step_host_seconds_server",
-                   "decode_step_host_seconds_llama_cpp", "decode_floor_factor", "max_running_streams")
+SPEED_CONSTANTS = (
+    "decode_bandwidth_fraction_server",
+    "decode_bandwidth_fraction_llama_cpp",
+    "decode_compute_fraction",
+    "decode_combine_exponent",
+    "decode_sublayer_seconds",
+    "decode_moe_sublayer_extra_seconds",
+    "decode_mla_sublayer_extra_seconds",
+    "decode_step_host_seconds_server",
+    "decode_step_host_seconds_llama_cpp",
+    "decode_floor_factor",
+    "max_running_streams",
+)
 
 
 @macro
@@ -157,5 +216,9 @@ def speed_constant(ctx: MacroContext, name: str) -> str:
 @macro
 def speed_targets(ctx: MacroContext) -> str:
     """The targets the build holds the speed model to (``sizing.accuracy``)."""
-    return ctx.text("speed", "targets", median=_percent(ctx, MAX_MEDIAN_ABS_ERROR),
-                    floor=_percent(ctx, MIN_FLOOR_AT_OR_BELOW_MEASURED))
+    return ctx.text(
+        "speed",
+        "targets",
+        median=_percent(ctx, MAX_MEDIAN_ABS_ERROR),
+        floor=_percent(ctx, MIN_FLOOR_AT_OR_BELOW_MEASURED),
+    )

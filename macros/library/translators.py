@@ -1,4 +1,5 @@
 """Macros for translators: the translation status of every page and the glossary."""
+
 from __future__ import annotations
 
 from markupsafe import Markup
@@ -18,8 +19,10 @@ def translation_status_table(ctx: MacroContext) -> str:
     rows: dict[str, dict[str, str]] = {}
     for status in translation_status(ctx.docs_dir):
         rows.setdefault(status.page, {})[status.lang] = text("translation", status.state.value, ctx.lang)
-    headers = [text("translation", "page", ctx.lang),
-               *[text("translation", f"language_{lang}", ctx.lang) for lang in TRANSLATIONS]]
+    headers = [
+        text("translation", "page", ctx.lang),
+        *[text("translation", f"language_{lang}", ctx.lang) for lang in TRANSLATIONS],
+    ]
     body = [[code(page), *[states.get(lang, "") for lang in TRANSLATIONS]] for page, states in rows.items()]
     return table(text("translation", "caption", ctx.lang), headers, body)
 
@@ -30,8 +33,10 @@ def glossary_table(ctx: MacroContext) -> str:
     headers = [text("translation", "term", ctx.lang)]
     for lang in TRANSLATIONS:
         name = text("translation", f"language_{lang}", ctx.lang)
-        headers += [f"{name} · {text('translation', 'use', ctx.lang)}",
-                    f"{name} · {text('translation', 'avoid', ctx.lang)}"]
+        headers += [
+            f"{name} · {text('translation', 'use', ctx.lang)}",
+            f"{name} · {text('translation', 'avoid', ctx.lang)}",
+        ]
     body = []
     for term, forms in glossary().items():
         row: list[str | Markup] = [forms["en"]]

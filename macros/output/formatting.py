@@ -1,5 +1,6 @@
 """Numbers, money, units and dates written the way each language writes them (Babel, CLDR). A quantity's
 unit is in the method's name, and so is the unit of the value it takes (``gib_from_bytes``)."""
+
 from __future__ import annotations
 
 import datetime
@@ -89,7 +90,7 @@ class Formatter:
         return self.unit("tokens_per_s", self.number(shown) if shown >= 10 else self.number(shown, 1))
 
     def speed(self, typical: float, floor: float, in_a_cell: bool = False) -> str:
-        """"about 37 tok/s, at least 25" in a sentence; "~37 tok/s (at least 25)" in a table cell."""
+        """ "about 37 tok/s, at least 25" in a sentence; "~37 tok/s (at least 25)" in a table cell."""
         shown = [speed_for_display(v) for v in (typical, floor)]
         typical_text, floor_text = (self.number(v) if v >= 10 else self.number(v, 1) for v in shown)
         return text("units", "speed_cell" if in_a_cell else "speed", self.lang, typical=typical_text, floor=floor_text)
@@ -102,11 +103,11 @@ class Formatter:
         return f"{self.number(tokens // 1024)}K" if tokens % 1024 == 0 and tokens >= 1024 else self.number(tokens)
 
     def streams(self, count: int) -> str:
-        """"1 stream", or "12 streams"."""
+        """ "1 stream", or "12 streams"."""
         return self.unit("one_stream", "") if count == 1 else self.unit("streams", self.number(count))
 
     def cards(self, count: int) -> str:
-        """"one card", or "4 cards"."""
+        """ "one card", or "4 cards"."""
         return self.unit("one_card", "") if count == 1 else self.unit("cards", self.number(count))
 
     def billions_in_words(self, count: int) -> str:

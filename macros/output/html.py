@@ -1,5 +1,6 @@
 """HTML tables for the macros: captioned, header cells scoped, wide ones in a focusable scroll region.
 Every cell is escaped, so text from data/ can never inject markup."""
+
 from __future__ import annotations
 
 import re
@@ -47,8 +48,12 @@ def block(html: str) -> Markup:
 _MARKDOWN_INSIDE = re.compile(r"<[^>]*\smarkdown(?:=|\s|>)")
 
 
-def table(caption: str, headers: list[str | Markup], rows: list[list[str | Markup]],
-          row_headers: bool = True) -> Markup:
+def table(
+    caption: str, headers: list[str | Markup], rows: list[list[str | Markup]], row_headers: bool = True
+) -> Markup:
     """A Markdown-embeddable HTML table; every cell escaped unless it is Markup."""
-    return block(TEMPLATES.get_template("table.html").render(
-        caption=caption, headers=headers, rows=rows, row_headers=row_headers))
+    return block(
+        TEMPLATES.get_template("table.html").render(
+            caption=caption, headers=headers, rows=rows, row_headers=row_headers
+        )
+    )

@@ -1,4 +1,5 @@
 """Per-language strings of the macros, from strings.yml beside this module."""
+
 from __future__ import annotations
 
 from functools import cache
@@ -26,15 +27,24 @@ def strings() -> dict[str, dict[str, dict[str, str]]]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{STRINGS_FILE}:{mark.line + 1}" if mark else str(STRINGS_FILE)
-        raise StringsError(f"{where}: {getattr(exc, 'problem', None) or exc}; fix the YAML there (a key given "
-                           "twice, or a value holding ': ' without quotes)") from None
-    missing = [f"{group}.{key}: {lang}" for group, keys in table.items() for key, texts in keys.items()
-               for lang in LANGUAGES if texts.get(lang) is None]
+        raise StringsError(
+            f"{where}: {getattr(exc, 'problem', None) or exc}; fix the YAML there (a key given "
+            "twice, or a value holding ': ' without quotes)"
+        ) from None
+    missing = [
+        f"{group}.{key}: {lang}"
+        for group, keys in table.items()
+        for key, texts in keys.items()
+        for lang in LANGUAGES
+        if texts.get(lang) is None
+    ]
     if missing:
         raise StringsError(f"{STRINGS_FILE}: strings missing a language: " + ", ".join(missing))
     # each language's typography, once, so a string reads the same in a page and in the configurator's script
-    return {group: {key: {lang: typeset(value, lang) for lang, value in texts.items()} for key, texts in keys.items()}
-            for group, keys in table.items()}
+    return {
+        group: {key: {lang: typeset(value, lang) for lang, value in texts.items()} for key, texts in keys.items()}
+        for group, keys in table.items()
+    }
 
 
 def text(group: str, key: str, lang: str, **values: object) -> str:

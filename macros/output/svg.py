@@ -15,6 +15,7 @@ column), text is 12.6 CSS px; on wider screens ``docs/en/assets/charts.css`` sto
 its text is the size of the page's text. One drawing serves every screen: no second copy of the chart, of
 its title or of its text alternative.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,17 +27,17 @@ from html import escape
 from ..errors import MacroError
 from .formatting import formatter
 
-WIDTH = 340.0             # user units across: a phone's column (see the module's docstring)
-TEXT_SIZE = 12.0          # every label: 11 CSS px or more wherever the chart is 312 px wide or more
+WIDTH = 340.0  # user units across: a phone's column (see the module's docstring)
+TEXT_SIZE = 12.0  # every label: 11 CSS px or more wherever the chart is 312 px wide or more
 ASCENT, DESCENT = 0.95, 0.3  # of the size, above and below the baseline: what a Latin or a CJK font needs
-LINE = 1.35 * TEXT_SIZE   # from one baseline to the next
+LINE = 1.35 * TEXT_SIZE  # from one baseline to the next
 HALF_LINE = (ASCENT + DESCENT) / 2 * TEXT_SIZE  # how far a label centred on a tick reaches above it
-TICK, PAD = 3.5, 3.5      # a tick mark's length, and the space between it and its label
-GAP = 4.0                 # the least space between a label and another label or a mark
+TICK, PAD = 3.5, 3.5  # a tick mark's length, and the space between it and its label
+GAP = 4.0  # the least space between a label and another label or a mark
 POINT_RADIUS = 3.0
-BOLD = 1.12               # how much wider bold text is (the numbers of a scatter plot's points)
-BAR = 14.0                # a bar's thickness
-MARGIN = 0.05             # of the data's span, left free at the ends of an axis
+BOLD = 1.12  # how much wider bold text is (the numbers of a scatter plot's points)
+BAR = 14.0  # a bar's thickness
+MARGIN = 0.05  # of the data's span, left free at the ends of an axis
 DRAWING = re.compile(r'<g data-search-exclude="true"[^>]*>.*?</g>', re.S)  # everything but title and desc
 
 
@@ -63,7 +64,7 @@ class ScatterChart:
     points: tuple[tuple[float, float, str, str], ...]
     x_title: str
     y_title: str
-    legend: tuple[tuple[str, str], ...]   # (colour, label)
+    legend: tuple[tuple[str, str], ...]  # (colour, label)
     currency: str = "USD"
 
 
@@ -76,8 +77,8 @@ class LogScatterChart:
     points: tuple[tuple[float, float, str], ...]
     x_title: str
     y_title: str
-    legend: tuple[tuple[str, str], ...]   # (colour, label)
-    band_label: str                        # what the dashed lines mean
+    legend: tuple[tuple[str, str], ...]  # (colour, label)
+    band_label: str  # what the dashed lines mean
 
 
 Chart = BarChart | ScatterChart | LogScatterChart
@@ -85,11 +86,18 @@ Chart = BarChart | ScatterChart | LogScatterChart
 
 def draw(chart: Chart, title: str, description: str) -> str:
     """The chart as an SVG element sized by its container, with its title and text alternative."""
-    height, parts = (_bars(chart) if isinstance(chart, BarChart) else
-                     _log_scatter(chart) if isinstance(chart, LogScatterChart) else _scatter(chart))
-    return (f'<svg role="img" class="chart" viewBox="0 0 {_n(WIDTH)} {_n(height)}" font-family="sans-serif" '
-            f'font-size="{_n(TEXT_SIZE)}"><title>{_xml(title)}</title><desc>{_xml(description)}</desc>'
-            f'<g data-search-exclude="true" fill="currentColor">{"".join(parts)}</g></svg>')
+    height, parts = (
+        _bars(chart)
+        if isinstance(chart, BarChart)
+        else _log_scatter(chart)
+        if isinstance(chart, LogScatterChart)
+        else _scatter(chart)
+    )
+    return (
+        f'<svg role="img" class="chart" viewBox="0 0 {_n(WIDTH)} {_n(height)}" font-family="sans-serif" '
+        f'font-size="{_n(TEXT_SIZE)}"><title>{_xml(title)}</title><desc>{_xml(description)}</desc>'
+        f'<g data-search-exclude="true" fill="currentColor">{"".join(parts)}</g></svg>'
+    )
 
 
 # --- the three kinds --------------------------------------------------------------------------------------
@@ -123,16 +131,21 @@ def _bars(chart: BarChart) -> tuple[float, list[str]]:
     plot = Plot(1.0, right, top, top + row * len(chart.labels) - GAP, (0.0, largest * (1 + MARGIN) or 1.0))
     labels: list[Box] = []
     for index, (label, value, value_label, colour) in enumerate(
-            zip(chart.labels, chart.values, chart.value_labels, chart.colours)):
+        zip(chart.labels, chart.values, chart.value_labels, chart.colours)
+    ):
         row_top = plot.top + row * index
         bar_top, end = row_top + LINE, plot.x(value)
-        parts.append(f'<rect x="{_n(plot.left)}" y="{_n(bar_top)}" width="{_n(end - plot.left)}" '
-                     f'height="{_n(BAR)}" fill="{colour}"/>')
+        parts.append(
+            f'<rect x="{_n(plot.left)}" y="{_n(bar_top)}" width="{_n(end - plot.left)}" '
+            f'height="{_n(BAR)}" fill="{colour}"/>'
+        )
         parts.append(_text(plot.left + GAP, row_top + ASCENT * TEXT_SIZE, _fitting(label, WIDTH - plot.left - GAP)))
         value_baseline = _middle(bar_top + BAR / 2)
         parts.append(_text(end + GAP, value_baseline, value_label))
-        labels += [text_box(plot.left + GAP, row_top + ASCENT * TEXT_SIZE, label),
-                   text_box(end + GAP, value_baseline, value_label)]
+        labels += [
+            text_box(plot.left + GAP, row_top + ASCENT * TEXT_SIZE, label),
+            text_box(end + GAP, value_baseline, value_label),
+        ]
     parts.append(_line(plot.left, plot.top, plot.left, plot.bottom))
     parts += _x_axis(plot, chart.lang, None, chart.axis_title)
     for index, (value, label, colour) in enumerate(chart.markers):
@@ -151,8 +164,10 @@ def _marker(plot: Plot, value: float, label: str, colour: str, labels: list[Box]
     y = plot.top - GAP / 2
     for upper, lower in [*crossing, (plot.bottom, plot.bottom)]:
         if upper > y:
-            parts.append(f'<line x1="{_n(at)}" y1="{_n(y)}" x2="{_n(at)}" y2="{_n(upper)}" stroke="{colour}" '
-                         'stroke-width="1.5" stroke-dasharray="5.5 2.4"/>')
+            parts.append(
+                f'<line x1="{_n(at)}" y1="{_n(y)}" x2="{_n(at)}" y2="{_n(upper)}" stroke="{colour}" '
+                'stroke-width="1.5" stroke-dasharray="5.5 2.4"/>'
+            )
         y = max(y, lower)
     return parts
 
@@ -166,10 +181,8 @@ def _scatter(chart: ScatterChart) -> tuple[float, list[str]]:
     y_ticks = tick_labels(*y_range, chart.lang)
     left = max(text_width(label) for _, label in y_ticks) + TICK + PAD + 1
     top = _plot_top(legend_height)
-    plot = Plot(left, WIDTH - GAP, top, top + 220.0,
-                (min(xs) - MARGIN * span, max(xs) + MARGIN * span), y_range)
-    parts = [*legend, *_y_axis(plot, y_ticks, chart.y_title), *_x_axis(plot, chart.lang, chart.currency,
-                                                                        chart.x_title)]
+    plot = Plot(left, WIDTH - GAP, top, top + 220.0, (min(xs) - MARGIN * span, max(xs) + MARGIN * span), y_range)
+    parts = [*legend, *_y_axis(plot, y_ticks, chart.y_title), *_x_axis(plot, chart.lang, chart.currency, chart.x_title)]
     points = sorted(chart.points)
     centres = [(plot.x(px), plot.y(py)) for px, py, _, _ in points]
     parts += [_dot(cx, cy, point[2]) for point, (cx, cy) in zip(points, centres)]
@@ -178,8 +191,14 @@ def _scatter(chart: ScatterChart) -> tuple[float, list[str]]:
     bounds = (plot.left + 1, plot.top - GAP, plot.right, plot.bottom - 1)
     for index, (cx, cy) in enumerate(centres):
         number = _number(index)
-        place = label_place(cx, cy, BOLD * text_width(number), bounds, dots[:index] + dots[index + 1:] + numbers,
-                            centres[:index] + centres[index + 1:])
+        place = label_place(
+            cx,
+            cy,
+            BOLD * text_width(number),
+            bounds,
+            dots[:index] + dots[index + 1 :] + numbers,
+            centres[:index] + centres[index + 1 :],
+        )
         numbers.append(place.box)
         if place.leader:
             parts.append(_line(*place.leader, width=0.6, opacity=0.6))
@@ -193,24 +212,33 @@ def _log_scatter(chart: LogScatterChart) -> tuple[float, list[str]]:
     values = [v for x, y, _ in chart.points for v in (x, y)]
     low, high = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
     f = formatter(chart.lang)
-    ticks = [(math.log10(value), f.number(value, max(0, -exponent)))
-             for exponent in range(low, high + 1) for multiple in (1, 2, 5)
-             if math.log10(value := multiple * 10.0 ** exponent) <= high + 1e-9]
-    legend_height, legend = _legend([*((colour, False, label) for colour, label in chart.legend),
-                                     ("currentColor", True, chart.band_label)])
+    ticks = [
+        (math.log10(value), f.number(value, max(0, -exponent)))
+        for exponent in range(low, high + 1)
+        for multiple in (1, 2, 5)
+        if math.log10(value := multiple * 10.0**exponent) <= high + 1e-9
+    ]
+    legend_height, legend = _legend(
+        [*((colour, False, label) for colour, label in chart.legend), ("currentColor", True, chart.band_label)]
+    )
     left = max(text_width(label) for _, label in ticks) + TICK + PAD + 1
     top = _plot_top(legend_height)
     side = WIDTH - GAP - left
     plot = Plot(left, left + side, top, top + side, (low, high), (low, high))
-    parts = [*legend, _line(plot.left, plot.bottom, plot.right, plot.bottom),
-             _line(plot.left, plot.top, plot.left, plot.bottom)]
+    parts = [
+        *legend,
+        _line(plot.left, plot.bottom, plot.right, plot.bottom),
+        _line(plot.left, plot.top, plot.left, plot.bottom),
+    ]
     parts += _ticks_across(plot, ticks) + _ticks_up(plot, ticks)
     for factor, dashed in ((1.0, False), (2.0, True), (0.5, True)):  # y = factor × x across the plot
         shift = math.log10(factor)
         x1, x2 = max(low, low - shift), min(high, high - shift)
-        parts.append(f'<line x1="{_n(plot.x(x1))}" y1="{_n(plot.y(x1 + shift))}" x2="{_n(plot.x(x2))}" '
-                     f'y2="{_n(plot.y(x2 + shift))}" stroke="currentColor" stroke-width="0.8"'
-                     + (' stroke-dasharray="4 3" opacity="0.6"/>' if dashed else ' opacity="0.8"/>'))
+        parts.append(
+            f'<line x1="{_n(plot.x(x1))}" y1="{_n(plot.y(x1 + shift))}" x2="{_n(plot.x(x2))}" '
+            f'y2="{_n(plot.y(x2 + shift))}" stroke="currentColor" stroke-width="0.8"'
+            + (' stroke-dasharray="4 3" opacity="0.6"/>' if dashed else ' opacity="0.8"/>')
+        )
     parts.append(_y_title(plot, chart.y_title))
     parts += _axis_title(plot, chart.x_title)
     parts += [_dot(plot.x(math.log10(px)), plot.y(math.log10(py)), colour) for px, py, colour in sorted(chart.points)]
@@ -224,14 +252,20 @@ def _x_axis(plot: Plot, lang: str, currency: str | None, title: str) -> list[str
         ticks = tick_labels(*plot.x_range, lang, currency, most)
         if _fit_across(plot, ticks):
             break
-    return ([_line(plot.left, plot.bottom, plot.right, plot.bottom)] + _ticks_across(plot, ticks)
-            + _axis_title(plot, title))
+    return (
+        [_line(plot.left, plot.bottom, plot.right, plot.bottom)] + _ticks_across(plot, ticks) + _axis_title(plot, title)
+    )
 
 
 def _ticks_across(plot: Plot, ticks: list[tuple[float, str]]) -> list[str]:
     """Tick marks under the plot, each labelled unless its label would touch one already written, powers of
     ten first: a log axis always shows 1, 10, 100, and 2 and 5 where there is room."""
-    corner = (0.0, plot.bottom - HALF_LINE, plot.left - TICK - PAD, plot.bottom + HALF_LINE)  # the y axis's lowest label
+    corner = (
+        0.0,
+        plot.bottom - HALF_LINE,
+        plot.left - TICK - PAD,
+        plot.bottom + HALF_LINE,
+    )  # the y axis's lowest label
     parts, kept = [], [corner]
     for value, label in sorted(ticks, key=lambda tick: not _is_decade(tick[1])):
         parts.append(_line(plot.x(value), plot.bottom, plot.x(value), plot.bottom + TICK))
@@ -312,9 +346,12 @@ def _legend(items: list[tuple[str, bool, str]]) -> tuple[float, list[str]]:
         if x > 0 and x + width > WIDTH:
             x, baseline = 0.0, baseline + LINE
         centre = baseline - (ASCENT - DESCENT) / 2 * TEXT_SIZE
-        parts.append(f'<line x1="{_n(x)}" y1="{_n(centre)}" x2="{_n(x + sample)}" y2="{_n(centre)}" '
-                     'stroke="currentColor" stroke-width="0.8" stroke-dasharray="4 3" opacity="0.6"/>'
-                     if dashed else _dot(x + POINT_RADIUS, centre, colour))
+        parts.append(
+            f'<line x1="{_n(x)}" y1="{_n(centre)}" x2="{_n(x + sample)}" y2="{_n(centre)}" '
+            'stroke="currentColor" stroke-width="0.8" stroke-dasharray="4 3" opacity="0.6"/>'
+            if dashed
+            else _dot(x + POINT_RADIUS, centre, colour)
+        )
         parts.append(_text(x + sample + GAP, baseline, label))
         x += width + 3 * GAP
     return baseline + DESCENT * TEXT_SIZE, parts
@@ -331,8 +368,9 @@ def _key(names: list[str], top: float) -> tuple[float, list[str]]:
         x = (index // rows) * (WIDTH / columns)
         baseline = top + ASCENT * TEXT_SIZE + (index % rows) * LINE
         parts.append(_text(x + number_width, baseline, _number(index), "end", bold=True))
-        parts.append(_text(x + number_width + 2 * GAP, baseline,
-                           _fitting(name, WIDTH / columns - number_width - 2 * GAP)))
+        parts.append(
+            _text(x + number_width + 2 * GAP, baseline, _fitting(name, WIDTH / columns - number_width - 2 * GAP))
+        )
     return rows * LINE, parts
 
 
@@ -350,8 +388,9 @@ def nice_ticks(low: float, high: float, most: int = 8) -> list[float]:
     return [k * step for k in range(first, math.floor(high / step + 1e-9) + 1)]
 
 
-def tick_labels(low: float, high: float, lang: str, currency: str | None = None,
-                most: int = 8) -> list[tuple[float, str]]:
+def tick_labels(
+    low: float, high: float, lang: str, currency: str | None = None, most: int = 8
+) -> list[tuple[float, str]]:
     """(value, label) of each tick: numbers, or amounts of ``currency``, as the language writes them, all
     with the decimals of the step."""
     ticks = nice_ticks(low, high, most)
@@ -387,23 +426,28 @@ def _centred(centre: float, text: str) -> float:
 def _fitting(text: str, width: float = WIDTH) -> str:
     """``text``, checked to fit on one line of the chart: the strings are short by design."""
     if text_width(text) > width:
-        raise MacroError(f"chart text {text!r} is wider than a phone's chart ({text_width(text):.0f} > "
-                         f"{width:.0f} units): shorten it in macros/output/strings.yml")
+        raise MacroError(
+            f"chart text {text!r} is wider than a phone's chart ({text_width(text):.0f} > "
+            f"{width:.0f} units): shorten it in macros/output/strings.yml"
+        )
     return text
 
 
 def _line(x1: float, y1: float, x2: float, y2: float, width: float = 0.8, opacity: float = 1.0) -> str:
     faded = f' stroke-opacity="{_n(opacity)}"' if opacity != 1 else ""
-    return (f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="currentColor" '
-            f'stroke-width="{_n(width)}"{faded}/>')
+    return (
+        f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="currentColor" '
+        f'stroke-width="{_n(width)}"{faded}/>'
+    )
 
 
 def _dot(x: float, y: float, colour: str) -> str:
     return f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(POINT_RADIUS)}" fill="{colour}"/>'
 
 
-def _text(x: float, y: float, content: str, anchor: str = "start", colour: str | None = None,
-          bold: bool = False) -> str:
+def _text(
+    x: float, y: float, content: str, anchor: str = "start", colour: str | None = None, bold: bool = False
+) -> str:
     attributes = f' text-anchor="{anchor}"' if anchor != "start" else ""
     attributes += f' fill="{colour}"' if colour else ""
     attributes += ' font-weight="bold"' if bold else ""
@@ -416,8 +460,8 @@ Box = tuple[float, float, float, float]  # left, top, right, bottom
 
 @dataclass(frozen=True)
 class LabelPlace:
-    box: Box                                                  # where the label's text goes
-    leader: tuple[float, float, float, float] | None = None   # a line to its point, when set away from it
+    box: Box  # where the label's text goes
+    leader: tuple[float, float, float, float] | None = None  # a line to its point, when set away from it
 
 
 def text_width(text: str, font_size: float = TEXT_SIZE) -> float:
@@ -446,8 +490,15 @@ def _overlaps(a: Box, b: Box) -> bool:
 DIRECTIONS = ((1, 0), (-1, 0), (0, -1), (0, 1), (1, -1), (-1, -1), (1, 1), (-1, 1))  # right, left, above, ...
 
 
-def label_place(x: float, y: float, width: float, bounds: Box, taken: Iterable[Box],
-                others: Iterable[tuple[float, float]] = (), clearance: float = POINT_RADIUS + 1.5) -> LabelPlace:
+def label_place(
+    x: float,
+    y: float,
+    width: float,
+    bounds: Box,
+    taken: Iterable[Box],
+    others: Iterable[tuple[float, float]] = (),
+    clearance: float = POINT_RADIUS + 1.5,
+) -> LabelPlace:
     """Beside the point at (x, y), right, left, above, below or at a corner, then the same a line further
     and joined to it by a leader: the first place inside ``bounds`` whose label, and leader, touch nothing
     ``taken`` (each grown by ``GAP / 2``) and, without a leader, is nearer its point than any of ``others``,
@@ -463,13 +514,16 @@ def label_place(x: float, y: float, width: float, bounds: Box, taken: Iterable[B
             top = y + distance if dy > 0 else y - distance - height if dy < 0 else y - height / 2
             box = (left, top, left + width, top + height)
             candidates.append(LabelPlace(box, _leader(x, y, box) if ring else None))
-    inside = [c for c in candidates if bounds[0] <= c.box[0] and c.box[2] <= bounds[2]
-              and bounds[1] <= c.box[1] and c.box[3] <= bounds[3]]
+    inside = [
+        c
+        for c in candidates
+        if bounds[0] <= c.box[0] and c.box[2] <= bounds[2] and bounds[1] <= c.box[1] and c.box[3] <= bounds[3]
+    ]
     for candidate in inside:
         own = _distance(candidate.box, x, y)
-        if (not any(_overlaps(candidate.box, box) or candidate.leader and _crosses(candidate.leader, box)
-                    for box in near)
-                and (candidate.leader or all(_distance(candidate.box, *point) > own + GAP for point in others))):
+        if not any(
+            _overlaps(candidate.box, box) or (candidate.leader and _crosses(candidate.leader, box)) for box in near
+        ) and (candidate.leader or all(_distance(candidate.box, *point) > own + GAP for point in others)):
             return candidate
     return (inside or candidates)[0]
 

@@ -17,6 +17,7 @@
 The three leave a page's YAML front matter, code (fenced blocks, `spans`), URLs, HTML tags with their attributes, entities, Jinja calls
 ({{ }}, {% %}, {# #}) and Markdown link targets as they are, and each is idempotent: f(f(x)) == f(x).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -25,24 +26,27 @@ import re
 NNBSP = "\u202f"
 
 # Chinese text: Han ideographs, CJK punctuation and symbols, full-width forms, kana (for quoted Japanese).
-_CJK = (r"\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u31c0-\u31ef\u3400-\u4dbf\u4e00-\u9fff"
-        r"\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef")
+_CJK = (
+    r"\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u31c0-\u31ef\u3400-\u4dbf\u4e00-\u9fff"
+    r"\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
+)
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _LATIN_OR_DIGIT = r"A-Za-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 
 # Spans no rule may touch, in the order they are looked for.
 _PROTECTED = re.compile(
     r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)"  # YAML front matter of a page
-    r"|```.*?```|~~~.*?~~~"             # fenced code, and code fences written inline
-    r"|`[^`\n]*`"                       # code spans
+    r"|```.*?```|~~~.*?~~~"  # fenced code, and code fences written inline
+    r"|`[^`\n]*`"  # code spans
     r"|\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|\{#[^}]*\}"  # Jinja calls and comments; {#id} heading attributes
-    r"|<(script|style)\b.*?</\1>"        # scripts (the configurator's JSON data) and styles, whole
-    r"|<[^>\n]*>"                       # HTML tags, with their attributes
+    r"|<(script|style)\b.*?</\1>"  # scripts (the configurator's JSON data) and styles, whole
+    r"|<[^>\n]*>"  # HTML tags, with their attributes
     r"|&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities
     r"|\]\([^)\s]*(?:\s+\"[^\"]*\")?\)"  # Markdown link targets ](url "title")
     r"|<?(?:https?|ftp|mailto):[^\s<>\"')\]]*"  # URLs
     r"|\b(?:www\.)[^\s<>\"')\]]+",
-    re.S)
+    re.S,
+)
 
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:
@@ -53,7 +57,7 @@ def _sub_outside(pattern: re.Pattern[str], replace, text: str) -> str:
     """``pattern.sub(replace, text)``, skipping every match that starts or ends inside a protected span."""
     if pattern.search(text) is None:
         return text
-    spans = _protected_spans(text)      # sorted, not overlapping
+    spans = _protected_spans(text)  # sorted, not overlapping
     starts = [start for start, _ in spans]
 
     def inside(position: int) -> bool:
@@ -64,22 +68,24 @@ def _sub_outside(pattern: re.Pattern[str], replace, text: str) -> str:
         if inside(match.start()) or (match.end() > match.start() and inside(match.end() - 1)):
             return match.group(0)
         return replace(match) if callable(replace) else match.expand(replace)
+
     return pattern.sub(guarded, text)
 
 
 # --- Chinese: soft line breaks ----------------------------------------------------------------------------
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _NOT_PARAGRAPH = re.compile(
-    r"^\s*$"                 # blank
-    r"|^ {0,3}#"             # heading
-    r"|^\s*\|"               # table row
+    r"^\s*$"  # blank
+    r"|^ {0,3}#"  # heading
+    r"|^\s*\|"  # table row
     r"|^.*\S\s*\|\s*\S.*\|"  # table row without a leading pipe
     r"|^\s*(?:[-*+]|\d+[.)])\s"  # list item
-    r"|^ {0,3}>"             # quote
-    r"|^ {0,3}<"             # HTML block
-    r"|^ {4,}|^\t"           # indented code, or content of a list, an admonition, a definition
+    r"|^ {0,3}>"  # quote
+    r"|^ {0,3}<"  # HTML block
+    r"|^ {4,}|^\t"  # indented code, or content of a list, an admonition, a definition
     r"|^ {0,3}(?:!!!|\?\?\?|:)"  # admonition or definition markers
-    r"|^ {0,3}(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")  # rules, setext underlines, front-matter fences
+    r"|^ {0,3}(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$"
+)  # rules, setext underlines, front-matter fences
 # A line's text may end in emphasis marks or a link's target, and start with emphasis marks or a link's "["
 _ENDS_CJK = re.compile(f"[{_CJK}](?:[*_]{{1,3}}|\\]\\([^)\\s]*\\))?$")
 _STARTS_CJK = re.compile(f"^(?:[*_]{{1,3}}|\\[)?[{_CJK}]")
@@ -92,8 +98,11 @@ _STARTS_PUNCTUATION = re.compile(f"^(?:[*_]{{1,3}})?[{_FULL_WIDTH_PUNCTUATION}]"
 def _joins(previous: str, line: str) -> bool:
     """A soft break between these two lines of Chinese text is no space: two Chinese characters meet, or a
     full-width punctuation mark stands on either side (「，\n100%」, 「GPU\n，」)."""
-    return ((bool(_ENDS_CJK.search(previous)) and bool(_STARTS_CJK.match(line)))
-            or bool(_ENDS_PUNCTUATION.search(previous)) or bool(_STARTS_PUNCTUATION.match(line)))
+    return (
+        (bool(_ENDS_CJK.search(previous)) and bool(_STARTS_CJK.match(line)))
+        or bool(_ENDS_PUNCTUATION.search(previous))
+        or bool(_STARTS_PUNCTUATION.match(line))
+    )
 
 
 def join_chinese_soft_breaks(markdown: str) -> str:
@@ -108,7 +117,7 @@ def join_chinese_soft_breaks(markdown: str) -> str:
     out: list[str] = []
     fence: str | None = None
     in_list = False
-    text_previous = False   # the previous line is text a soft break may join (not a hard break)
+    text_previous = False  # the previous line is text a soft break may join (not a hard break)
     for line in lines:
         opening = _FENCE.match(line)
         if fence is not None:

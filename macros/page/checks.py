@@ -1,6 +1,7 @@
 """Checks a page must pass before it is rendered, besides its front matter (``front_matter``): pinned heading
 ids, links, and for a translation, the same macro calls as its English source and the glossary's terms. Each
 problem is a PageError naming the file, the line and the fix."""
+
 from __future__ import annotations
 
 import difflib
@@ -51,12 +52,20 @@ def heading_ids(source: str, page: str, require: bool) -> list[tuple[int, str]]:
         if pinned:
             earlier = next((line for line, ident in found if ident == pinned.group(1)), None)
             if earlier is not None:
-                raise PageError(page, number, f"heading id {{#{pinned.group(1)}}} is given twice (first at line "
-                                f"{earlier}); a link can reach only one: give this heading an id of its own")
+                raise PageError(
+                    page,
+                    number,
+                    f"heading id {{#{pinned.group(1)}}} is given twice (first at line "
+                    f"{earlier}); a link can reach only one: give this heading an id of its own",
+                )
             found.append((number, pinned.group(1)))
         elif require:
-            raise PageError(page, number, "heading without a pinned id; end it with one, like "
-                            "'## What to buy {#what-to-buy}', so links to it work in every language")
+            raise PageError(
+                page,
+                number,
+                "heading without a pinned id; end it with one, like "
+                "'## What to buy {#what-to-buy}', so links to it work in every language",
+            )
     return found
 
 
@@ -66,14 +75,24 @@ def check_heading_ids(source: str, page: str, english: str, english_page: str) -
     for index, (line, ident) in enumerate(mine):
         expected = theirs[index][1] if index < len(theirs) else None
         if ident != expected:
-            where = f"{english_page}:{theirs[index][0]} has {{#{expected}}}" if expected else \
-                f"{english_page} has no heading left"
-            raise PageError(page, line, f"heading id {{#{ident}}} does not match the English page ({where}); "
-                            "keep the English ids, in the same order, and translate only the heading text")
+            where = (
+                f"{english_page}:{theirs[index][0]} has {{#{expected}}}"
+                if expected
+                else f"{english_page} has no heading left"
+            )
+            raise PageError(
+                page,
+                line,
+                f"heading id {{#{ident}}} does not match the English page ({where}); "
+                "keep the English ids, in the same order, and translate only the heading text",
+            )
     if len(mine) < len(theirs):
         line, ident = theirs[len(mine)]
-        raise PageError(page, None, f"heading {{#{ident}}} of {english_page}:{line} is missing; "
-                        "translate every heading and keep its id")
+        raise PageError(
+            page,
+            None,
+            f"heading {{#{ident}}} of {english_page}:{line} is missing; translate every heading and keep its id",
+        )
 
 
 @dataclass(frozen=True)
@@ -120,8 +139,11 @@ def _calls_in(expression_text: str) -> tuple[str, ...]:
 def macro_calls(source: str, page: str) -> list[MacroCall]:
     """Every macro call of a page, with its line and paragraph, in the page's order."""
     blocks = _blocks(source)
-    return [MacroCall(text, call.line, blocks[call.line - 1])
-            for call in compile_page(source, page).calls for text in _calls_in(call.text)]
+    return [
+        MacroCall(text, call.line, blocks[call.line - 1])
+        for call in compile_page(source, page).calls
+        for text in _calls_in(call.text)
+    ]
 
 
 def _canonical(calls: list[MacroCall]) -> list[MacroCall]:
@@ -140,16 +162,27 @@ def check_parity(source: str, page: str, english: str, english_page: str) -> Non
             continue
         if tag == "insert":
             call = mine[b1]
-            raise PageError(page, call.line, f"calls {call.text}, which {english_page} does not; remove it "
-                            "(a translation calls the same macros as its English page)")
+            raise PageError(
+                page,
+                call.line,
+                f"calls {call.text}, which {english_page} does not; remove it "
+                "(a translation calls the same macros as its English page)",
+            )
         if tag == "delete":
             missing = theirs[a1]
             line = mine[b1 - 1].line if b1 else None
-            raise PageError(page, line, f"is missing {missing.text}, which {english_page}:{missing.line} "
-                            "calls here; add it to this paragraph")
+            raise PageError(
+                page,
+                line,
+                f"is missing {missing.text}, which {english_page}:{missing.line} calls here; add it to this paragraph",
+            )
         call, expected = mine[b1], theirs[a1]
-        raise PageError(page, call.line, f"calls {call.text} where {english_page}:{expected.line} calls "
-                        f"{expected.text}; use the English call unchanged")
+        raise PageError(
+            page,
+            call.line,
+            f"calls {call.text} where {english_page}:{expected.line} calls "
+            f"{expected.text}; use the English call unchanged",
+        )
 
 
 def check_links(source: str, page: str, exists: Callable[[str], bool]) -> None:
@@ -164,8 +197,12 @@ def check_links(source: str, page: str, exists: Callable[[str], bool]) -> None:
                 continue
             resolved = _normalize(page_dir / path)
             if not exists(resolved):
-                raise PageError(page, number, f"links to '{target}', a page that exists in no language; "
-                                "fix the path (it is relative to this page, like ../guides/nvlink-or-pcie.md)")
+                raise PageError(
+                    page,
+                    number,
+                    f"links to '{target}', a page that exists in no language; "
+                    "fix the path (it is relative to this page, like ../guides/nvlink-or-pcie.md)",
+                )
 
 
 def _normalize(path: PurePosixPath) -> str:
@@ -186,8 +223,11 @@ _NOT_PROSE = re.compile(r"`[^`]*`|\{\{.*?\}\}|\{%.*?%\}|\]\([^)]*\)|\{[#.][^}]*\
 def _avoided_forms(lang: str) -> tuple[re.Pattern[str] | None, dict[str, tuple[str, str]]]:
     """One pattern matching every form the glossary rules out in ``lang``, and for each form (lower
     case) the term it stands for and the form to write instead."""
-    advice = {avoided.lower(): (term, forms[lang]["use"])
-              for term, forms in glossary().items() for avoided in forms[lang].get("avoid", [])}
+    advice = {
+        avoided.lower(): (term, forms[lang]["use"])
+        for term, forms in glossary().items()
+        for avoided in forms[lang].get("avoid", [])
+    }
     if not advice:
         return None, advice
     alternatives = "|".join(re.escape(form) for form in sorted(advice, key=lambda f: (-len(f), f)))
@@ -205,5 +245,9 @@ def check_glossary(source: str, page: str, lang: str) -> None:
         found = pattern.search(_NOT_PROSE.sub(" ", line))
         if found:
             term, use = advice[found.group(0).lower()]
-            raise PageError(page, number, f"'{found.group(0)}' is not how this site writes '{term}' in "
-                            f"{lang}: write '{use}' (see the glossary in the writer's reference)")
+            raise PageError(
+                page,
+                number,
+                f"'{found.group(0)}' is not how this site writes '{term}' in "
+                f"{lang}: write '{use}' (see the glossary in the writer's reference)",
+            )

@@ -1,4 +1,5 @@
 """A page's front matter: where it ends, and what it holds, checked (a PageError names the line and the fix)."""
+
 from __future__ import annotations
 
 import yaml
@@ -29,15 +30,19 @@ def check_front_matter(source: str, page: str) -> dict[str, object]:
     if end == 0:
         raise PageError(page, 1, "front matter opened with '---' is never closed; add a '---' line after it")
     try:
-        data = safe_load("\n".join(lines[1:end - 1])) or {}
+        data = safe_load("\n".join(lines[1 : end - 1])) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark else 1
-        raise PageError(page, line, f"front matter is not valid YAML ({getattr(exc, 'problem', exc)}); "
-                        "quote a value that contains ': ', like title: \"NVLink : PCIe\"") from None
+        raise PageError(
+            page,
+            line,
+            f"front matter is not valid YAML ({getattr(exc, 'problem', exc)}); "
+            "quote a value that contains ': ', like title: \"NVLink : PCIe\"",
+        ) from None
     if not isinstance(data, dict):
         raise PageError(page, 2, "front matter must be 'key: value' lines")
-    for number, line in enumerate(lines[1:end - 1], start=2):
+    for number, line in enumerate(lines[1 : end - 1], start=2):
         key = line.split(":", 1)[0].strip()
         if line and not line.startswith((" ", "-")) and key not in FRONT_MATTER_KEYS:
             near = closest(key, FRONT_MATTER_KEYS)

@@ -1,5 +1,6 @@
 """Find figures typed by hand in a page's Markdown source: every digit must come from a macro, code,
 or a product or model name."""
+
 from __future__ import annotations
 
 import re
@@ -13,32 +14,41 @@ from .front_matter import front_matter_end
 READER_VISIBLE_KEYS = ("title", "description", "category")  # front matter a reader sees; the rest is bookkeeping
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _STRIPPED = [
-    re.compile(r"\{\{.*?\}\}"),            # macro calls
-    re.compile(r"\{%.*?%\}"),              # template statements
-    re.compile(r"\{##.*?##\}"),            # template comments
+    re.compile(r"\{\{.*?\}\}"),  # macro calls
+    re.compile(r"\{%.*?%\}"),  # template statements
+    re.compile(r"\{##.*?##\}"),  # template comments
     re.compile(r"\{\s*[#.][\w-]+(?:\s+[#.][\w-]+)*\s*\}"),  # attribute lists of ids and classes only: {#step-2}
-    re.compile(r"`[^`]*`"),                # inline code
-    re.compile(r"\]\([^)]*\)"),            # link targets
-    re.compile(r"<!--.*?-->"),             # HTML comments
-    re.compile(r"^\s*\d+\.\s"),            # ordered-list markers
+    re.compile(r"`[^`]*`"),  # inline code
+    re.compile(r"\]\([^)]*\)"),  # link targets
+    re.compile(r"<!--.*?-->"),  # HTML comments
+    re.compile(r"^\s*\d+\.\s"),  # ordered-list markers
 ]
 
 
 _ATTRIBUTE_NAMES = re.compile(r"(?<=[{\s:])[#.][\w-]+")  # ids and classes inside any other attribute list
 # Chinese numerals that count: a digit with a magnitude (四十一, 两千, 一百, 三万) or ten and a digit (十二);
 # not a magnitude alone (百万 "a million", 千万 "by all means", 万一 "in case"), 几十 "dozens" or 十进制 "decimal"
-_CHINESE_NUMERAL = re.compile(r"(?<![几数〇零一二三四五六七八九十百千万亿两])"
-                              r"(?:[〇零一二三四五六七八九两]+[十百千万亿]|十[〇零一二三四五六七八九])"
-                              r"[〇零一二三四五六七八九十百千万亿两]*(?!进制)")
-_NUMBER_WORDS = (r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen"
-                 r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion"
-                 r"|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|treize|quatorze|quinze|seize|vingt"
-                 r"|vingts|trente|quarante|cinquante|soixante|cent|cents|mille|millions?|milliards?")
-_UNITS = (r"GB|GiB|TB|TiB|MB|Go|Gio|To|GB/s|Go/s|TB/s|TFLOPS|tok/s|tokens? per second|jetons par seconde|%|"
-          r"percent|pour cent|dollars?|USD|\$|euros?|€|ms|µs|milliseconds?|millisecondes?|seconds?|secondes?")
+_CHINESE_NUMERAL = re.compile(
+    r"(?<![几数〇零一二三四五六七八九十百千万亿两])"
+    r"(?:[〇零一二三四五六七八九两]+[十百千万亿]|十[〇零一二三四五六七八九])"
+    r"[〇零一二三四五六七八九十百千万亿两]*(?!进制)"
+)
+_NUMBER_WORDS = (
+    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen"
+    r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion"
+    r"|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|treize|quatorze|quinze|seize|vingt"
+    r"|vingts|trente|quarante|cinquante|soixante|cent|cents|mille|millions?|milliards?"
+)
+_UNITS = (
+    r"GB|GiB|TB|TiB|MB|Go|Gio|To|GB/s|Go/s|TB/s|TFLOPS|tok/s|tokens? per second|jetons par seconde|%|"
+    r"percent|pour cent|dollars?|USD|\$|euros?|€|ms|µs|milliseconds?|millisecondes?|seconds?|secondes?"
+)
 # A number written in words beside a unit or a currency: "eighty GB", "deux mille dollars", "$ two"
-_SPELLED_FIGURE = re.compile(rf"\b(?:{_NUMBER_WORDS})(?:[\s-]+(?:{_NUMBER_WORDS}|and|et))*\s*(?:{_UNITS})(?!\w)"
-                             rf"|(?:\$|€|USD)\s*(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
+_SPELLED_FIGURE = re.compile(
+    rf"\b(?:{_NUMBER_WORDS})(?:[\s-]+(?:{_NUMBER_WORDS}|and|et))*\s*(?:{_UNITS})(?!\w)"
+    rf"|(?:\$|€|USD)\s*(?:{_NUMBER_WORDS})\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
 """Where a page stands in the site, as its relative links need it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """The site's navigation (``nav:`` of mkdocs.yml) names pages of the source language that exist."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,12 +22,18 @@ def missing_nav_pages(nav: object, docs_dir: Path) -> list[str]:
     """A message for every page the nav names that docs/<source language>/ lacks (mkdocs-static-i18n drops
     such a page without a warning)."""
     english = docs_dir / SOURCE_LANGUAGE
-    return [f"mkdocs.yml: {key}: '{target}' is not a page of docs/{SOURCE_LANGUAGE}/; fix the path or add the page"
-            for key, target in nav_pages(nav) if not (english / target).exists()]
+    return [
+        f"mkdocs.yml: {key}: '{target}' is not a page of docs/{SOURCE_LANGUAGE}/; fix the path or add the page"
+        for key, target in nav_pages(nav)
+        if not (english / target).exists()
+    ]
 
 
 def empty_language_folders(docs_dir: Path, languages: list[str]) -> list[str]:
     """A message for every configured language whose folder holds no page."""
-    return [f"docs/{lang}/ holds no page: a language folder must hold at least its home page (index.md); add "
-            f"pages, or remove '{lang}' from plugins.i18n.languages in mkdocs.yml"
-            for lang in languages if not any((docs_dir / lang).rglob("*.md"))]
+    return [
+        f"docs/{lang}/ holds no page: a language folder must hold at least its home page (index.md); add "
+        f"pages, or remove '{lang}' from plugins.i18n.languages in mkdocs.yml"
+        for lang in languages
+        if not any((docs_dir / lang).rglob("*.md"))
+    ]

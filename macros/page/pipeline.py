@@ -1,6 +1,7 @@
 """One page from source to rendered Markdown: every check a page must pass, then its macros.
 
 The MkDocs hook calls ``render_page``; tests call it directly on a page's text."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -44,8 +45,12 @@ def check_before_rendering(page: PageSource, docs_dir: Path, exists: Callable[[s
     english = english_source(page.path, page.lang, docs_dir)
     if page.lang != SOURCE_LANGUAGE and english is None:
         english_path = f"docs/{SOURCE_LANGUAGE}/" + page.path.split("/", 2)[2]
-        raise PageError(page.path, None, f"translates no page: {english_path} does not exist. A translation "
-                        "comes from an English page: add the English page, or move or remove this one")
+        raise PageError(
+            page.path,
+            None,
+            f"translates no page: {english_path} does not exist. A translation "
+            "comes from an English page: add the English page, or move or remove this one",
+        )
     if page.lang == SOURCE_LANGUAGE:
         heading_ids(page.source, page.path, require=True)
     elif english:
@@ -57,9 +62,12 @@ def check_before_rendering(page: PageSource, docs_dir: Path, exists: Callable[[s
 def check_hand_typed(page: PageSource, data: SiteData) -> None:
     typed = hand_typed_figures(page.source, product_names(data.catalog))
     if typed:
-        raise PageError(page.path, typed[0].line,
-                        "figures typed by hand (every figure must come from a macro; see the writer's "
-                        "reference):\n" + "\n".join(f"  {page.path}:{t.line}: {t.text.strip()}" for t in typed))
+        raise PageError(
+            page.path,
+            typed[0].line,
+            "figures typed by hand (every figure must come from a macro; see the writer's "
+            "reference):\n" + "\n".join(f"  {page.path}:{t.line}: {t.text.strip()}" for t in typed),
+        )
 
 
 def render_page(page: PageSource, docs_dir: Path, data: SiteData, links: PageLinks = PageLinks()) -> Rendered:

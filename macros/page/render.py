@@ -3,6 +3,7 @@ sandboxed environment (see ``template``), the text around it is left as it is.
 
 Errors come back as PageError naming the page, the line and the fix; a page can reach nothing but the
 documented macros (no Jinja globals, sandboxed attribute access)."""
+
 from __future__ import annotations
 
 import re
@@ -26,8 +27,11 @@ def _undefined_message(exc: UndefinedError) -> str:
         return f"{exc}; pages may only call the macros listed in the writer's reference"
     name = match.group(1)
     near = closest(name, MACROS)
-    hint = ("did you mean " + " or ".join(f"{n}()" for n in near) + "?") if near else \
-        "macro names stay in English in every language; see the writer's reference"
+    hint = (
+        ("did you mean " + " or ".join(f"{n}()" for n in near) + "?")
+        if near
+        else "macro names stay in English in every language; see the writer's reference"
+    )
     return f"unknown macro '{name}'; {hint}"
 
 

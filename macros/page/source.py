@@ -1,5 +1,6 @@
 """A page as the build hands it over: its file, its language, its text; and the English page a translation
 comes from."""
+
 from __future__ import annotations
 
 import re
@@ -11,10 +12,10 @@ from ..languages import SOURCE_LANGUAGE
 
 @dataclass(frozen=True)
 class PageSource:
-    path: str          # docs/<lang>/<page>.md
-    lang: str          # the language of the page's text
-    source: str        # the whole file, front matter included
-    markdown: str      # what MkDocs hands over: the file without its front matter
+    path: str  # docs/<lang>/<page>.md
+    lang: str  # the language of the page's text
+    source: str  # the whole file, front matter included
+    markdown: str  # what MkDocs hands over: the file without its front matter
     generated: bool = False
 
 
@@ -24,7 +25,7 @@ _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.S) 
 def markdown_of(source: str) -> str:
     """The page without its front matter: the text MkDocs hands to the hook."""
     found = _FRONT_MATTER.match(source)
-    return source[found.end():].lstrip("\n") if found else source
+    return source[found.end() :].lstrip("\n") if found else source
 
 
 def english_source(path: str, lang: str, docs_dir: Path) -> tuple[str, str] | None:

@@ -3,6 +3,7 @@
 Pages are text with macro calls and nothing else (no statements, loops or includes), so each distinct
 expression is compiled once for the whole build and shared by every page and language that writes it;
 a page's own cost is one scan."""
+
 from __future__ import annotations
 
 import re
@@ -26,8 +27,8 @@ _CALLED_NAME = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
 
 @dataclass(frozen=True)
 class Call:
-    line: int   # in the Markdown given, 1-based
-    text: str   # the expression between the braces
+    line: int  # in the Markdown given, 1-based
+    text: str  # the expression between the braces
 
     @property
     def name(self) -> str | None:
@@ -50,7 +51,7 @@ def has_macros(markdown: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def expression(text: str):  # noqa: ANN202 - jinja2.environment.TemplateExpression
+def expression(text: str):
     """Compiled once per distinct expression, shared by every page and language and reused on rebuilds."""
     return ENV.compile_expression(text, undefined_to_none=False)
 
@@ -80,38 +81,59 @@ def _check_shape(text: str, line: int) -> None:
     try:
         body = ENV.parse("{{ " + text + " }}").body
     except TemplateSyntaxError as exc:
-        raise BadPage(line, f"template syntax error: {exc.message}; a call is written "
-                      "{{ name(\"id\", ...) }} with its parentheses and quotes closed") from None
-    expression_node = body[0].nodes[0] if len(body) == 1 and isinstance(body[0], nodes.Output) \
-        and len(body[0].nodes) == 1 else None
+        raise BadPage(
+            line,
+            f"template syntax error: {exc.message}; a call is written "
+            '{{ name("id", ...) }} with its parentheses and quotes closed',
+        ) from None
+    expression_node = (
+        body[0].nodes[0] if len(body) == 1 and isinstance(body[0], nodes.Output) and len(body[0].nodes) == 1 else None
+    )
     if isinstance(expression_node, nodes.Const) and expression_node.value in SHOWN_DELIMITERS:
         return
     call = expression_node
-    if (isinstance(call, nodes.Call) and isinstance(call.node, nodes.Name) and call.dyn_args is None
-            and call.dyn_kwargs is None and all(_literal(a) for a in call.args)
-            and all(_literal(k.value) for k in call.kwargs)):
+    if (
+        isinstance(call, nodes.Call)
+        and isinstance(call.node, nodes.Name)
+        and call.dyn_args is None
+        and call.dyn_kwargs is None
+        and all(_literal(a) for a in call.args)
+        and all(_literal(k.value) for k in call.kwargs)
+    ):
         return
     shown = text if len(text) <= 60 else text[:60] + "…"
-    raise BadPage(line, f"'{{{{ {shown} }}}}' is not a macro call: a call is a macro's name with literal "
-                  "arguments (ids in quotes, whole numbers, true or false, lists of ids), like "
-                  "{{ price(\"4x-a100-pcie-80gb\") }}; to show braces themselves, write {{ \"{{\" }}")
+    raise BadPage(
+        line,
+        f"'{{{{ {shown} }}}}' is not a macro call: a call is a macro's name with literal "
+        "arguments (ids in quotes, whole numbers, true or false, lists of ids), like "
+        '{{ price("4x-a100-pcie-80gb") }}; to show braces themselves, write {{ "{{" }}',
+    )
 
 
 def _check_line(line: str, number: int) -> None:
     """A macro call opens and closes on its line with its quotes closed, and nothing starts a statement:
     a broken call is reported on its own line, not where a parser would finally give up."""
     if "｛" in line or "｝" in line:
-        raise BadPage(number, "full-width braces ｛ ｝ do not make a macro call; write the call with ASCII braces, "
-                       "like {{ price(\"4x-a100-pcie-80gb\") }} (an input method may type full-width ones)")
+        raise BadPage(
+            number,
+            "full-width braces ｛ ｝ do not make a macro call; write the call with ASCII braces, "
+            'like {{ price("4x-a100-pcie-80gb") }} (an input method may type full-width ones)',
+        )
     rest = _CALL.sub("", line)
     if "{{" in rest:
-        raise BadPage(number, "a '{{' without its '}}' on the same line, or a quote left open inside it; "
-                       "write each macro call on one line, like {{ price(\"4x-a100-pcie-80gb\") }}")
+        raise BadPage(
+            number,
+            "a '{{' without its '}}' on the same line, or a quote left open inside it; "
+            'write each macro call on one line, like {{ price("4x-a100-pcie-80gb") }}',
+        )
     if "}}" in rest:
         raise BadPage(number, "a '}}' without its '{{'; write the call as {{ name(...) }}")
     if "{%" in rest:
-        raise BadPage(number, "'{%' starts a template statement, which pages do not use: a page is text and "
-                       "{{ macro(...) }} calls; to show '{%' itself, write {{ \"{%\" }}")
+        raise BadPage(
+            number,
+            "'{%' starts a template statement, which pages do not use: a page is text and "
+            "{{ macro(...) }} calls; to show '{%' itself, write {{ \"{%\" }}",
+        )
 
 
 @lru_cache(maxsize=512)
@@ -123,7 +145,7 @@ def _scan(markdown: str) -> CompiledPage:
     texts, calls, position, line = [], [], 0, 1
     for found in _CALL.finditer(markdown):
         line += markdown.count("\n", position, found.start())
-        texts.append(markdown[position:found.start()])
+        texts.append(markdown[position : found.start()])
         call = Call(line, found.group(1).strip())
         _check_shape(call.text, line)
         expression(call.text)

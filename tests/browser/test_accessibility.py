@@ -1,14 +1,22 @@
 """Accessibility in real Chromium with axe-core: no violation on the home page, every guide and the
 configurator, in every language."""
-import pytest
 
+import pytest
 from sitebuild import LANGUAGES, ROOT
 
 pytestmark = pytest.mark.browser
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-PAGES = ["", "guides/", "guides/nvlink-or-pcie/", "guides/image-and-video/", "guides/quantization/",
-         "guides/mixture-of-experts/", "guides/what-we-dont-offer/", "configurator/"]
+PAGES = [
+    "",
+    "guides/",
+    "guides/nvlink-or-pcie/",
+    "guides/image-and-video/",
+    "guides/quantization/",
+    "guides/mixture-of-experts/",
+    "guides/what-we-dont-offer/",
+    "configurator/",
+]
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,12 @@
 """Charts in real headless Chromium, on every page that draws one, in every language, on a 390 px phone and
 a 1280 px desktop: text of 11 CSS px or more, no label on a mark, another label or the chart's edge, no
 sideways scrolling; marks and text legible in the light and the dark scheme, and no axe violation in either."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
-
 from sitebuild import LANGUAGES, ROOT
 
 pytestmark = pytest.mark.browser
@@ -22,8 +22,9 @@ def chart_pages() -> list[str]:
     for source in sorted(docs.rglob("*.md")):
         if re.search(r"\{\{\s*chart_\w+\(", source.read_text(encoding="utf-8")):
             path = source.relative_to(docs).with_suffix("").as_posix()
-            pages.append("" if path == "index" else path.removesuffix("index") if path.endswith("/index")
-                         else f"{path}/")
+            pages.append(
+                "" if path == "index" else path.removesuffix("index") if path.endswith("/index") else f"{path}/"
+            )
     return pages
 
 
@@ -57,11 +58,14 @@ def inside(a: list[float], b: list[float]) -> bool:
 
 def problems(chart: dict) -> list[str]:
     """What a reader would see wrong in one chart: small text, a label on a mark or a label, a label cut off."""
-    found = [f"text {chart['texts'][i][0]!r} at {size:.1f} px" for i, size in enumerate(chart["sizes"])
-             if size < SMALLEST_TEXT_PX]
+    found = [
+        f"text {chart['texts'][i][0]!r} at {size:.1f} px"
+        for i, size in enumerate(chart["sizes"])
+        if size < SMALLEST_TEXT_PX
+    ]
     texts = chart["texts"]
     for i, (text, box) in enumerate(texts):
-        found += [f"{text!r} overlaps {other!r}" for other, other_box in texts[i + 1:] if overlaps(box, other_box)]
+        found += [f"{text!r} overlaps {other!r}" for other, other_box in texts[i + 1 :] if overlaps(box, other_box)]
         found += [f"{text!r} overlaps {mark}" for mark, mark_box in chart["marks"] if overlaps(box, mark_box)]
         if not inside(box, chart["view"]):
             found.append(f"{text!r} runs off the chart: {box} outside {chart['view']}")
@@ -69,14 +73,19 @@ def problems(chart: dict) -> list[str]:
 
 
 def test_every_chart_page_is_found():
-    assert CHART_PAGES == ["guides/mixture-of-experts/", "guides/nvlink-or-pcie/", "guides/quantization/",
-                           "reference/speed-model/"]
+    assert CHART_PAGES == [
+        "guides/mixture-of-experts/",
+        "guides/nvlink-or-pcie/",
+        "guides/quantization/",
+        "reference/speed-model/",
+    ]
 
 
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_chart_text_is_11_px_or_more_clear_of_marks_and_labels_and_the_page_does_not_scroll_sideways(
-        context_factory, server, lang, width):
+    context_factory, server, lang, width
+):
     page = context_factory(viewport={"width": width, "height": 900}).new_page()
     found, charts = [], 0
     for path in CHART_PAGES:

@@ -1,6 +1,6 @@
 """The configurator in real headless Chromium, in every language, with and without JavaScript."""
-import pytest
 
+import pytest
 from sitebuild import LANGUAGES, ROOT
 
 pytestmark = pytest.mark.browser
@@ -15,7 +15,8 @@ def rows(page) -> dict[str, list[str]]:
     """Each table row's cells, by node id."""
     return page.eval_on_selector_all(
         ".cfg-table tbody tr",
-        "trs => Object.fromEntries(trs.map(tr => [tr.dataset.configuration, [...tr.children].map(c => c.textContent)]))")
+        "trs => Object.fromEntries(trs.map(tr => [tr.dataset.configuration, [...tr.children].map(c => c.textContent)]))",
+    )
 
 
 def ordered_nodes(page) -> list[str]:
@@ -42,18 +43,18 @@ def test_llama_70b_bf16_on_every_node_then_another_precision_then_another_langua
     page.wait_for_function("location.search.includes('precision=bf16')")
     table = rows(page)
     assert len(table) == 41
-    for node in ("1x-a100-pcie-80gb", "1x-h100-pcie-80gb"):       # no single 80 GB card holds 141 GB
+    for node in ("1x-a100-pcie-80gb", "1x-h100-pcie-80gb"):  # no single 80 GB card holds 141 GB
         assert table[node][1] == NO_FIT[lang]
     for node in ("4x-a100-pcie-80gb", "4x-a100-sxm4-80gb"):
         assert table[node][1] == SPLIT_FOUR[lang]
-    assert table["4x-a100-pcie-80gb"][5] == MONTH_PRICE[lang]   # after the speed and the load at full load
+    assert table["4x-a100-pcie-80gb"][5] == MONTH_PRICE[lang]  # after the speed and the load at full load
 
     page.select_option("select[name=precision]", "int4-awq-gptq")  # 39.8 GB: one 80 GB card holds it
     page.wait_for_function("location.search.includes('precision=int4-awq-gptq')")
     assert rows(page)["1x-a100-pcie-80gb"][1] == ONE_CARD[lang]
 
     other = next(code for code in LANGUAGES if code != lang)
-    page.hover(".md-header .md-select")          # the language menu opens on hover
+    page.hover(".md-header .md-select")  # the language menu opens on hover
     with page.expect_navigation():
         page.click(f".md-header a[hreflang={other}]")
     assert page.url.startswith(f"{server}{LANGUAGES[other]}configurator/?model=llama-3.3-70b&precision=int4-awq-gptq")
@@ -77,6 +78,7 @@ def test_switching_model_and_context_uses_the_url(page, server):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_without_javascript_each_model_page_shows_the_same_table(browser, server, lang):
     from sizing.catalog import load_catalog
+
     static = browser.new_context(java_script_enabled=False).new_page()
     dynamic = browser.new_context().new_page()
     for model in load_catalog().models:
@@ -105,7 +107,7 @@ def test_screenshot_of_the_guide_for_review(page, server, lang):
 def test_a_precision_the_model_does_not_offer_falls_back_to_the_default_with_one_notice(page, server, asked):
     page.goto(f"{server}configurator/?model=llama-3.3-70b&precision={asked}")
     page.wait_for_selector(".cfg-notice")
-    assert page.input_value("select[name=precision]") == "bf16"   # Llama 3.3 70B's default precision
+    assert page.input_value("select[name=precision]") == "bf16"  # Llama 3.3 70B's default precision
     assert page.locator(".cfg-notice").count() == 1 and page.locator(".cfg-error").count() == 0
     assert page.locator(".cfg-table tbody tr").count() == 41
     assert page.errors == []
@@ -115,8 +117,11 @@ def test_a_precision_the_model_does_not_offer_falls_back_to_the_default_with_one
 PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 900}
 LLAMA_PAGE = "configurator/llama-3.3-70b/"
 SDXL_HEADING = {"en": "Configurator: SDXL 1.0", "fr": "Configurateur\u202f: SDXL 1.0", "zh": "配置工具：SDXL 1.0"}
-SDXL_INTRO_START = {"en": "Every node of our catalog for SDXL 1.0:", "fr": "Tous les nœuds de notre catalogue pour SDXL 1.0",
-                    "zh": "SDXL 1.0 在我们产品目录中每个节点上的情况"}
+SDXL_INTRO_START = {
+    "en": "Every node of our catalog for SDXL 1.0:",
+    "fr": "Tous les nœuds de notre catalogue pour SDXL 1.0",
+    "zh": "SDXL 1.0 在我们产品目录中每个节点上的情况",
+}
 FP8 = {"en": "FP8", "fr": "FP8", "zh": "FP8"}
 CONTEXT_32K = {"en": "32K tokens", "fr": "32K tokens", "zh": "32K token"}
 SHIFTS = """window.__shift = 0;
@@ -147,11 +152,13 @@ def test_on_a_phone_nothing_scrolls_sideways_and_each_node_is_a_card(page, serve
     assert overflow(page, ".configurator .table-scroll") <= 0
     # a card: the row is a block as wide as the configurator, its column names written before each figure
     width = page.eval_on_selector(".configurator", "e => e.clientWidth")
-    row = page.eval_on_selector(".cfg-table tbody tr", "r => [getComputedStyle(r).display, r.getBoundingClientRect().width]")
+    row = page.eval_on_selector(
+        ".cfg-table tbody tr", "r => [getComputedStyle(r).display, r.getBoundingClientRect().width]"
+    )
     assert row[0] == "block" and row[1] <= width
     label = page.eval_on_selector(".cfg-table tbody td", "td => getComputedStyle(td, '::before').content")
     assert page.eval_on_selector(".cfg-table tbody td", "td => td.dataset.label") in label
-    page.set_viewport_size(DESKTOP)                # a desktop keeps the table
+    page.set_viewport_size(DESKTOP)  # a desktop keeps the table
     page.reload()
     ready(page)
     assert page.eval_on_selector(".cfg-table tbody tr", "r => getComputedStyle(r).display") == "table-row"
@@ -181,13 +188,16 @@ def test_the_heading_intro_title_and_current_model_follow_the_model_picked(page,
     assert page.errors == []
 
 
-@pytest.mark.parametrize("path", ["configurator/", LLAMA_PAGE, "configurator/flux.1-dev/",
-                                  "configurator/llama-3.3-70b/fp8/8192/"])
+@pytest.mark.parametrize(
+    "path", ["configurator/", LLAMA_PAGE, "configurator/flux.1-dev/", "configurator/llama-3.3-70b/fp8/8192/"]
+)
 def test_the_menus_keep_the_order_the_page_was_written_in(browser, server, path):
     static = browser.new_context(java_script_enabled=False).new_page()
     static.goto(f"{server}{path}")
     values = "s => [...s.options].map(o => o.value + '=' + o.textContent)"
-    written = {name: static.eval_on_selector(f"select[name={name}]", values) for name in ("model", "precision", "context")}
+    written = {
+        name: static.eval_on_selector(f"select[name={name}]", values) for name in ("model", "precision", "context")
+    }
     dynamic = browser.new_context().new_page()
     dynamic.goto(f"{server}{path}")
     ready(dynamic)
@@ -216,14 +226,18 @@ def test_failed_loads_leave_one_notice_and_menus_that_match_the_table(page, serv
     assert page.locator("[role=alert]:visible, [role=status]:visible, .cfg-error").count() == 1
     assert page.text_content(".cfg-notice") == (
         "The data for SDXL 1.0 could not be loaded: the menus and the table still show Llama 3.3 70B in BF16, "
-        "8K tokens.")
+        "8K tokens."
+    )
     # menus, table, status and heading all still tell Llama 3.3 70B in BF16 at 8K tokens
     assert [page.input_value(f"select[name={n}]") for n in ("model", "precision", "context")] == [
-        "llama-3.3-70b", "bf16", "8192"]
+        "llama-3.3-70b",
+        "bf16",
+        "8192",
+    ]
     assert rows(page) == table
     assert page.text_content(".cfg-status").startswith("Llama 3.3 70B in BF16, 8K tokens:")
     assert page.eval_on_selector("h1", "h => h.firstChild.nodeValue") == "Configurator: Llama 3.3 70B"
-    page.select_option("select[name=precision]", "fp8")          # a load that works clears the notice
+    page.select_option("select[name=precision]", "fp8")  # a load that works clears the notice
     page.wait_for_function("location.search.includes('precision=fp8')")
     assert page.locator(".cfg-notice:visible").count() == 0
 
@@ -238,7 +252,7 @@ def test_only_a_one_sentence_summary_is_live_not_the_table(page, server, lang):
     page.wait_for_function("location.search.includes('precision=fp8')")
     status = page.eval_on_selector(".cfg-status", "e => [e.children.length, e.textContent]")
     assert status[0] == 0 and "FP8" in status[1] and "Llama 3.3 70B" in status[1]
-    assert status[1].count(".") + status[1].count("。") == 1 + status[1].count("3.3")   # one sentence
+    assert status[1].count(".") + status[1].count("。") == 1 + status[1].count("3.3")  # one sentence
     assert page.locator(".cfg-status table, .cfg-status tr").count() == 0
     assert page.eval_on_selector_all(live, "es => es.map(e => e.className)") == ["cfg-status"]
 
@@ -267,16 +281,20 @@ def test_without_javascript_links_reach_every_precision_and_context(browser, ser
     static.goto(f"{server}{LANGUAGES[lang]}{LLAMA_PAGE}")
     assert static.is_visible(".cfg-choices")
     # the model list comes before the table
-    assert static.eval_on_selector(".cfg-models", "m => m.getBoundingClientRect().bottom") \
-        < static.eval_on_selector(".cfg-table", "t => t.getBoundingClientRect().top")
+    assert static.eval_on_selector(".cfg-models", "m => m.getBoundingClientRect().bottom") < static.eval_on_selector(
+        ".cfg-table", "t => t.getBoundingClientRect().top"
+    )
     with static.expect_navigation():
         static.click(f".cfg-choices a:text-is('{FP8[lang]}')")
     assert static.url.endswith("/configurator/llama-3.3-70b/fp8/8192/")
     in_fp8 = rows(static)
-    assert in_fp8["1x-rtx-pro-6000-blackwell"][1] == ONE_CARD[lang]    # 70.6 GB of FP8 weights on a 96 GB card
+    assert in_fp8["1x-rtx-pro-6000-blackwell"][1] == ONE_CARD[lang]  # 70.6 GB of FP8 weights on a 96 GB card
     dynamic = browser.new_context().new_page()
-    dynamic.goto(f"{server}configurator/?model=llama-3.3-70b&precision=fp8&context=8192".replace(
-        "configurator/", f"{LANGUAGES[lang]}configurator/"))
+    dynamic.goto(
+        f"{server}configurator/?model=llama-3.3-70b&precision=fp8&context=8192".replace(
+            "configurator/", f"{LANGUAGES[lang]}configurator/"
+        )
+    )
     dynamic.wait_for_function("document.querySelector('select[name=precision]').value === 'fp8'")
     assert rows(dynamic) == in_fp8
     with static.expect_navigation():

@@ -1,6 +1,7 @@
 """The reader's chrome in real headless Chromium: 404 pages (also on a host that serves only the root
 404.html), the language menu keeping the #section, translated heading permalinks, dark mode following the
 system, guide pages without sideways scrolling at 390 px, and precise search in Chinese and French."""
+
 from __future__ import annotations
 
 import functools
@@ -11,24 +12,33 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from conftest import QuietHandler
 from searching import search
-from sitebuild import LANGUAGES, page as built_page
+from sitebuild import LANGUAGES
+from sitebuild import page as built_page
 
 pytestmark = pytest.mark.browser
 
-GUIDES = ["guides/", "guides/nvlink-or-pcie/", "guides/image-and-video/", "guides/quantization/",
-          "guides/mixture-of-experts/", "guides/what-we-dont-offer/"]
+GUIDES = [
+    "guides/",
+    "guides/nvlink-or-pcie/",
+    "guides/image-and-video/",
+    "guides/quantization/",
+    "guides/mixture-of-experts/",
+    "guides/what-we-dont-offer/",
+]
 PERMALINK = {"en": "Permanent link", "fr": "Lien permanent", "zh": "永久链接"}
 HOMES = {"en": "/", "fr": "/fr/", "zh": "/zh/"}
-TOGGLE = {"en": {"default": "Switch to dark mode", "slate": "Switch to light mode"},
-          "fr": {"default": "Passer en mode sombre", "slate": "Passer en mode clair"},
-          "zh": {"default": "切换到深色模式", "slate": "切换到浅色模式"}}
+TOGGLE = {
+    "en": {"default": "Switch to dark mode", "slate": "Switch to light mode"},
+    "fr": {"default": "Passer en mode sombre", "slate": "Passer en mode clair"},
+    "zh": {"default": "切换到深色模式", "slate": "切换到浅色模式"},
+}
 
 
 def not_found_title(lang: str) -> str:
     from macros.output.strings import text
+
     return text("not_found", "title", lang)
 
 
@@ -50,8 +60,9 @@ class RootNotFoundHandler(QuietHandler):
 
 @pytest.fixture(scope="module")
 def root_404_host(site: Path):
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(RootNotFoundHandler, directory=str(site)))
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(RootNotFoundHandler, directory=str(site))
+    )
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/"
     httpd.shutdown()
@@ -67,17 +78,19 @@ def test_each_404_page_links_to_the_three_home_pages(site: Path, context_factory
     page = context_factory().new_page()
     page.goto(f"{server}{LANGUAGES[lang]}404.html")
     for where in (".md-header .md-select", ".not-found__languages"):
-        links = page.eval_on_selector_all(f"{where} a[hreflang]",
-                                          "as => as.map(a => [a.hreflang, new URL(a.href).pathname])")
+        links = page.eval_on_selector_all(
+            f"{where} a[hreflang]", "as => as.map(a => [a.hreflang, new URL(a.href).pathname])"
+        )
         assert dict(links) == HOMES, (where, links)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_a_miss_on_a_root_404_only_host_speaks_the_language_of_its_folder(site, context_factory, root_404_host,
-                                                                          lang):
+def test_a_miss_on_a_root_404_only_host_speaks_the_language_of_its_folder(site, context_factory, root_404_host, lang):
     if not root_page_has_every_language(site):
-        pytest.xfail("the root 404.html holds only English: hooks/page_macros.py does not yet set "
-                     "config.extra.not_found_by_language (see overrides/404.html)")
+        pytest.xfail(
+            "the root 404.html holds only English: hooks/page_macros.py does not yet set "
+            "config.extra.not_found_by_language (see overrides/404.html)"
+        )
     page = context_factory().new_page()
     response = page.goto(f"{root_404_host}{LANGUAGES[lang]}no/such/page/")
     assert response.status == 404
@@ -89,8 +102,10 @@ def test_a_miss_on_a_root_404_only_host_speaks_the_language_of_its_folder(site, 
 
 def test_without_javascript_the_root_404_page_is_readable_in_every_language(site, context_factory, root_404_host):
     if not root_page_has_every_language(site):
-        pytest.xfail("the root 404.html holds only English: hooks/page_macros.py does not yet set "
-                     "config.extra.not_found_by_language (see overrides/404.html)")
+        pytest.xfail(
+            "the root 404.html holds only English: hooks/page_macros.py does not yet set "
+            "config.extra.not_found_by_language (see overrides/404.html)"
+        )
     page = context_factory(java_script_enabled=False).new_page()
     page.goto(f"{root_404_host}fr/no/such/page/")
     for lang in LANGUAGES:
@@ -137,8 +152,9 @@ CONTRAST = """(selector) => {
 
 @pytest.mark.parametrize("scheme, palette", [("light", "default"), ("dark", "slate")])
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_the_colour_scheme_follows_the_system_and_charts_and_tables_stay_legible(context_factory, server, scheme,
-                                                                                 palette, lang):
+def test_the_colour_scheme_follows_the_system_and_charts_and_tables_stay_legible(
+    context_factory, server, scheme, palette, lang
+):
     page = context_factory(color_scheme=scheme).new_page()
     page.goto(f"{server}{LANGUAGES[lang]}guides/mixture-of-experts/")
     page.wait_for_load_state("networkidle")
@@ -148,7 +164,7 @@ def test_the_colour_scheme_follows_the_system_and_charts_and_tables_stay_legible
     cells = page.evaluate(CONTRAST, "table.data-table td, table.data-table th")
     assert text and marks and cells
     assert min(text) >= 4.5, f"chart text contrast {min(text):.2f}"
-    assert min(marks) >= 3, f"chart mark contrast {min(marks):.2f}"     # WCAG 1.4.11, graphics
+    assert min(marks) >= 3, f"chart mark contrast {min(marks):.2f}"  # WCAG 1.4.11, graphics
     assert min(cells) >= 4.5, f"table text contrast {min(cells):.2f}"
     label = page.get_attribute("label.md-header__button[for^=__palette]:not([hidden])", "title")
     assert label == TOGGLE[lang][palette]
@@ -165,17 +181,25 @@ def test_guides_do_not_scroll_sideways_at_390_px_and_wide_tables_show_a_cue(cont
         widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         if widths[0] > widths[1]:
             overflowing.append((path, widths))
-        cues += page.eval_on_selector_all(".table-scroll", """els => els.filter(e => e.scrollWidth > e.clientWidth)
-            .map(e => getComputedStyle(e).backgroundImage.includes('radial-gradient'))""")
+        cues += page.eval_on_selector_all(
+            ".table-scroll",
+            """els => els.filter(e => e.scrollWidth > e.clientWidth)
+            .map(e => getComputedStyle(e).backgroundImage.includes('radial-gradient'))""",
+        )
     assert not overflowing, overflowing
-    assert cues and all(cues), cues      # every table wider than the screen scrolls in its region, with a shadow
+    assert cues and all(cues), cues  # every table wider than the screen scrolls in its region, with a shadow
 
 
 # --- search -----------------------------------------------------------------------------------------------
 def pages_whose_index_text_has(site: Path, lang: str, words: str) -> list[str]:
     docs = json.loads((site / "search" / f"search_index.{lang}.json").read_text(encoding="utf-8"))["docs"]
-    return sorted({"/" + d["location"].split("#")[0] for d in docs
-                   if words in (d["title"] + d["text"]).replace("\u200b", "").lower()})
+    return sorted(
+        {
+            "/" + d["location"].split("#")[0]
+            for d in docs
+            if words in (d["title"] + d["text"]).replace("\u200b", "").lower()
+        }
+    )
 
 
 def test_searching_zhangliang_finds_the_pages_with_the_word_not_every_page_with_zhang(site, context_factory, server):
@@ -197,6 +221,7 @@ def test_french_search_ignores_accents(site, context_factory, server, query):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_no_accessibility_violation_in_the_dark_scheme(context_factory, server, lang):
     from sitebuild import ROOT
+
     axe = ROOT / "node_modules" / "axe-core" / "axe.min.js"
     assert axe.exists(), "axe-core is missing: run `make test`, which installs it with npm ci"
     page = context_factory(color_scheme="dark").new_page()

@@ -1,10 +1,10 @@
 """Reader-facing language correctness: search per language, hreflang alternates with x-default in every
 page and in the sitemap, a 404 page per language."""
+
 import re
 from pathlib import Path
 
 import pytest
-
 from searching import search
 from sitebuild import LANGUAGES
 
@@ -12,13 +12,16 @@ SITE_URL = "https://guides.example.com/"
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("lang, query, expected", [
-    ("zh", "张量并行", "/zh/guides/nvlink-or-pcie/"),
-    ("zh", "显存", "/zh/guides/"),
-    ("fr", "réparti", "/fr/guides/nvlink-or-pcie/"),
-    ("fr", "parallélisme", "/fr/guides/nvlink-or-pcie/"),
-    ("en", "tensor", "/guides/nvlink-or-pcie/"),
-])
+@pytest.mark.parametrize(
+    "lang, query, expected",
+    [
+        ("zh", "张量并行", "/zh/guides/nvlink-or-pcie/"),
+        ("zh", "显存", "/zh/guides/"),
+        ("fr", "réparti", "/fr/guides/nvlink-or-pcie/"),
+        ("fr", "parallélisme", "/fr/guides/nvlink-or-pcie/"),
+        ("en", "tensor", "/guides/nvlink-or-pcie/"),
+    ],
+)
 def test_search_finds_pages_of_the_readers_language_only(browser, server, lang, query, expected):
     page = browser.new_context().new_page()
     found = search(page, server, LANGUAGES[lang], query)
@@ -29,6 +32,7 @@ def test_search_finds_pages_of_the_readers_language_only(browser, server, lang, 
 
 def test_each_language_has_its_own_search_index(site: Path):
     import json
+
     for lang, prefix in LANGUAGES.items():
         docs = json.loads((site / "search" / f"search_index.{lang}.json").read_text())["docs"]
         assert docs and all(d["location"].startswith(prefix) for d in docs)
@@ -44,8 +48,9 @@ def test_each_language_has_its_own_search_index(site: Path):
 def test_every_page_has_absolute_hreflang_alternates_and_x_default(site: Path):
     for path in site.rglob("index.html"):
         html = path.read_text(encoding="utf-8")
-        alternates = dict((lang, href) for href, lang in
-                          re.findall(r'<link rel="alternate" href="([^"]+)" hreflang="([^"]+)"', html))
+        alternates = dict(
+            (lang, href) for href, lang in re.findall(r'<link rel="alternate" href="([^"]+)" hreflang="([^"]+)"', html)
+        )
         assert set(alternates) == {"en", "fr", "zh", "x-default"}, path
         assert all(href.startswith(SITE_URL) and "//" not in href[8:] for href in alternates.values()), alternates
         assert alternates["x-default"] == alternates["en"]
@@ -68,11 +73,14 @@ def test_a_404_page_per_language(site: Path, lang: str, title: str):
     assert f'href="{home}"' in html and f'href="{home}configurator/"' in html
 
 
-@pytest.mark.parametrize("lang, page_path, words", [
-    ("en", "guides/nvlink-or-pcie", ["Bandwidth per card, one direction", "NVLink 4", "450 GB/s"]),
-    ("zh", "guides/quantization", ["单卡所需显存（GiB）", "GGUF Q4_K_M"]),
-    ("fr", "guides/mixture-of-experts", ["Prix par mois ($US)", "Vitesse typique, un flux (tokens/s)"]),
-])
+@pytest.mark.parametrize(
+    "lang, page_path, words",
+    [
+        ("en", "guides/nvlink-or-pcie", ["Bandwidth per card, one direction", "NVLink 4", "450 GB/s"]),
+        ("zh", "guides/quantization", ["单卡所需显存（GiB）", "GGUF Q4_K_M"]),
+        ("fr", "guides/mixture-of-experts", ["Prix par mois ($US)", "Vitesse typique, un flux (tokens/s)"]),
+    ],
+)
 def test_charts_are_inline_svg_with_text_as_text_and_a_text_alternative(site: Path, lang, page_path, words):
     html = (site / LANGUAGES[lang] / page_path / "index.html").read_text(encoding="utf-8")
     svg = re.search(r"<svg role=\"img\" class=\"chart\".*?</svg>", html, re.S)
@@ -89,6 +97,7 @@ def test_charts_are_inline_svg_with_text_as_text_and_a_text_alternative(site: Pa
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_pages_make_no_third_party_request_and_log_no_error(browser, server, lang):
     from urllib.parse import urlsplit
+
     page = browser.new_context().new_page()
     requests, errors = [], []
     page.on("request", lambda r: requests.append(r.url))

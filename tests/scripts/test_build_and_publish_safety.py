@@ -4,6 +4,7 @@ release limit always holds, and a bad target gets one clear line instead of a tr
 
 The build tests build a tiny MkDocs project made here (not the real site); the publish tests publish a
 small fake site that passes the real check_site (one page per English page, in every language)."""
+
 from __future__ import annotations
 
 import json
@@ -34,6 +35,7 @@ ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "157783680
 
 
 # --- helpers -------------------------------------------------------------------------------------------
+
 
 def snapshot(root: Path, exclude: Path | None = None) -> dict[str, object]:
     """Every file, folder and symlink under ``root`` (symlinks not followed) with its content and mode."""
@@ -89,8 +91,14 @@ def built(config: Path, tmp_path: Path) -> Path:
 
 
 def run_build(config: Path, target: str | Path, cwd: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(BUILD), "-f", str(config), "-d", str(target), *extra],
-                          capture_output=True, text=True, cwd=cwd, env=ENV, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(BUILD), "-f", str(config), "-d", str(target), *extra],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=ENV,
+        timeout=120,
+    )
 
 
 def one_line(stderr: str) -> str:
@@ -117,8 +125,10 @@ def make_site(folder: Path, marker: str = "") -> Path:
 @pytest.fixture
 def sites(tmp_path: Path):
     """``sites("R1")``: a fresh fake site whose home page names R1."""
+
     def make(marker: str) -> Path:
         return make_site(tmp_path / "sites" / marker, marker)
+
     return make
 
 
@@ -142,11 +152,14 @@ def history(target: Path) -> dict[str, list[str]]:
 def leftovers(target: Path) -> list[str]:
     """Temporary things a publish may make in its target (staging symlinks, histories, partial copies)."""
     expected = {"releases", "current", "history.json", ".publish.lock"}
-    return sorted([p.name for p in target.iterdir() if p.name not in expected]
-                  + [p.name for p in (target / "releases").glob("*.partial")])
+    return sorted(
+        [p.name for p in target.iterdir() if p.name not in expected]
+        + [p.name for p in (target / "releases").glob("*.partial")]
+    )
 
 
 # --- builds: where a build refuses to write ------------------------------------------------------------
+
 
 def test_the_fake_site_used_by_the_publish_tests_passes_the_real_checks(tmp_path: Path):
     assert check_site(make_site(tmp_path / "site")) == []
@@ -205,9 +218,12 @@ def test_a_build_resolves_symlinks_before_deciding(config: Path, tmp_path: Path)
     (tmp_path / "alias").symlink_to(config.parent)
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
     before = snapshot(tmp_path)
-    for target, why in [(tmp_path / "innocent", "docs folder"), (tmp_path / "alias" / "data", "data/ folder"),
-                        (tmp_path / "alias" / "docs" / "site", "inside the project's docs folder"),
-                        (tmp_path / "loop", "cannot be resolved")]:
+    for target, why in [
+        (tmp_path / "innocent", "docs folder"),
+        (tmp_path / "alias" / "data", "data/ folder"),
+        (tmp_path / "alias" / "docs" / "site", "inside the project's docs folder"),
+        (tmp_path / "loop", "cannot be resolved"),
+    ]:
         result = run_build(config, target, cwd=tmp_path)
         assert result.returncode == 2, (target, result.stderr)
         line = one_line(result.stderr)
@@ -218,8 +234,16 @@ def test_a_build_resolves_symlinks_before_deciding(config: Path, tmp_path: Path)
 def test_a_build_refuses_the_real_checkout_and_its_sources_whatever_the_config():
     """Asked of the rule only: a build is never run against the real checkout here."""
     tiny = Path("/nonexistent-project/mkdocs.yml")
-    for target in [ROOT, ROOT / "docs", ROOT / "docs" / "en", ROOT / "data", ROOT / ".git", ROOT / "macros",
-                   ROOT.parent, Path("/")]:
+    for target in [
+        ROOT,
+        ROOT / "docs",
+        ROOT / "docs" / "en",
+        ROOT / "data",
+        ROOT / ".git",
+        ROOT / "macros",
+        ROOT.parent,
+        Path("/"),
+    ]:
         assert build_site.refusal(tiny, target), target
     assert build_site.refusal(ROOT / "mkdocs.yml", ROOT / "site") is None
 
@@ -238,8 +262,10 @@ def test_a_build_refuses_a_file_or_a_folder_that_holds_no_site(config: Path, tmp
 
 # --- builds: what a build does -------------------------------------------------------------------------
 
-def test_a_build_into_an_ordinary_folder_replaces_the_site_and_touches_nothing_else(config: Path,
-                                                                                   built: Path, tmp_path: Path):
+
+def test_a_build_into_an_ordinary_folder_replaces_the_site_and_touches_nothing_else(
+    config: Path, built: Path, tmp_path: Path
+):
     (config.parent / "docs" / "third.md").write_text("# Third\n")
     outside = snapshot(tmp_path, exclude=built)
     result = build_site.build(config, built)
@@ -265,9 +291,17 @@ def test_concurrent_builds_into_one_folder_are_serialised_and_leave_a_complete_s
     assert run_build(config, reference, cwd=tmp_path).returncode == 0
     site = tmp_path / "out" / "site"
     site.parent.mkdir()
-    runs = [subprocess.Popen([sys.executable, str(BUILD), "-f", str(config), "-d", str(site),
-                              "--lock-timeout", "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, cwd=tmp_path, env=ENV) for _ in range(5)]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, str(BUILD), "-f", str(config), "-d", str(site), "--lock-timeout", "120"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=ENV,
+        )
+        for _ in range(5)
+    ]
     outputs = [run.communicate(timeout=180) for run in runs]
     assert [run.returncode for run in runs] == [0] * 5, outputs
     assert tree(site) == tree(reference)
@@ -275,8 +309,7 @@ def test_concurrent_builds_into_one_folder_are_serialised_and_leave_a_complete_s
     assert sorted(p.name for p in site.parent.iterdir()) == ["site"]  # no lock, staging or old copy left
 
 
-def test_a_build_waits_for_the_lock_and_fails_clearly_after_its_timeout(config: Path, built: Path,
-                                                                         tmp_path: Path):
+def test_a_build_waits_for_the_lock_and_fails_clearly_after_its_timeout(config: Path, built: Path, tmp_path: Path):
     (config.parent / "docs" / "third.md").write_text("# Third\n")
     before = tree(built)
     with file_lock(built.with_name("site.lock"), 5, "the test", remove=True):
@@ -291,9 +324,9 @@ def test_a_build_waits_for_the_lock_and_fails_clearly_after_its_timeout(config: 
     assert sorted(p.name for p in built.parent.iterdir()) == ["site"]
 
 
-def test_every_build_stages_into_its_own_folder_even_when_the_lock_is_bypassed(config: Path, built: Path,
-                                                                                monkeypatch: pytest.MonkeyPatch,
-                                                                                tmp_path: Path):
+def test_every_build_stages_into_its_own_folder_even_when_the_lock_is_bypassed(
+    config: Path, built: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
     """Two builds running at once, lock removed: each has its own hidden staging folder beside the site,
     and both failing leaves the previous site as it was and no staging folder behind."""
     import contextlib
@@ -313,8 +346,9 @@ def test_every_build_stages_into_its_own_folder_even_when_the_lock_is_bypassed(c
     monkeypatch.setattr(build_site.subprocess, "run", fake_mkdocs)
     before = snapshot(tmp_path)
     results: list[int] = []
-    threads = [threading.Thread(target=lambda: results.append(build_site.build(config, built).returncode))
-               for _ in range(2)]
+    threads = [
+        threading.Thread(target=lambda: results.append(build_site.build(config, built).returncode)) for _ in range(2)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -328,6 +362,7 @@ def test_every_build_stages_into_its_own_folder_even_when_the_lock_is_bypassed(c
 
 
 # --- publishing ----------------------------------------------------------------------------------------
+
 
 def test_publish_switches_current_atomically_and_rollback_restores(sites, tmp_path: Path):
     target = tmp_path / "host"
@@ -368,11 +403,18 @@ def test_rollback_prints_what_it_did(sites, tmp_path: Path):
     target = tmp_path / "host"
     publish_as(sites, target, "R1")
     publish_as(sites, target, "R2")
-    result = subprocess.run([sys.executable, str(PUBLISH), "--target", str(target), "--rollback"],
-                            capture_output=True, text=True, env=ENV, timeout=60)
+    result = subprocess.run(
+        [sys.executable, str(PUBLISH), "--target", str(target), "--rollback"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == (f"rollback: {target}/current -> releases/R1 (was releases/R2, now marked "
-                                     "rolled back: no later rollback returns to it)")
+    assert result.stdout.strip() == (
+        f"rollback: {target}/current -> releases/R1 (was releases/R2, now marked "
+        "rolled back: no later rollback returns to it)"
+    )
 
 
 def test_pruning_never_deletes_the_current_release_nor_the_rollback_target(sites, tmp_path: Path):
@@ -400,7 +442,7 @@ def test_the_release_limit_holds_after_any_sequence_of_publishes_and_rollbacks(s
 
     def expected_target(of: str | None) -> str | None:
         existing = release_names(target)
-        before = published[:published.index(of)] if of in published else []
+        before = published[: published.index(of)] if of in published else []
         return next((n for n in reversed(before) if n not in rolled_back and n in existing), None)
 
     for step in range(45):
@@ -429,13 +471,24 @@ def test_the_release_limit_holds_after_any_sequence_of_publishes_and_rollbacks(s
 
 def test_concurrent_publishes_are_serialised_keep_five_releases_and_end_on_the_last_published(tmp_path: Path):
     site, target = make_site(tmp_path / "site"), tmp_path / "host"
-    runs = [subprocess.Popen([sys.executable, str(PUBLISH), "--target", str(target), "--site", str(site),
-                              "--lock-timeout", "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, cwd=tmp_path, env=ENV) for _ in range(10)]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, str(PUBLISH), "--target", str(target), "--site", str(site), "--lock-timeout", "120"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=ENV,
+        )
+        for _ in range(10)
+    ]
     outputs = [run.communicate(timeout=180) for run in runs]
     assert [run.returncode for run in runs] == [0] * 10, outputs
-    assert all(line.startswith("waiting for another publish or rollback into")
-               for _, err in outputs for line in err.splitlines()), outputs
+    assert all(
+        line.startswith("waiting for another publish or rollback into")
+        for _, err in outputs
+        for line in err.splitlines()
+    ), outputs
     names = [out.strip().rsplit("releases/", 1)[1] for out, _ in outputs]
     assert len(set(names)) == 10  # ten releases made, each current in its turn
     kept = sorted(names)[-KEEP_RELEASES:]  # names are timestamps taken under the lock: publish order
@@ -493,8 +546,13 @@ def test_a_bad_target_gets_one_clear_line_and_exit_code_2(tmp_path: Path, kind: 
 
 def test_rolling_back_a_target_where_nothing_was_published_is_a_clear_error(tmp_path: Path):
     target = tmp_path / "never-published"
-    result = subprocess.run([sys.executable, str(PUBLISH), "--target", str(target), "--rollback"],
-                            capture_output=True, text=True, env=ENV, timeout=60)
+    result = subprocess.run(
+        [sys.executable, str(PUBLISH), "--target", str(target), "--rollback"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert one_line(result.stderr).startswith(f"publish: {target}: no such folder; ")
     assert not target.exists()
@@ -509,14 +567,18 @@ def test_a_site_failing_its_checks_is_not_published(sites, tmp_path: Path):
     with pytest.raises(PublishError, match="fails its checks, nothing was published"):
         publish.publish(bad, target, name="R2")
     assert current_release(target) == live and snapshot(target) == before
-    result = subprocess.run([sys.executable, str(PUBLISH), "--target", str(target), "--site", str(bad)],
-                            capture_output=True, text=True, env=ENV, timeout=60)
+    result = subprocess.run(
+        [sys.executable, str(PUBLISH), "--target", str(target), "--site", str(bad)],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=60,
+    )
     assert result.returncode == 1 and "fails its checks" in result.stderr
     assert snapshot(target) == before
 
 
-def test_a_half_copied_release_is_never_served_nor_returned_to(sites, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch):
+def test_a_half_copied_release_is_never_served_nor_returned_to(sites, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     target = tmp_path / "host"
     (target / "releases" / "R0.partial").mkdir(parents=True)  # left by a publish killed while copying
     live = publish_as(sites, target, "R1")
@@ -536,8 +598,9 @@ def test_a_half_copied_release_is_never_served_nor_returned_to(sites, tmp_path: 
     assert current_release(target) == live and snapshot(target) == before
 
 
-def test_a_publish_that_fails_while_writing_its_history_changes_nothing(sites, tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch):
+def test_a_publish_that_fails_while_writing_its_history_changes_nothing(
+    sites, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     target = tmp_path / "host"
     publish_as(sites, target, "R1")
     publish_as(sites, target, "R2")

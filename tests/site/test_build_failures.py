@@ -1,8 +1,8 @@
 """Changes to data/ reach every language; every bad input stops the build and publishes nothing."""
+
 from pathlib import Path
 
 import pytest
-
 from conftest import edit
 from sitebuild import build, copy_project, page, visible_text
 
@@ -66,7 +66,7 @@ def test_a_template_syntax_error_names_the_page_and_the_line(project: Path, publ
 
 def test_a_wrong_argument_says_what_the_macro_takes(project: Path, published: Path):
     source = project / GUIDE_SRC.format(lang="en")
-    edit(source, '{{ max_cards() }} cards?', '{{ cards(8) }} cards?')
+    edit(source, "{{ max_cards() }} cards?", "{{ cards(8) }} cards?")
     line = line_number(source, "{{ cards(8) }}")
     message = failed_build(project, published)
     assert f"docs/en/guides/nvlink-or-pcie.md:{line}: argument 'node' of cards() must be an id in quotes" in message

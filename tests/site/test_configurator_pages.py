@@ -1,13 +1,14 @@
 """The configurator in the built site: a page for every model, precision and context in every language, the
 form written into the page (so nothing moves when the script shows it), and the rows in the site search."""
+
 import json
 import re
 from pathlib import Path
 
 import pytest
+from sitebuild import LANGUAGES, page
 
 from macros.library.configurator import choice_path, choices
-from sitebuild import LANGUAGES, page
 from sizing.catalog import load_catalog
 
 
@@ -26,7 +27,7 @@ def test_the_form_is_in_the_page_hidden_until_an_inline_script_shows_it_before_t
     html = page(site, lang, "configurator")
     form = re.search(r'<form class="cfg-controls" hidden>(.*?)</form>\s*<script>([^<]*)</script>', html, re.S)
     assert form, "the form, then the script that shows it"
-    assert form.group(1).count(" disabled>") == 3       # enabled by configurator.js once it can answer
+    assert form.group(1).count(" disabled>") == 3  # enabled by configurator.js once it can answer
     assert form.group(2) == "document.currentScript.previousElementSibling.hidden = false;"
     assert html.count("aria-live") == 1
 
@@ -42,8 +43,14 @@ def test_the_configurator_rows_are_search_entries_of_their_own(site: Path):
     assert row["text"].startswith("fits on one card — ~") and row["text"].endswith(" — $30,600/month")
     assert docs["configurator/llama-3.3-70b/"]["title"] == "Configurator: Llama 3.3 70B"
     # the configurator page itself is its words, not a wall of cells; the other choices' pages are not indexed
-    assert "NodeVerdictWhy" not in docs["configurator/"]["text"] and "split across 4 cards" not in docs["configurator/"]["text"]
+    assert (
+        "NodeVerdictWhy" not in docs["configurator/"]["text"]
+        and "split across 4 cards" not in docs["configurator/"]["text"]
+    )
     assert not any("/fp8/" in location or "/bf16/" in location for location in docs)
     french = search_docs(site, "fr")["fr/configurator/llama-3.3-70b/#cfg-1x-l4"]
-    assert french == {"location": "fr/configurator/llama-3.3-70b/#cfg-1x-l4",
-                      "title": "Llama 3.3 70B en BF16 sur 1 × L4", "text": "ne tient pas sur ce nœud — 390\xa0$US/mois"}
+    assert french == {
+        "location": "fr/configurator/llama-3.3-70b/#cfg-1x-l4",
+        "title": "Llama 3.3 70B en BF16 sur 1 × L4",
+        "text": "ne tient pas sur ce nœud — 390\xa0$US/mois",
+    }

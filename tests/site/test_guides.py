@@ -1,18 +1,24 @@
 """The sizing guides in every language: their tables, claims and reading times come from the data."""
+
 import re
 from pathlib import Path
 
 import pytest
-
 from conftest import edit
-from macros.output.typography import typeset
-from macros.reading import plain_text, reading_minutes, reading_rates, reading_units
-from macros.site_data import site_data
 from rendering import render
 from sitebuild import LANGUAGES, ROOT, build, copy_project, page, visible_text
 
-GUIDES = ["guides/nvlink-or-pcie", "guides/image-and-video", "guides/quantization", "guides/mixture-of-experts",
-          "guides/what-we-dont-offer"]
+from macros.output.typography import typeset
+from macros.reading import plain_text, reading_minutes, reading_rates, reading_units
+from macros.site_data import site_data
+
+GUIDES = [
+    "guides/nvlink-or-pcie",
+    "guides/image-and-video",
+    "guides/quantization",
+    "guides/mixture-of-experts",
+    "guides/what-we-dont-offer",
+]
 
 
 def table_rows(html: str, caption_fragment: str) -> dict[str, list[str]]:
@@ -81,9 +87,11 @@ def test_reading_time_on_every_card_matches_the_formula_on_the_pages_own_text(si
         source = (ROOT / "docs" / lang / f"{guide}.md").read_text(encoding="utf-8")
         body = re.sub(r"\{\{\s*guide_cards\([^}]*\)\s*\}\}", "", source.split("---\n", 2)[2])
         text = plain_text(render(data, body, lang, guide))
-        rate = {"en": catalog.assumptions.reading_words_per_minute_en,
-                "fr": catalog.assumptions.reading_words_per_minute_fr,
-                "zh": catalog.assumptions.reading_characters_per_minute_zh}[lang].value
+        rate = {
+            "en": catalog.assumptions.reading_words_per_minute_en,
+            "fr": catalog.assumptions.reading_words_per_minute_fr,
+            "zh": catalog.assumptions.reading_characters_per_minute_zh,
+        }[lang].value
         minutes = -(-reading_units(text, lang) // rate)  # ceil
         assert minutes == reading_minutes(text, lang, reading_rates(catalog)) >= 1
         title = re.search(r'^title: "?(.*?)"?$', source, re.M).group(1)
@@ -101,10 +109,13 @@ def changed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("changed") / "project")
     gpus = project / "data" / "gpus.yml"
     before, ada, after = re.split(r"(  - id: rtx-6000-ada\n(?:    .*\n|      .*\n)+)", gpus.read_text(encoding="utf-8"))
-    doubled = (ada.replace("memory_gb: 48", "memory_gb: 96").replace("nvidia_smi_memory_mib: 46068", "nvidia_smi_memory_mib: 92136")
-               .replace("runtime_visible_memory_mib: 45599", "runtime_visible_memory_mib: 91198"))  # RTX 6000 Ada
+    doubled = (
+        ada.replace("memory_gb: 48", "memory_gb: 96")
+        .replace("nvidia_smi_memory_mib: 46068", "nvidia_smi_memory_mib: 92136")
+        .replace("runtime_visible_memory_mib: 45599", "runtime_visible_memory_mib: 91198")
+    )  # RTX 6000 Ada
     gpus.write_text(before + doubled + after, encoding="utf-8")
-    edit(project / "data" / "models.yml", "params: 2567460000", "params: 5134920000")   # SDXL UNet doubled
+    edit(project / "data" / "models.yml", "params: 2567460000", "params: 5134920000")  # SDXL UNet doubled
     result = build(project, project / "site")
     assert result.returncode == 0, result.stderr
     return project / "site"
@@ -133,13 +144,43 @@ def test_falsifying_a_claim_of_a_guide_fails_the_build_with_page_and_line(tmp_pa
 # parameter, 70,553,706,496 × 16 B = 1,051.3 GiB. Consumer PCIe without peer-to-peer: 28 (8 × RTX 5090) to 35
 # (4 ×) GB/s. NVLink 4 against PCIe Gen5: 450 / 63 = 7 times.
 NVLINK_GUIDE_FIGURES = {
-    "en": ["16 KiB", "23 µs", "2.1 ms", "32 MiB", "1,051.3 GiB", "28–35 GB/s", "about 7× faster",
-           "Llama 3.1 8B", "expected: NV6 between every pair"],
-    "fr": ["16 Kio", "23 µs", "2,1 ms", "32 Mio", "1 051,3 Gio", "28 à 35 Go/s", "environ 7 fois plus rapide",
-           "Llama 3.1 8B", "attendu : NV6", "NVLink ou PCIe : lequel choisir pour votre tâche",
-           "C’est dès que le mot « réparti » apparaît que ce guide vous concerne"],
-    "zh": ["16 KiB", "23 微秒", "2.1 毫秒", "32 MiB", "1,051.3 GiB", "28–35 GB/s", "快约 7 倍", "Llama 3.1 8B",
-           "预期：任意两张卡之间均为 NV6", "根复合体（root complex）", "提供该链路的节点"],
+    "en": [
+        "16 KiB",
+        "23 µs",
+        "2.1 ms",
+        "32 MiB",
+        "1,051.3 GiB",
+        "28–35 GB/s",
+        "about 7× faster",
+        "Llama 3.1 8B",
+        "expected: NV6 between every pair",
+    ],
+    "fr": [
+        "16 Kio",
+        "23 µs",
+        "2,1 ms",
+        "32 Mio",
+        "1 051,3 Gio",
+        "28 à 35 Go/s",
+        "environ 7 fois plus rapide",
+        "Llama 3.1 8B",
+        "attendu : NV6",
+        "NVLink ou PCIe : lequel choisir pour votre tâche",
+        "C’est dès que le mot « réparti » apparaît que ce guide vous concerne",
+    ],
+    "zh": [
+        "16 KiB",
+        "23 微秒",
+        "2.1 毫秒",
+        "32 MiB",
+        "1,051.3 GiB",
+        "28–35 GB/s",
+        "快约 7 倍",
+        "Llama 3.1 8B",
+        "预期：任意两张卡之间均为 NV6",
+        "根复合体（root complex）",
+        "提供该链路的节点",
+    ],
 }
 
 
@@ -158,7 +199,7 @@ def test_the_nvlink_guide_says_which_gap_decides_with_computed_figures(site: Pat
 @pytest.mark.parametrize("lang", ["fr", "zh"])
 def test_the_nvlink_guide_words_ratios_per_language_and_splits_in_chinese_with_qie_fen(site: Path, lang: str):
     text = spaced(visible_text(page(site, lang, "guides/nvlink-or-pcie")))
-    assert not re.search(r"\d×", text)   # no bare "7×" ("8 × H100" and "PCIe Gen5 ×16" are names)
+    assert not re.search(r"\d×", text)  # no bare "7×" ("8 × H100" and "PCIe Gen5 ×16" are names)
     if lang == "zh":
         assert "切分" in text and "拆分" not in text
 
@@ -175,8 +216,11 @@ def test_a_model_that_would_fit_for_training_fails_the_claim_that_it_does_not(tm
     gpus.write_text(text[:start] + text[start:].replace("memory_gb: 96", "memory_gb: 160", 1), encoding="utf-8")
     result = build(project, tmp_path / "site")
     assert result.returncode != 0
-    assert re.search(r"docs/(en|fr|zh)/guides/nvlink-or-pcie\.md:\d+: claim no longer true: full-parameter "
-                     r"training of 'llama-3.3-70b' with Adam does not fit '8x-rtx-pro-6000-blackwell'", result.stderr)
+    assert re.search(
+        r"docs/(en|fr|zh)/guides/nvlink-or-pcie\.md:\d+: claim no longer true: full-parameter "
+        r"training of 'llama-3.3-70b' with Adam does not fit '8x-rtx-pro-6000-blackwell'",
+        result.stderr,
+    )
     assert "131.4 GiB of training state per card against 158.7 GiB" in result.stderr
 
 
@@ -193,9 +237,12 @@ def test_the_units_rule_is_stated_once_and_the_sizing_guides_link_to_it(site: Pa
 
 
 SIZING_GUIDE_WORDING = {
-    ("fr", "guides/mixture-of-experts"): ["671 milliards de paramètres, dont 37,6 milliards actifs",
-                                          "s’il est réparti sur davantage de cartes, chaque tête est dupliquée",
-                                          "17 fois moins", "626,7 Gio"],
+    ("fr", "guides/mixture-of-experts"): [
+        "671 milliards de paramètres, dont 37,6 milliards actifs",
+        "s’il est réparti sur davantage de cartes, chaque tête est dupliquée",
+        "17 fois moins",
+        "626,7 Gio",
+    ],
     ("zh", "guides/mixture-of-experts"): ["6710 亿参数", "仅为模型所占显存的 1/17", "每个头都会被复制"],
     ("fr", "guides/image-and-video"): ["est l’A40", "2,0 fois plus de calcul par dollar"],
     ("zh", "guides/image-and-video"): ["计算条件", "主要受限于算力而非显存带宽", "2.0 倍"],
@@ -237,10 +284,10 @@ def test_a_published_run_the_model_misses_by_more_than_twice_fails_the_moe_guide
     record = text.index("id: dsv3-fp8-h200-8x-sglang041-c8")
     cut = text.index("tokens_per_s_per_stream: 25.79", record)
     (project / "data" / "measurements.yml").write_text(
-        text[:cut] + "tokens_per_s_per_stream: 12.0" + text[cut + len("tokens_per_s_per_stream: 25.79"):],
-        encoding="utf-8")
+        text[:cut] + "tokens_per_s_per_stream: 12.0" + text[cut + len("tokens_per_s_per_stream: 25.79") :],
+        encoding="utf-8",
+    )
     result = build(project, tmp_path / "site")
     assert result.returncode != 0
     assert "claim no longer true: the speeds of 'deepseek-v3' are within 2× of its published runs" in result.stderr
     assert re.search(r"docs/en/guides/mixture-of-experts\.md:\d+: claim", result.stderr)
-

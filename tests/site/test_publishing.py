@@ -1,5 +1,6 @@
 """Publishing: reproducible builds, checks on the built site, atomic publish and rollback, the CI workflow,
 and a build that makes no network request."""
+
 import os
 import re
 import shutil
@@ -8,13 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import edit
 from sitebuild import ROOT, build, copy_project, visible_text
 
 sys.path.insert(0, str(ROOT / "scripts"))
-from check_site import check_site  # noqa: E402
-from publish import PublishError, current_release, publish, rollback  # noqa: E402
+from check_site import check_site
+from publish import PublishError, current_release, publish, rollback
 
 EPOCH_2020 = "1577836800"  # 2020-01-01T00:00:00Z
 
@@ -65,7 +65,9 @@ def test_publish_switches_atomically_and_rollback_restores(site: Path, tmp_path:
     assert (target / "current" / "fr" / "guides" / "nvlink-or-pcie" / "index.html").exists()
     changed = tmp_path / "changed"
     shutil.copytree(site, changed)
-    (changed / "index.html").write_text((changed / "index.html").read_text().replace("</body>", "<!-- release-two-marker --></body>"))
+    (changed / "index.html").write_text(
+        (changed / "index.html").read_text().replace("</body>", "<!-- release-two-marker --></body>")
+    )
     second = publish(changed, target, name="0002")
     assert current_release(target) == second and "release-two-marker" in (target / "current" / "index.html").read_text()
     assert rollback(target) == first
@@ -109,8 +111,16 @@ def test_a_half_copied_release_is_never_served(site: Path, tmp_path: Path):
 def test_the_ci_workflow_is_valid_and_pins_every_action_to_a_commit():
     workflows = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
     assert workflows
-    result = subprocess.run([str(Path(sys.executable).parent / "check-jsonschema"), "--builtin-schema",
-                             "vendor.github-workflows", *map(str, workflows)], capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "check-jsonschema"),
+            "--builtin-schema",
+            "vendor.github-workflows",
+            *map(str, workflows),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     for workflow in workflows:
         for action in re.findall(r"uses:\s*(\S+)", workflow.read_text()):
@@ -135,14 +145,33 @@ def test_the_build_makes_no_network_request(tmp_path: Path):
         "def _refuse(*args, **kwargs):\n"
         "    raise RuntimeError(f'network access during the build: {args!r}')\n"
         "socket.socket.connect = _refuse\nsocket.socket.connect_ex = _refuse\nsocket.getaddrinfo = _refuse\n"
-        "socket.create_connection = _refuse\n")
+        "socket.create_connection = _refuse\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(blocker), "NO_MKDOCS_2_WARNING": "1"}
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"),
-                             "-d", str(tmp_path / "site")], capture_output=True, text=True, env=env)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(ROOT / "mkdocs.yml"),
+            "-d",
+            str(tmp_path / "site"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     assert "network access" not in result.stderr
-    probe = subprocess.run([sys.executable, "-c", "import socket; socket.create_connection(('127.0.0.1', 9))"],
-                           capture_output=True, text=True, env=env)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import socket; socket.create_connection(('127.0.0.1', 9))"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert "network access during the build" in probe.stderr  # the blocker really is in force
 
 
@@ -173,10 +202,14 @@ def test_markdown_and_template_code_in_data_reach_the_reader_as_text(tmp_path: P
     for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert 'href="javascript:' not in html and "70B 49" not in html and 'onclick="x"' not in html, page
-    assert "L40S [clickme](javascript:alert(12))" in visible_text((site / "configurator" / "index.html")
-                                                                  .read_text(encoding="utf-8"))
-    heading = re.search(r"<h1[^>]*>(.*?)</h1>", (site / "fr" / "configurator" / "llama-3.3-70b" / "index.html")
-                        .read_text(encoding="utf-8"), re.S).group(1)
+    assert "L40S [clickme](javascript:alert(12))" in visible_text(
+        (site / "configurator" / "index.html").read_text(encoding="utf-8")
+    )
+    heading = re.search(
+        r"<h1[^>]*>(.*?)</h1>",
+        (site / "fr" / "configurator" / "llama-3.3-70b" / "index.html").read_text(encoding="utf-8"),
+        re.S,
+    ).group(1)
     assert "Llama 3.3 70B {{ 7*7 }} {: onclick=x }" in visible_text(heading)
 
 

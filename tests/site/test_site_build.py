@@ -1,9 +1,9 @@
 """The real site, built into a temporary folder, in every language."""
+
 import re
 from pathlib import Path
 
 import pytest
-
 from sitebuild import LANGUAGES, outside_code, page, visible_text
 
 GUIDE = "guides/nvlink-or-pcie"
@@ -15,14 +15,54 @@ NBSP, NNBSP = "\xa0", "\u202f"
 # the 16 KiB an all-reduce carries at one stream; Adam's 1,051.3 GiB for the 70B; a sharded step's 2.0 s over
 # PCIe Gen5; the "7 times" of NVLink 4 over PCIe Gen5, worded per language.
 EXPECTED = {
-    "en": ["$4,157/month", "$4,395/month", "320 GB", "7×", "160", "~31 tok/s (at least 17)",
-           "~35 tok/s (at least 19)", "41", "1,935 GB/s", "2,039 GB/s", "16 KiB", "1,051.3 GiB", "2.0 s", "$238"],
-    "fr": [f"4{NNBSP}157{NBSP}$US/mois", f"4{NNBSP}395{NBSP}$US/mois", "320 Go", "7 fois", "160",
-           "~31 tok/s (au moins 17)", "~35 tok/s (au moins 19)", "41", f"1{NNBSP}935 Go/s", f"2{NNBSP}039 Go/s",
-           "16 Kio", f"1{NNBSP}051,3 Gio", "2,0 s", f"238{NBSP}$US"],
-    "zh": ["US$4,157/月", "US$4,395/月", "320 GB", "7 倍", "160", "约 31 token/秒（下限 17）",
-           "约 35 token/秒（下限 19）", "41",
-           "1,935 GB/s", "2,039 GB/s", "16 KiB", "1,051.3 GiB", "2.0 秒", "US$238"],
+    "en": [
+        "$4,157/month",
+        "$4,395/month",
+        "320 GB",
+        "7×",
+        "160",
+        "~31 tok/s (at least 17)",
+        "~35 tok/s (at least 19)",
+        "41",
+        "1,935 GB/s",
+        "2,039 GB/s",
+        "16 KiB",
+        "1,051.3 GiB",
+        "2.0 s",
+        "$238",
+    ],
+    "fr": [
+        f"4{NNBSP}157{NBSP}$US/mois",
+        f"4{NNBSP}395{NBSP}$US/mois",
+        "320 Go",
+        "7 fois",
+        "160",
+        "~31 tok/s (au moins 17)",
+        "~35 tok/s (au moins 19)",
+        "41",
+        f"1{NNBSP}935 Go/s",
+        f"2{NNBSP}039 Go/s",
+        "16 Kio",
+        f"1{NNBSP}051,3 Gio",
+        "2,0 s",
+        f"238{NBSP}$US",
+    ],
+    "zh": [
+        "US$4,157/月",
+        "US$4,395/月",
+        "320 GB",
+        "7 倍",
+        "160",
+        "约 31 token/秒（下限 17）",
+        "约 35 token/秒（下限 19）",
+        "41",
+        "1,935 GB/s",
+        "2,039 GB/s",
+        "16 KiB",
+        "1,051.3 GiB",
+        "2.0 秒",
+        "US$238",
+    ],
 }
 
 
@@ -41,17 +81,20 @@ def test_the_guide_shows_every_computed_figure_formatted_for_its_locale(site: Pa
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_guide_keeps_the_corrections_of_the_seed(site: Path, lang: str):
     text = visible_text(page(site, lang, GUIDE))
-    assert "PCIe Gen4 ×16" in text          # the A100 PCIe is Gen4, not 5.0
-    assert "14×" not in text                  # the ratio is like for like
-    for label in ("NV12", "NV4", "NV18"):     # topo labels per node family, from data
+    assert "PCIe Gen4 ×16" in text  # the A100 PCIe is Gen4, not 5.0
+    assert "14×" not in text  # the ratio is like for like
+    for label in ("NV12", "NV4", "NV18"):  # topo labels per node family, from data
         assert label in text
     code = re.sub(r"<[^>]+>", "", page(site, lang, GUIDE))
     assert "all_reduce_perf -b 8 -e 4G -f 2 -g 8" in code  # -g takes the node's card count
 
 
 def test_no_template_syntax_is_left_in_any_html(site: Path):
-    leftovers = [str(path.relative_to(site)) for path in site.rglob("*.html")
-                 if re.search(r"\{\{|\{%", outside_code(path.read_text(encoding="utf-8")))]
+    leftovers = [
+        str(path.relative_to(site))
+        for path in site.rglob("*.html")
+        if re.search(r"\{\{|\{%", outside_code(path.read_text(encoding="utf-8")))
+    ]
     assert not leftovers
 
 
@@ -74,6 +117,7 @@ def test_home_configurator_and_reference_exist(site: Path, lang: str):
 
 def test_chinese_search_finds_chinese_words(site: Path):
     import json
+
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert "\\u200b" in index["config"]["separator"]
     hits = {doc["location"] for doc in index["docs"] if "张量" in doc["text"] and "链路" in doc["text"]}
@@ -85,8 +129,7 @@ def test_no_google_fonts(site: Path):
         assert "fonts.googleapis.com" not in path.read_text(encoding="utf-8"), path
 
 
-def test_no_chinese_article_shows_a_space_between_two_chinese_characters_or_beside_full_width_punctuation(
-        site: Path):
+def test_no_chinese_article_shows_a_space_between_two_chinese_characters_or_beside_full_width_punctuation(site: Path):
     """Within a paragraph or a list item, inline markup removed: a space there is one a reader sees."""
     chinese = "[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]"
     punctuation = "[\u3000-\u303f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]"

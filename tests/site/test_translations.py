@@ -1,17 +1,18 @@
 """Translators' workflow: status, banners, macro parity, and the mistakes translators really make."""
+
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import edit
+from sitebuild import ROOT, build, copy_project, page, visible_text
+
+from macros.errors import PageError
 from macros.page.pipeline import render_page
 from macros.page.source import PageSource
 from macros.site_data import site_data
-from macros.errors import PageError
 from macros.translations import State, source_hash, stamp, translation_status
-from sitebuild import ROOT, build, copy_project, page, visible_text
 
 GUIDE = "docs/fr/guides/nvlink-or-pcie.md"
 
@@ -50,8 +51,11 @@ def test_stamping_records_the_english_hash_and_makes_the_page_current(docs: Path
 
 
 def run_status(docs: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "translations.py"), "--docs", str(docs), *args],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "translations.py"), "--docs", str(docs), *args],
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_the_command_prints_the_table_and_check_fails_on_an_orphan(docs: Path):
@@ -63,7 +67,9 @@ def test_the_command_prints_the_table_and_check_fails_on_an_orphan(docs: Path):
 
 
 def test_every_translation_of_the_real_site_is_current():
-    stale = [f"{s.lang}/{s.page}: {s.state.value}" for s in translation_status(ROOT / "docs") if s.state is not State.CURRENT]
+    stale = [
+        f"{s.lang}/{s.page}: {s.state.value}" for s in translation_status(ROOT / "docs") if s.state is not State.CURRENT
+    ]
     assert not stale, "run scripts/translations.py: " + ", ".join(stale)
 
 
@@ -74,8 +80,11 @@ def partly_translated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, P
     project = copy_project(tmp_path_factory.mktemp("partly") / "project")
     (project / "docs" / "zh" / "guides" / "nvlink-or-pcie.md").unlink()
     (project / "docs" / "fr" / "index.md").unlink()
-    edit(project / "docs" / "en" / "reference" / "api.md", "rebuilt with every release of the site.",
-         "rebuilt with every release of the site, and never edited by hand.")
+    edit(
+        project / "docs" / "en" / "reference" / "api.md",
+        "rebuilt with every release of the site.",
+        "rebuilt with every release of the site, and never edited by hand.",
+    )
     site = project / "site"
     result = build(project, site)
     assert result.returncode == 0, result.stderr
@@ -112,6 +121,7 @@ def data():
 def translate(data, source: str, path: str = GUIDE) -> str:
     lang = path.split("/")[1]
     from mkdocs.utils.meta import get_data
+
     markdown, _ = get_data(source)  # what MkDocs hands the hook
     return render_page(PageSource(path, lang, source, markdown), ROOT / "docs", data).whole
 
@@ -132,57 +142,120 @@ def test_the_real_translations_pass(data):
 
 
 MISTAKES = {
-    "typo in a node id": ('price_gap("4x-a100-sxm4-80gb"', 'price_gap("4x-a100-sxm4-80g"',
-                          ["unknown node id '4x-a100-sxm4-80g'", "did you mean '4x-a100-sxm4-80gb'"]),
-    "typo in a model id": ('{{ layers("llama-3.3-70b") }}', '{{ layers("llama-3.3-7b") }}',
-                           ["unknown model id 'llama-3.3-7b'", "did you mean 'llama-3.3-70b'"]),
-    "typo in a precision id": ('"llama-3.3-70b", "bf16", "4x-a100-pcie-80gb") }}{{ claim_faster',
-                               '"llama-3.3-70b", "bf61", "4x-a100-pcie-80gb") }}{{ claim_faster',
-                               ["unknown precision id 'bf61'", "did you mean 'bf16'"]),
+    "typo in a node id": (
+        'price_gap("4x-a100-sxm4-80gb"',
+        'price_gap("4x-a100-sxm4-80g"',
+        ["unknown node id '4x-a100-sxm4-80g'", "did you mean '4x-a100-sxm4-80gb'"],
+    ),
+    "typo in a model id": (
+        '{{ layers("llama-3.3-70b") }}',
+        '{{ layers("llama-3.3-7b") }}',
+        ["unknown model id 'llama-3.3-7b'", "did you mean 'llama-3.3-70b'"],
+    ),
+    "typo in a precision id": (
+        '"llama-3.3-70b", "bf16", "4x-a100-pcie-80gb") }}{{ claim_faster',
+        '"llama-3.3-70b", "bf61", "4x-a100-pcie-80gb") }}{{ claim_faster',
+        ["unknown precision id 'bf61'", "did you mean 'bf16'"],
+    ),
     "unclosed braces": ('{{ layers("llama-3.3-70b") }}', '{{ layers("llama-3.3-70b") }', ["a '{{' without its '}}'"]),
-    "jinja syntax error inside a call": ('{{ layers("llama-3.3-70b") }}', '{{ layers("llama-3.3-70b",) ) }}',
-                                         ["template syntax error"]),
-    "unclosed quote": ('{{ layers("llama-3.3-70b") }}', '{{ layers("llama-3.3-70b) }}',
-                       ["a '{{' without its '}}' on the same line, or a quote left open"]),
-    "missing opening brace": ('{{ layers("llama-3.3-70b") }}', '{ layers("llama-3.3-70b") }}',
-                              ["a '}}' without its '{{'"]),
-    "macro name translated": ("{{ max_cards() }} cartes ?", "{{ cartes_max() }} cartes ?",
-                              ["unknown macro 'cartes_max'"]),
-    "missing argument": ('{{ layers("llama-3.3-70b") }}', "{{ layers() }}",
-                         ["layers() was called wrongly", "missing a required argument: 'model'", "it takes layers(model)"]),
-    "extra argument": ('{{ layers("llama-3.3-70b") }}', '{{ layers("llama-3.3-70b", "bf16") }}',
-                       ["too many positional arguments", "it takes layers(model)"]),
-    "number instead of an id": ('{{ cards("8x-h100-sxm5-80gb") }}', "{{ cards(8) }}",
-                                ["argument 'node' of cards() must be an id in quotes, found 8"]),
-    "one id instead of a list": ('node_comparison(["4x-a100-pcie-80gb", "4x-a100-sxm4-80gb"]',
-                                 'node_comparison("4x-a100-pcie-80gb"',
-                                 ["argument 'nodes' of node_comparison() must be a list of ids"]),
-    "front matter with an unquoted colon": ('title: "NVLink ou PCIe : lequel choisir pour votre tâche"',
-                                            "title: NVLink ou PCIe : lequel choisir pour votre tâche: vraiment",
-                                            ["front matter is not valid YAML", "quote a value"]),
-    "front matter key translated": ("description: La liaison", "résumé: La liaison",
-                                    ["unknown front matter key 'résumé'"]),
-    "front matter never closed": ("\n---\n\n# NVLink ou PCIe", "\n\n# NVLink ou PCIe",
-                                  ["front matter opened with '---' is never closed"]),
-    "heading id translated": ("## En bref {#short-answer}", "## En bref {#en-bref}",
-                              ["heading id {#en-bref} does not match the English page", "{#short-answer}"]),
-    "heading id dropped": ("## En bref {#short-answer}", "## En bref",
-                           ["heading id {#short-version} does not match the English page", "{#short-answer}"]),
-    "link to a page that does not exist": ("[configurateur](../configurator/index.md)",
-                                           "[configurateur](../configurateur/index.md)",
-                                           ["links to '../configurateur/index.md', a page that exists in no language"]),
-    "dropped macro call": ("{{ claim_same_total_memory(\"4x-a100-pcie-80gb\", \"4x-a100-sxm4-80gb\") }}", "",
-                           ["is missing claim_same_total_memory(\"4x-a100-pcie-80gb\", \"4x-a100-sxm4-80gb\")",
-                            "docs/en/guides/nvlink-or-pcie.md:"]),
-    "added macro call": ("Un seul cas,", "{{ node_count() }} cas possibles, un seul,",
-                         ["calls node_count(), which docs/en/guides/nvlink-or-pcie.md does not; remove it"]),
-    "changed argument": ('{{ cards("8x-h100-sxm5-80gb") }}', '{{ cards("8x-b200") }}',
-                         ['calls cards("8x-b200") where docs/en/guides/nvlink-or-pcie.md:',
-                          'calls cards("8x-h100-sxm5-80gb")']),
-    "glossary term written the forbidden way": ("Chacune d’elles attend", "Chaque noeud attend",
-                                                ["'noeud' is not how this site writes 'node' in fr", "'nœud'"]),
-    "figure typed by hand": ("Un seul cas,", "Le nœud coûte 4 157 $ par mois. Un seul cas,",
-                             ["figures typed by hand", "Le nœud coûte 4 157 $"]),
+    "jinja syntax error inside a call": (
+        '{{ layers("llama-3.3-70b") }}',
+        '{{ layers("llama-3.3-70b",) ) }}',
+        ["template syntax error"],
+    ),
+    "unclosed quote": (
+        '{{ layers("llama-3.3-70b") }}',
+        '{{ layers("llama-3.3-70b) }}',
+        ["a '{{' without its '}}' on the same line, or a quote left open"],
+    ),
+    "missing opening brace": (
+        '{{ layers("llama-3.3-70b") }}',
+        '{ layers("llama-3.3-70b") }}',
+        ["a '}}' without its '{{'"],
+    ),
+    "macro name translated": (
+        "{{ max_cards() }} cartes ?",
+        "{{ cartes_max() }} cartes ?",
+        ["unknown macro 'cartes_max'"],
+    ),
+    "missing argument": (
+        '{{ layers("llama-3.3-70b") }}',
+        "{{ layers() }}",
+        ["layers() was called wrongly", "missing a required argument: 'model'", "it takes layers(model)"],
+    ),
+    "extra argument": (
+        '{{ layers("llama-3.3-70b") }}',
+        '{{ layers("llama-3.3-70b", "bf16") }}',
+        ["too many positional arguments", "it takes layers(model)"],
+    ),
+    "number instead of an id": (
+        '{{ cards("8x-h100-sxm5-80gb") }}',
+        "{{ cards(8) }}",
+        ["argument 'node' of cards() must be an id in quotes, found 8"],
+    ),
+    "one id instead of a list": (
+        'node_comparison(["4x-a100-pcie-80gb", "4x-a100-sxm4-80gb"]',
+        'node_comparison("4x-a100-pcie-80gb"',
+        ["argument 'nodes' of node_comparison() must be a list of ids"],
+    ),
+    "front matter with an unquoted colon": (
+        'title: "NVLink ou PCIe : lequel choisir pour votre tâche"',
+        "title: NVLink ou PCIe : lequel choisir pour votre tâche: vraiment",
+        ["front matter is not valid YAML", "quote a value"],
+    ),
+    "front matter key translated": (
+        "description: La liaison",
+        "résumé: La liaison",
+        ["unknown front matter key 'résumé'"],
+    ),
+    "front matter never closed": (
+        "\n---\n\n# NVLink ou PCIe",
+        "\n\n# NVLink ou PCIe",
+        ["front matter opened with '---' is never closed"],
+    ),
+    "heading id translated": (
+        "## En bref {#short-answer}",
+        "## En bref {#en-bref}",
+        ["heading id {#en-bref} does not match the English page", "{#short-answer}"],
+    ),
+    "heading id dropped": (
+        "## En bref {#short-answer}",
+        "## En bref",
+        ["heading id {#short-version} does not match the English page", "{#short-answer}"],
+    ),
+    "link to a page that does not exist": (
+        "[configurateur](../configurator/index.md)",
+        "[configurateur](../configurateur/index.md)",
+        ["links to '../configurateur/index.md', a page that exists in no language"],
+    ),
+    "dropped macro call": (
+        '{{ claim_same_total_memory("4x-a100-pcie-80gb", "4x-a100-sxm4-80gb") }}',
+        "",
+        [
+            'is missing claim_same_total_memory("4x-a100-pcie-80gb", "4x-a100-sxm4-80gb")',
+            "docs/en/guides/nvlink-or-pcie.md:",
+        ],
+    ),
+    "added macro call": (
+        "Un seul cas,",
+        "{{ node_count() }} cas possibles, un seul,",
+        ["calls node_count(), which docs/en/guides/nvlink-or-pcie.md does not; remove it"],
+    ),
+    "changed argument": (
+        '{{ cards("8x-h100-sxm5-80gb") }}',
+        '{{ cards("8x-b200") }}',
+        ['calls cards("8x-b200") where docs/en/guides/nvlink-or-pcie.md:', 'calls cards("8x-h100-sxm5-80gb")'],
+    ),
+    "glossary term written the forbidden way": (
+        "Chacune d’elles attend",
+        "Chaque noeud attend",
+        ["'noeud' is not how this site writes 'node' in fr", "'nœud'"],
+    ),
+    "figure typed by hand": (
+        "Un seul cas,",
+        "Le nœud coûte 4 157 $ par mois. Un seul cas,",
+        ["figures typed by hand", "Le nœud coûte 4 157 $"],
+    ),
 }
 
 

@@ -1,4 +1,5 @@
 """The JSON API published with the site matches the sizing engine and stays small."""
+
 import gzip
 import json
 from pathlib import Path
@@ -26,8 +27,9 @@ def test_fit_json_matches_the_engine_for_every_model_precision_context_and_node(
         assert published[2] == round(cell.fit.need.total / GIB, 1)
         if catalog.models[model].kind == "llm":
             speed = cell.speed
-            assert published[4:6] == ([None, None] if speed is None else
-                                      [speed_for_display(speed.typical), speed_for_display(speed.floor)])
+            assert published[4:6] == (
+                [None, None] if speed is None else [speed_for_display(speed.typical), speed_for_display(speed.floor)]
+            )
             assert published[6] == (None if speed is None else speed.streams_on(catalog.nodes[node]))
         checked += 1
     assert checked == len(matrix.everything) > 7000
@@ -35,9 +37,19 @@ def test_fit_json_matches_the_engine_for_every_model_precision_context_and_node(
 
 def test_a_cell_names_its_fields(site: Path):
     assert load(site, "fit.json")["cell"] == [
-        "verdict", "cards", "need_gib_per_card", "jobs", "tokens_per_s_typical", "tokens_per_s_floor",
-        "streams_that_fit", "tokens_per_s_total", "usd_per_million_tokens", "tight_setting",
-        "longest_context_tokens", "warnings"]
+        "verdict",
+        "cards",
+        "need_gib_per_card",
+        "jobs",
+        "tokens_per_s_typical",
+        "tokens_per_s_floor",
+        "streams_that_fit",
+        "tokens_per_s_total",
+        "usd_per_million_tokens",
+        "tight_setting",
+        "longest_context_tokens",
+        "warnings",
+    ]
 
 
 def test_per_model_files_are_slices_of_fit_json(site: Path):
@@ -64,14 +76,17 @@ def test_the_configurator_page_and_its_data_transfer_small(site: Path):
 
     def gz(path: Path) -> int:
         return len(gzip.compress(path.read_bytes(), 9))
+
     page = site / "configurator" / "index.html"
     assets = re.findall(r'(?:href|src)="\.\./([^"]+\.(?:css|js))"', page.read_text(encoding="utf-8"))
     assert any("configurator.js" in a for a in assets) and any("bundle" in a for a in assets)
     whole = gz(site / "api" / "fit.json")
     largest_slice = max(gz(p) for p in (site / "api" / "fit").glob("*.json"))
     total = gz(page) + sum(gz(site / a) for a in assets) + largest_slice
-    print(f"\nfit.json {whole:,} B gz; largest per-model slice {largest_slice:,} B gz; "
-          f"page with its CSS, JS and data {total:,} B gz")
+    print(
+        f"\nfit.json {whole:,} B gz; largest per-model slice {largest_slice:,} B gz; "
+        f"page with its CSS, JS and data {total:,} B gz"
+    )
     assert largest_slice < 50_000
     assert whole < 75_000
     assert total < 100_000

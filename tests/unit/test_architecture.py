@@ -1,5 +1,6 @@
 """The tree shows the architecture: data flows one way, and no module of macros/, sizing/ or hooks/ is part
 of an import cycle, counting imports made inside functions."""
+
 import ast
 from pathlib import Path
 
@@ -72,17 +73,25 @@ def test_no_module_is_part_of_an_import_cycle():
 
 
 def test_the_sizing_engine_imports_nothing_of_the_site():
-    offenders = {name: sorted(m for m in targets if not m.startswith("sizing"))
-                 for name, targets in project_graph().items() if name.startswith("sizing")}
+    offenders = {
+        name: sorted(m for m in targets if not m.startswith("sizing"))
+        for name, targets in project_graph().items()
+        if name.startswith("sizing")
+    }
     assert not any(offenders.values()), offenders
 
 
 def test_macros_import_nothing_of_mkdocs():
-    offenders = [path.relative_to(ROOT).as_posix() for path in (ROOT / "macros").rglob("*.py")
-                 if any(name == "mkdocs" or name.startswith("mkdocs.")
-                        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-                        if isinstance(node, (ast.Import, ast.ImportFrom))
-                        for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]))]
+    offenders = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "macros").rglob("*.py")
+        if any(
+            name == "mkdocs" or name.startswith("mkdocs.")
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
+        )
+    ]
     assert not offenders
 
 

@@ -1,4 +1,5 @@
 """The catalog in data/: what the company sells and publishes."""
+
 from collections import defaultdict
 
 from sizing.catalog import Catalog
@@ -48,8 +49,12 @@ def test_topo_labels_are_those_nvidia_smi_shows(catalog: Catalog):
 
 
 def test_every_record_carries_its_source_and_every_assumption_its_reason(catalog: Catalog):
-    for record in [*catalog.gpus.values(), *catalog.interconnects.values(),
-                   *catalog.precisions.values(), *catalog.models.values()]:
+    for record in [
+        *catalog.gpus.values(),
+        *catalog.interconnects.values(),
+        *catalog.precisions.values(),
+        *catalog.models.values(),
+    ]:
         assert record.sources, record.id
     for name, assumption in catalog.assumptions:
         assert assumption.reason, name

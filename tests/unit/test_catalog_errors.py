@@ -1,16 +1,23 @@
 """Bad data never passes: each error names the file, the line, the record, the field and the fix."""
+
 from pathlib import Path
 
 import pytest
-
 from conftest import edit
+
 from sizing.catalog import DATA_DIR, load_catalog
 from sizing.errors import CatalogError
 
 NODE_4X_PCIE = "  - id: 4x-a100-pcie-80gb\n    gpu: a100-pcie-80gb\n"
 NVLINK3_SOURCES = "".join(  # every source line of the nvlink3 record
-    line + "\n" for line in (DATA_DIR / "interconnects.yml").read_text().split("  - id: nvlink3\n")[1]
-    .split("  - id:")[0].splitlines() if line.startswith('      - "'))
+    line + "\n"
+    for line in (DATA_DIR / "interconnects.yml")
+    .read_text()
+    .split("  - id: nvlink3\n")[1]
+    .split("  - id:")[0]
+    .splitlines()
+    if line.startswith('      - "')
+)
 
 
 def error_of(data: Path) -> str:
@@ -28,95 +35,195 @@ def line_of_text(path: Path, needle: str) -> int:
 
 CASES = {
     "unknown gpu in a node, with suggestion": (
-        "nodes.yml", NODE_4X_PCIE, "  - id: 4x-a100-pcie-80gb\n    gpu: a100-pcie-80g\n",
-        ["nodes.yml:", "record '4x-a100-pcie-80gb'", "field 'gpu'", "unknown gpu 'a100-pcie-80g'",
-         "did you mean 'a100-pcie-80gb'"]),
+        "nodes.yml",
+        NODE_4X_PCIE,
+        "  - id: 4x-a100-pcie-80gb\n    gpu: a100-pcie-80g\n",
+        [
+            "nodes.yml:",
+            "record '4x-a100-pcie-80gb'",
+            "field 'gpu'",
+            "unknown gpu 'a100-pcie-80g'",
+            "did you mean 'a100-pcie-80gb'",
+        ],
+    ),
     "unknown interconnect": (
-        "nodes.yml", "{interconnect: nvlink5, topology: nvswitch", "{interconnect: nvlink6, topology: nvswitch",
-        ["record '8x-b200'", "field 'link.interconnect'", "unknown interconnect 'nvlink6'", "did you mean"]),
+        "nodes.yml",
+        "{interconnect: nvlink5, topology: nvswitch",
+        "{interconnect: nvlink6, topology: nvswitch",
+        ["record '8x-b200'", "field 'link.interconnect'", "unknown interconnect 'nvlink6'", "did you mean"],
+    ),
     "zero price": (
-        "nodes.yml", "{amount: 4157, currency: USD}", "{amount: 0, currency: USD}",
-        ["record '4x-a100-pcie-80gb'", "field 'nodes.price_per_month.amount'", "greater than 0", "found: 0"]),
+        "nodes.yml",
+        "{amount: 4157, currency: USD}",
+        "{amount: 0, currency: USD}",
+        ["record '4x-a100-pcie-80gb'", "field 'nodes.price_per_month.amount'", "greater than 0", "found: 0"],
+    ),
     "negative memory": (
-        "gpus.yml", "memory_gb: 141\n", "memory_gb: -141\n",
-        ["gpus.yml:", "record 'h200-sxm-141gb'", "field 'gpus.memory_gb'", "greater than 0", "found: -141"]),
+        "gpus.yml",
+        "memory_gb: 141\n",
+        "memory_gb: -141\n",
+        ["gpus.yml:", "record 'h200-sxm-141gb'", "field 'gpus.memory_gb'", "greater than 0", "found: -141"],
+    ),
     "price without currency": (
-        "nodes.yml", "{amount: 4157, currency: USD}", "{amount: 4157}",
-        ["record '4x-a100-pcie-80gb'", "field 'nodes.price_per_month.currency'", "required field is missing"]),
+        "nodes.yml",
+        "{amount: 4157, currency: USD}",
+        "{amount: 4157}",
+        ["record '4x-a100-pcie-80gb'", "field 'nodes.price_per_month.currency'", "required field is missing"],
+    ),
     "currency we do not sell in": (
-        "nodes.yml", "{amount: 4157, currency: USD}", "{amount: 4157, currency: EUR}",
-        ["field 'nodes.price_per_month.currency'", "'USD'", "found: 'EUR'"]),
-    "duplicate id": (
-        "gpus.yml", "  - id: l4\n", "  - id: l40s\n",
-        ["gpus.yml:", "record 'l40s'", "duplicate id"]),
+        "nodes.yml",
+        "{amount: 4157, currency: USD}",
+        "{amount: 4157, currency: EUR}",
+        ["field 'nodes.price_per_month.currency'", "'USD'", "found: 'EUR'"],
+    ),
+    "duplicate id": ("gpus.yml", "  - id: l4\n", "  - id: l40s\n", ["gpus.yml:", "record 'l40s'", "duplicate id"]),
     "missing sources": (
-        "interconnects.yml", "    sources:\n" + NVLINK3_SOURCES, "    sources:\n",
-        ["interconnects.yml:", "record 'nvlink3'", "field 'interconnects.sources'"]),
+        "interconnects.yml",
+        "    sources:\n" + NVLINK3_SOURCES,
+        "    sources:\n",
+        ["interconnects.yml:", "record 'nvlink3'", "field 'interconnects.sources'"],
+    ),
     "wrong type": (
-        "models.yml", "    layers: 80\n    hidden_size: 8192\n    attention_heads: 64\n    kv_heads: 8\n    head_dim: 128\n    vocab_size: 128256\n    tie_word_embeddings: false\n    max_context_tokens: 131072\n    sources:\n      - \"https://huggingface.co/meta-llama/Llama-3.3",
-        "    layers: eighty\n    hidden_size: 8192\n    attention_heads: 64\n    kv_heads: 8\n    head_dim: 128\n    vocab_size: 128256\n    tie_word_embeddings: false\n    max_context_tokens: 131072\n    sources:\n      - \"https://huggingface.co/meta-llama/Llama-3.3",
-        ["models.yml:", "record 'llama-3.3-70b'", "field 'llms.layers'", "valid integer", "found: 'eighty'"]),
+        "models.yml",
+        '    layers: 80\n    hidden_size: 8192\n    attention_heads: 64\n    kv_heads: 8\n    head_dim: 128\n    vocab_size: 128256\n    tie_word_embeddings: false\n    max_context_tokens: 131072\n    sources:\n      - "https://huggingface.co/meta-llama/Llama-3.3',
+        '    layers: eighty\n    hidden_size: 8192\n    attention_heads: 64\n    kv_heads: 8\n    head_dim: 128\n    vocab_size: 128256\n    tie_word_embeddings: false\n    max_context_tokens: 131072\n    sources:\n      - "https://huggingface.co/meta-llama/Llama-3.3',
+        ["models.yml:", "record 'llama-3.3-70b'", "field 'llms.layers'", "valid integer", "found: 'eighty'"],
+    ),
     "misspelt field": (
-        "gpus.yml", "    memory_bandwidth_gbps: 2039\n", "    memory_bandwith_gbps: 2039\n",
-        ["record 'a100-sxm4-80gb'", "memory_bandwith_gbps", "unknown field"]),
+        "gpus.yml",
+        "    memory_bandwidth_gbps: 2039\n",
+        "    memory_bandwith_gbps: 2039\n",
+        ["record 'a100-sxm4-80gb'", "memory_bandwith_gbps", "unknown field"],
+    ),
     "truncated YAML": (
-        "precisions.yml", "    applies_to: [llm, diffusion]\n", "    applies_to: [llm, diffusion\n",
-        ["precisions.yml:", "invalid YAML"]),
+        "precisions.yml",
+        "    applies_to: [llm, diffusion]\n",
+        "    applies_to: [llm, diffusion\n",
+        ["precisions.yml:", "invalid YAML"],
+    ),
     "PCIe generation that contradicts the card": (
-        "nodes.yml", NODE_4X_PCIE + "    cards: 4\n    link: {interconnect: pcie-gen4-x16",
+        "nodes.yml",
+        NODE_4X_PCIE + "    cards: 4\n    link: {interconnect: pcie-gen4-x16",
         NODE_4X_PCIE + "    cards: 4\n    link: {interconnect: pcie-gen5-x16",
-        ["record '4x-a100-pcie-80gb'", "field 'link.interconnect'", "PCIe Gen4", "found 'pcie-gen5-x16'"]),
+        ["record '4x-a100-pcie-80gb'", "field 'link.interconnect'", "PCIe Gen4", "found 'pcie-gen5-x16'"],
+    ),
     "more than 8 cards": (
-        "nodes.yml", "  - id: 8x-b200\n    gpu: b200\n    cards: 8\n", "  - id: 8x-b200\n    gpu: b200\n    cards: 16\n",
-        ["record '8x-b200'", "field 'nodes.cards'", "less than or equal to 8", "found: 16"]),
+        "nodes.yml",
+        "  - id: 8x-b200\n    gpu: b200\n    cards: 8\n",
+        "  - id: 8x-b200\n    gpu: b200\n    cards: 16\n",
+        ["record '8x-b200'", "field 'nodes.cards'", "less than or equal to 8", "found: 16"],
+    ),
     "NVLink node without its topo label": (
-        "nodes.yml", "topology: nvswitch, topo_label: NV12}", "topology: nvswitch}",
-        ["record '8x-a100-sxm4-80gb'", "field 'link.topo_label'", "nvidia-smi topo -m"]),
+        "nodes.yml",
+        "topology: nvswitch, topo_label: NV12}",
+        "topology: nvswitch}",
+        ["record '8x-a100-sxm4-80gb'", "field 'link.topo_label'", "nvidia-smi topo -m"],
+    ),
     "moe model without active parameters": (
-        "models.yml", "    active_params: 12879925248\n", "",
-        ["record 'mixtral-8x7b'", "active_params"]),
+        "models.yml",
+        "    active_params: 12879925248\n",
+        "",
+        ["record 'mixtral-8x7b'", "active_params"],
+    ),
     "duplicate key in a record": (
-        "gpus.yml", "    memory_gb: 24\n    memory_type: GDDR6X\n", "    memory_gb: 24\n    memory_gb: 23\n    memory_type: GDDR6X\n",
-        ["gpus.yml:", "duplicate key 'memory_gb'"]),
+        "gpus.yml",
+        "    memory_gb: 24\n    memory_type: GDDR6X\n",
+        "    memory_gb: 24\n    memory_gb: 23\n    memory_type: GDDR6X\n",
+        ["gpus.yml:", "duplicate key 'memory_gb'"],
+    ),
     "assumption without a reason": (
-        "assumptions.yml", "    reason: vLLM's default gpu_memory_utilization (determine_available_memory).\n", "",
-        ["assumptions.yml:", "field 'assumptions.usable_memory_fraction.reason'", "missing"]),
+        "assumptions.yml",
+        "    reason: vLLM's default gpu_memory_utilization (determine_available_memory).\n",
+        "",
+        ["assumptions.yml:", "field 'assumptions.usable_memory_fraction.reason'", "missing"],
+    ),
     "measurement naming an unknown model": (
-        "measurements.yml", "    model: llama-3.3-70b\n", "    model: llama-3.3-7b\n",
-        ["measurements.yml:", "record 'llama33-70b-fp8-h100-2x-nim-5000in'", "field 'model'",
-         "unknown model 'llama-3.3-7b'", "did you mean 'llama-3.3-70b'"]),
+        "measurements.yml",
+        "    model: llama-3.3-70b\n",
+        "    model: llama-3.3-7b\n",
+        [
+            "measurements.yml:",
+            "record 'llama33-70b-fp8-h100-2x-nim-5000in'",
+            "field 'model'",
+            "unknown model 'llama-3.3-7b'",
+            "did you mean 'llama-3.3-70b'",
+        ],
+    ),
     "measurement naming an unknown gpu": (
-        "measurements.yml", "    gpu: h100-sxm5-80gb\n", "    gpu: h100-sxm-80gb\n",
-        ["measurements.yml:", "record 'qwen3-8b-h100sxm-1x-vllm-c1'", "field 'gpu'", "unknown gpu 'h100-sxm-80gb'",
-         "did you mean 'h100-sxm5-80gb'"]),
+        "measurements.yml",
+        "    gpu: h100-sxm5-80gb\n",
+        "    gpu: h100-sxm-80gb\n",
+        [
+            "measurements.yml:",
+            "record 'qwen3-8b-h100sxm-1x-vllm-c1'",
+            "field 'gpu'",
+            "unknown gpu 'h100-sxm-80gb'",
+            "did you mean 'h100-sxm5-80gb'",
+        ],
+    ),
     "measurement naming an unknown precision": (
-        "measurements.yml", "    precision: fp8\n", "    precision: fp-8\n",
-        ["measurements.yml:", "field 'precision'", "unknown precision 'fp-8'", "did you mean 'fp8'"]),
+        "measurements.yml",
+        "    precision: fp8\n",
+        "    precision: fp-8\n",
+        ["measurements.yml:", "field 'precision'", "unknown precision 'fp-8'", "did you mean 'fp8'"],
+    ),
     "measurement naming an unknown link": (
-        "measurements.yml", "    link: nvlink\n", "    link: nvlnk\n",
-        ["measurements.yml:", "field 'link'", "unknown link 'nvlnk'", "did you mean 'nvlink'"]),
+        "measurements.yml",
+        "    link: nvlink\n",
+        "    link: nvlnk\n",
+        ["measurements.yml:", "field 'link'", "unknown link 'nvlnk'", "did you mean 'nvlink'"],
+    ),
     "inline gpu of a measurement without its source": (
-        "measurements.yml", "      peer_to_peer: true\n      source: 'NVIDIA H20", "      peer_to_peer: true\n      sourc: 'NVIDIA H20",
-        ["measurements.yml:", "decode.gpu.sourc", "unknown field"]),
+        "measurements.yml",
+        "      peer_to_peer: true\n      source: 'NVIDIA H20",
+        "      peer_to_peer: true\n      sourc: 'NVIDIA H20",
+        ["measurements.yml:", "decode.gpu.sourc", "unknown field"],
+    ),
     "constant fitted on an unknown record": (
-        "assumptions.yml", "      - qwen3-8b-h100sxm-1x-vllm-c1\n", "      - qwen3-8b-h100sxm-1x-vllm-c9\n",
-        ["assumptions.yml:", "record 'decode_bandwidth_fraction_server'", "field 'fitted_on'",
-         "unknown measurement 'qwen3-8b-h100sxm-1x-vllm-c9'"]),
+        "assumptions.yml",
+        "      - qwen3-8b-h100sxm-1x-vllm-c1\n",
+        "      - qwen3-8b-h100sxm-1x-vllm-c9\n",
+        [
+            "assumptions.yml:",
+            "record 'decode_bandwidth_fraction_server'",
+            "field 'fitted_on'",
+            "unknown measurement 'qwen3-8b-h100sxm-1x-vllm-c9'",
+        ],
+    ),
     "constant fitted on an unreliable record": (
-        "assumptions.yml", "      - qwen3-8b-h100sxm-1x-vllm-c1\n", "      - dsv32-fp8-h20-8x-vllm\n",
-        ["assumptions.yml:", "field 'fitted_on'", "'dsv32-fp8-h20-8x-vllm' is flagged unreliable"]),
+        "assumptions.yml",
+        "      - qwen3-8b-h100sxm-1x-vllm-c1\n",
+        "      - dsv32-fp8-h20-8x-vllm\n",
+        ["assumptions.yml:", "field 'fitted_on'", "'dsv32-fp8-h20-8x-vllm' is flagged unreliable"],
+    ),
     "constant fitted on a held-out record": (
-        "assumptions.yml", "      - qwen3-8b-h100sxm-1x-vllm-c1\n", "      - llama2-7b-q4-4090-mlc-aug23\n",
-        ["assumptions.yml:", "field 'fitted_on'", "'llama2-7b-q4-4090-mlc-aug23' is held out",
-         "remove it from fitted_on or move it to decode"]),
+        "assumptions.yml",
+        "      - qwen3-8b-h100sxm-1x-vllm-c1\n",
+        "      - llama2-7b-q4-4090-mlc-aug23\n",
+        [
+            "assumptions.yml:",
+            "field 'fitted_on'",
+            "'llama2-7b-q4-4090-mlc-aug23' is held out",
+            "remove it from fitted_on or move it to decode",
+        ],
+    ),
     "held-out record naming an unknown gpu": (
-        "measurements.yml", "- id: llama7b-f16-4090-llamacpp-jan24\n  gpu: rtx-4090\n",
+        "measurements.yml",
+        "- id: llama7b-f16-4090-llamacpp-jan24\n  gpu: rtx-4090\n",
         "- id: llama7b-f16-4090-llamacpp-jan24\n  gpu: rtx-4900\n",
-        ["measurements.yml:", "record 'llama7b-f16-4090-llamacpp-jan24'", "unknown gpu 'rtx-4900'",
-         "did you mean 'rtx-4090'"]),
+        [
+            "measurements.yml:",
+            "record 'llama7b-f16-4090-llamacpp-jan24'",
+            "unknown gpu 'rtx-4900'",
+            "did you mean 'rtx-4090'",
+        ],
+    ),
     "fp8 figure on an ampere card": (
-        "gpus.yml", "    bf16_dense_tflops: 312\n    fp8_dense_tflops: null\n", "    bf16_dense_tflops: 312\n    fp8_dense_tflops: 624\n",
-        ["gpus.yml:", "record 'a100-pcie-80gb'", "fp8_dense_tflops is null exactly for ampere cards"]),
+        "gpus.yml",
+        "    bf16_dense_tflops: 312\n    fp8_dense_tflops: null\n",
+        "    bf16_dense_tflops: 312\n    fp8_dense_tflops: 624\n",
+        ["gpus.yml:", "record 'a100-pcie-80gb'", "fp8_dense_tflops is null exactly for ampere cards"],
+    ),
 }
 
 

@@ -2,6 +2,7 @@
 language writes them and never touching, bars as long as their values under their labels, points numbered
 and named in a key, no label on a mark or another label, text escaped, and the drawing kept out of reading
 times and search (a chart is read through its title and text alternative)."""
+
 import math
 import re
 from itertools import combinations
@@ -10,42 +11,111 @@ import pytest
 
 from macros.errors import MacroError
 from macros.output.svg import (
-    BOLD, DESCENT, DRAWING, GAP, TEXT_SIZE, WIDTH, BarChart, LogScatterChart, ScatterChart, _box_around,
-    _overlaps, draw, label_place, nice_ticks, text_box, text_width, tick_labels,
+    BOLD,
+    DESCENT,
+    DRAWING,
+    GAP,
+    TEXT_SIZE,
+    WIDTH,
+    BarChart,
+    LogScatterChart,
+    ScatterChart,
+    _box_around,
+    _overlaps,
+    draw,
+    label_place,
+    nice_ticks,
+    text_box,
+    text_width,
+    tick_labels,
 )
 
-LINKS = BarChart("zh", ("NVLink 4", "PCIe Gen5 ×16"), (450.0, 63.0), ("450 GB/s", "63 GB/s"), ("#3949ab", "#8d6e63"),
-                 "每卡带宽（GB/s，单向）", markers=((300.0, "预算 \"300\" & <更多>", "#c62828"),))
+LINKS = BarChart(
+    "zh",
+    ("NVLink 4", "PCIe Gen5 ×16"),
+    (450.0, 63.0),
+    ("450 GB/s", "63 GB/s"),
+    ("#3949ab", "#8d6e63"),
+    "每卡带宽（GB/s，单向）",
+    markers=((300.0, '预算 "300" & <更多>', "#c62828"),),
+)
 # the quantization guide's chart: a value label (45,1 Gio) crosses the budget's line, which breaks around it
-MEMORY = BarChart("fr", ("BF16", "FP8", "INT4 AWQ/GPTQ", "GGUF Q8_0", "GGUF Q4_K_M"),
-                  (139.5, 75.7, 45.1, 74.1, 44.4), ("139,5 Gio", "75,7 Gio", "45,1 Gio", "74,1 Gio", "44,4 Gio"),
-                  ("#3949ab",) * 3 + ("#8d6e63",) * 2, "Gio sur une carte",
-                  markers=((71.3, "vLLM / SGLang : 71,3 Gio utilisables", "#c62828"),
-                           (79.2, "llama.cpp : 79,2 Gio utilisables", "#2e7d32")))
-PRICES = ScatterChart("fr", ((2800.0, 6.5, "#8d6e63", "4 × A40"), (30600.0, 18.4, "#3949ab", "8 × B200"),
-                             (15500.0, 30.7, "#3949ab", "8 × H100 SXM5")),
-                      "Prix par mois ($US)", "Plancher (tokens/s)", (("#3949ab", "NVLink"), ("#8d6e63", "PCIe")))
+MEMORY = BarChart(
+    "fr",
+    ("BF16", "FP8", "INT4 AWQ/GPTQ", "GGUF Q8_0", "GGUF Q4_K_M"),
+    (139.5, 75.7, 45.1, 74.1, 44.4),
+    ("139,5 Gio", "75,7 Gio", "45,1 Gio", "74,1 Gio", "44,4 Gio"),
+    ("#3949ab",) * 3 + ("#8d6e63",) * 2,
+    "Gio sur une carte",
+    markers=(
+        (71.3, "vLLM / SGLang : 71,3 Gio utilisables", "#c62828"),
+        (79.2, "llama.cpp : 79,2 Gio utilisables", "#2e7d32"),
+    ),
+)
+PRICES = ScatterChart(
+    "fr",
+    (
+        (2800.0, 6.5, "#8d6e63", "4 × A40"),
+        (30600.0, 18.4, "#3949ab", "8 × B200"),
+        (15500.0, 30.7, "#3949ab", "8 × H100 SXM5"),
+    ),
+    "Prix par mois ($US)",
+    "Plancher (tokens/s)",
+    (("#3949ab", "NVLink"), ("#8d6e63", "PCIe")),
+)
 # the mixture-of-experts guide's crowd: ten nodes between $4,157 and $9,380, at 51 to 65 tokens/s
-CROWD = ScatterChart("en", tuple((price, speed, "#3949ab", f"{cards} × {gpu}") for price, speed, cards, gpu in (
-    (4157, 53, 4, "A100 80GB PCIe"), (4395, 63, 4, "A100 80GB SXM4"), (4400, 51, 4, "RTX PRO 6000"),
-    (4720, 65, 2, "H200 NVL"), (5920, 51, 8, "L40S"), (7900, 59, 4, "H100 NVL"), (8260, 53, 8, "A100 80GB PCIe"),
-    (8730, 63, 8, "A100 80GB SXM4"), (8740, 51, 8, "RTX PRO 6000"), (9380, 65, 4, "H200 NVL"),
-    (15480, 69, 8, "H100 SXM5"), (19650, 65, 8, "H200 SXM"), (30600, 71, 8, "B200"))),
-    "Price per month (US$)", "Typical speed, one stream (tokens/s)",
-    (("#3949ab", "NVLink between the cards"), ("#8d6e63", "PCIe between the cards, or one card")))
-ACCURACY = LogScatterChart("fr", ((1.5, 2.0, "#3949ab"), (276.0, 301.0, "#3949ab"), (13.0, 30.0, "#9e9e9e"),
-                                  (900.0, 610.0, "#3949ab")),
-                           "Mesuré (tokens/s, échelle logarithmique)", "Estimé (tokens/s, échelle logarithmique)",
-                           (("#3949ab", "prise en compte"), ("#9e9e9e", "écartée")), "à 2× près")
+CROWD = ScatterChart(
+    "en",
+    tuple(
+        (price, speed, "#3949ab", f"{cards} × {gpu}")
+        for price, speed, cards, gpu in (
+            (4157, 53, 4, "A100 80GB PCIe"),
+            (4395, 63, 4, "A100 80GB SXM4"),
+            (4400, 51, 4, "RTX PRO 6000"),
+            (4720, 65, 2, "H200 NVL"),
+            (5920, 51, 8, "L40S"),
+            (7900, 59, 4, "H100 NVL"),
+            (8260, 53, 8, "A100 80GB PCIe"),
+            (8730, 63, 8, "A100 80GB SXM4"),
+            (8740, 51, 8, "RTX PRO 6000"),
+            (9380, 65, 4, "H200 NVL"),
+            (15480, 69, 8, "H100 SXM5"),
+            (19650, 65, 8, "H200 SXM"),
+            (30600, 71, 8, "B200"),
+        )
+    ),
+    "Price per month (US$)",
+    "Typical speed, one stream (tokens/s)",
+    (("#3949ab", "NVLink between the cards"), ("#8d6e63", "PCIe between the cards, or one card")),
+)
+ACCURACY = LogScatterChart(
+    "fr",
+    ((1.5, 2.0, "#3949ab"), (276.0, 301.0, "#3949ab"), (13.0, 30.0, "#9e9e9e"), (900.0, 610.0, "#3949ab")),
+    "Mesuré (tokens/s, échelle logarithmique)",
+    "Estimé (tokens/s, échelle logarithmique)",
+    (("#3949ab", "prise en compte"), ("#9e9e9e", "écartée")),
+    "à 2× près",
+)
 ALL = [LINKS, MEMORY, PRICES, CROWD, ACCURACY]
 
 
 def _texts(svg: str) -> list[tuple[float, float, str, str, bool]]:
     """(x, baseline, anchor, content, bold) of every text of the drawing."""
-    found = re.findall(r'<text x="([-\d.]+)" y="([-\d.]+)"( text-anchor="(\w+)")?[^>]*?( font-weight="bold")?>'
-                       r'([^<]*)</text>', DRAWING.search(svg).group(0))
-    return [(float(x), float(y), anchor or "start", content.replace("&lt;", "<").replace("&gt;", ">")
-             .replace("&amp;", "&"), bool(bold)) for x, y, _, anchor, bold, content in found]
+    found = re.findall(
+        r'<text x="([-\d.]+)" y="([-\d.]+)"( text-anchor="(\w+)")?[^>]*?( font-weight="bold")?>'
+        r"([^<]*)</text>",
+        DRAWING.search(svg).group(0),
+    )
+    return [
+        (
+            float(x),
+            float(y),
+            anchor or "start",
+            content.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"),
+            bool(bold),
+        )
+        for x, y, _, anchor, bold, content in found
+    ]
 
 
 def _text_boxes(svg: str) -> list[tuple[str, tuple[float, float, float, float]]]:
@@ -60,10 +130,14 @@ def _text_boxes(svg: str) -> list[tuple[str, tuple[float, float, float, float]]]
 
 def _mark_boxes(svg: str) -> list[tuple[float, float, float, float]]:
     """Every point and bar."""
-    circles = [_box_around(float(x), float(y), float(r))
-               for x, y, r in re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="([\d.]+)"', svg)]
-    bars = [(float(x), float(y), float(x) + float(w), float(y) + float(h))
-            for x, y, w, h in re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)]
+    circles = [
+        _box_around(float(x), float(y), float(r))
+        for x, y, r in re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="([\d.]+)"', svg)
+    ]
+    bars = [
+        (float(x), float(y), float(x) + float(w), float(y) + float(h))
+        for x, y, w, h in re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)
+    ]
     return circles + bars
 
 
@@ -73,13 +147,13 @@ def _height(svg: str) -> float:
 
 # --- sizes ----------------------------------------------------------------------------------------------------
 def test_text_is_11_css_px_or_more_when_the_chart_fills_a_390_px_phones_column():
-    column_px = 390 - 2 * 16                        # Material's content padding: 0.8rem at a 20 px root
-    assert TEXT_SIZE * column_px / WIDTH >= 11      # 12 × 358 / 340 = 12.6 px
-    assert TEXT_SIZE * 312 / WIDTH >= 11            # and still 11 px in a 312 px column
+    column_px = 390 - 2 * 16  # Material's content padding: 0.8rem at a 20 px root
+    assert TEXT_SIZE * column_px / WIDTH >= 11  # 12 × 358 / 340 = 12.6 px
+    assert TEXT_SIZE * 312 / WIDTH >= 11  # and still 11 px in a 312 px column
     for chart in ALL:
         svg = draw(chart, "t", "d")
         assert f'viewBox="0 0 {WIDTH:g} ' in svg and f'font-size="{TEXT_SIZE:g}"' in svg
-        assert "font-size" not in DRAWING.search(svg).group(0)   # no text made smaller than the rest
+        assert "font-size" not in DRAWING.search(svg).group(0)  # no text made smaller than the rest
 
 
 def test_chinese_text_is_measured_wider_than_latin_text_of_the_same_length():
@@ -88,13 +162,16 @@ def test_chinese_text_is_measured_wider_than_latin_text_of_the_same_length():
 
 
 # --- ticks ----------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("low, high, ticks", [
-    (0, 146.0, [0, 20, 40, 60, 80, 100, 120, 140]),                 # steps of 2 × 10
-    (0, 945.0, [0, 200, 400, 600, 800]),
-    (1410.0, 32190.0, [5000, 10000, 15000, 20000, 25000, 30000]),   # not from zero: a price axis
-    (0, 19.0, [0, 2.5, 5, 7.5, 10, 12.5, 15, 17.5]),                # steps of 2.5
-    (0, 0.9, [0, 0.2, 0.4, 0.6, 0.8]),
-])
+@pytest.mark.parametrize(
+    "low, high, ticks",
+    [
+        (0, 146.0, [0, 20, 40, 60, 80, 100, 120, 140]),  # steps of 2 × 10
+        (0, 945.0, [0, 200, 400, 600, 800]),
+        (1410.0, 32190.0, [5000, 10000, 15000, 20000, 25000, 30000]),  # not from zero: a price axis
+        (0, 19.0, [0, 2.5, 5, 7.5, 10, 12.5, 15, 17.5]),  # steps of 2.5
+        (0, 0.9, [0, 0.2, 0.4, 0.6, 0.8]),
+    ],
+)
 def test_ticks_fall_on_round_values_inside_the_axis(low, high, ticks):
     assert nice_ticks(low, high) == pytest.approx(ticks)
 
@@ -126,10 +203,19 @@ def test_a_log_axis_labels_every_power_of_ten_and_2_and_5_where_they_fit():
     # from 1.5 to 900: the decades 1 to 1,000; three decades in 290 units leave 29 units between 500 and
     # 1 000, less than half their labels' widths (11.5 + 19.2) and a gap: 500 goes, 1 000 stays
     assert sorted(across, key=lambda label: int(label.replace("\u202f", ""))) == [
-        "1", "2", "5", "10", "20", "50", "100", "200", "1\u202f000"]
+        "1",
+        "2",
+        "5",
+        "10",
+        "20",
+        "50",
+        "100",
+        "200",
+        "1\u202f000",
+    ]
     assert up == ["1", "2", "5", "10", "20", "50", "100", "200", "500", "1\u202f000"]  # 29 units > a line
-    assert svg.count("<circle") == 4 + 2                      # one per point, one per dot in the legend
-    assert svg.count('stroke-dasharray="4 3"') == 2 + 1       # y = 2x and y = x/2, and the legend's sample
+    assert svg.count("<circle") == 4 + 2  # one per point, one per dot in the legend
+    assert svg.count('stroke-dasharray="4 3"') == 2 + 1  # y = 2x and y = x/2, and the legend's sample
 
 
 # --- bars -----------------------------------------------------------------------------------------------------
@@ -149,7 +235,7 @@ def test_each_marker_has_a_label_row_of_its_own_and_a_line_at_its_value():
     svg = draw(MEMORY, "t", "d")
     texts = {t[3]: t for t in _texts(svg)}
     server, llama_cpp = (texts[label] for _, label, _ in MEMORY.markers)
-    assert llama_cpp[1] > server[1]                                   # the second label on the row below
+    assert llama_cpp[1] > server[1]  # the second label on the row below
     (left, first_bar), *_ = _rects(svg)
     for (value, _, colour), bar_value in zip(MEMORY.markers, (139.5, 139.5)):
         x = float(re.search(rf'<line x1="([\d.]+)"[^>]*stroke="{colour}"', svg).group(1))
@@ -161,19 +247,21 @@ def test_each_label_stands_above_its_bar_and_each_value_at_its_end():
     bars = re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)
     texts = {t[3]: t for t in _texts(svg)}
     for (x, y, width, height), label, value in zip(bars, MEMORY.labels, MEMORY.value_labels):
-        assert texts[label][1] + DESCENT * TEXT_SIZE <= float(y)                      # above its bar
+        assert texts[label][1] + DESCENT * TEXT_SIZE <= float(y)  # above its bar
         assert texts[value][0] == pytest.approx(float(x) + float(width) + GAP, abs=0.01)  # after its end
         assert float(y) < texts[value][1] < float(y) + float(height) + DESCENT * TEXT_SIZE
 
 
 def test_the_markers_line_breaks_where_a_label_crosses_it():
     svg = draw(MEMORY, "t", "d")
-    segments = [tuple(map(float, s)) for s in re.findall(
-        r'<line x1="([\d.]+)" y1="([\d.]+)" x2="[\d.]+" y2="([\d.]+)" stroke="#c62828"', svg)]
+    segments = [
+        tuple(map(float, s))
+        for s in re.findall(r'<line x1="([\d.]+)" y1="([\d.]+)" x2="[\d.]+" y2="([\d.]+)" stroke="#c62828"', svg)
+    ]
     at, top, bottom = segments[0][0], segments[0][1], segments[-1][2]
     crossed = [box for text, box in _text_boxes(svg) if box[0] < at < box[2] and top < box[3] and box[1] < bottom]
     assert [text for text, box in _text_boxes(svg) if box in crossed] == ["45,1 Gio", "44,4 Gio"]
-    assert len(segments) == 3                        # broken twice, around each of them
+    assert len(segments) == 3  # broken twice, around each of them
     for (_, _, upper), (_, lower, _), box in zip(segments, segments[1:], crossed):
         assert upper <= box[1] and box[3] <= lower
 
@@ -182,13 +270,15 @@ def test_the_markers_line_breaks_where_a_label_crosses_it():
 def test_every_point_is_drawn_where_its_values_put_it():
     svg = draw(PRICES, "t", "d")
     drawn = [(float(x), float(y)) for x, y in re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)"', svg)]
-    xs, ys = zip(*drawn[len(PRICES.legend):])        # after the legend's dots, by price
+    xs, ys = zip(*drawn[len(PRICES.legend) :])  # after the legend's dots, by price
     prices, floors = zip(*[(p[0], p[1]) for p in sorted(PRICES.points)])
     hundredth = 1e-3  # coordinates are written to a hundredth
-    assert (xs[2] - xs[0]) / (xs[1] - xs[0]) == pytest.approx((prices[2] - prices[0]) / (prices[1] - prices[0]),
-                                                              rel=hundredth)
-    assert (ys[0] - ys[1]) / (ys[0] - ys[2]) == pytest.approx((floors[1] - floors[0]) / (floors[2] - floors[0]),
-                                                              rel=hundredth)
+    assert (xs[2] - xs[0]) / (xs[1] - xs[0]) == pytest.approx(
+        (prices[2] - prices[0]) / (prices[1] - prices[0]), rel=hundredth
+    )
+    assert (ys[0] - ys[1]) / (ys[0] - ys[2]) == pytest.approx(
+        (floors[1] - floors[0]) / (floors[2] - floors[0]), rel=hundredth
+    )
 
 
 def test_points_are_numbered_by_price_and_named_in_a_key_of_two_columns():
@@ -198,7 +288,7 @@ def test_points_are_numbered_by_price_and_named_in_a_key_of_two_columns():
     assert [t[3] for t in on_points] == [t[3] for t in in_key] == [str(n) for n in range(1, 14)]
     names = [t[3] for t in _texts(svg) if "×" in t[3]]
     assert names == [p[3] for p in sorted(CROWD.points)]
-    assert len({t[0] for t in in_key}) == 2                  # two columns: 1 to 7, then 8 to 13 beside 1 to 6
+    assert len({t[0] for t in in_key}) == 2  # two columns: 1 to 7, then 8 to 13 beside 1 to 6
     assert [t[1] for t in in_key[7:]] == [t[1] for t in in_key[:6]]
 
 
@@ -209,8 +299,13 @@ def test_no_label_touches_another_label_or_a_mark_or_leaves_the_chart(chart):
     assert not [(a, b) for (a, box_a), (b, box_b) in combinations(texts, 2) if _overlaps(box_a, box_b)]
     assert not [(text, mark) for text, box in texts for mark in marks if _overlaps(box, mark)]
     hundredth = 0.01  # coordinates are written to a hundredth
-    assert all(-hundredth <= box[0] and box[2] <= WIDTH + hundredth and -hundredth <= box[1]
-               and box[3] <= _height(svg) + hundredth for _, box in texts)
+    assert all(
+        -hundredth <= box[0]
+        and box[2] <= WIDTH + hundredth
+        and -hundredth <= box[1]
+        and box[3] <= _height(svg) + hundredth
+        for _, box in texts
+    )
 
 
 def _reach(box: tuple[float, float, float, float], x: float, y: float) -> float:
@@ -219,14 +314,15 @@ def _reach(box: tuple[float, float, float, float], x: float, y: float) -> float:
 
 
 def test_in_a_crowd_a_number_is_nearer_its_own_point_than_any_other_or_joined_to_it():
-    points = [(100 + 4 * i, 200 + 8 * i) for i in range(7)] + [(330, 300)]   # 9 units apart, on a diagonal
+    points = [(100 + 4 * i, 200 + 8 * i) for i in range(7)] + [(330, 300)]  # 9 units apart, on a diagonal
     dots = [_box_around(x, y, 4) for x, y in points]
     bounds = (50, 100, 335, 400)
     placed = []
     for index, (x, y) in enumerate(points):
-        others = points[:index] + points[index + 1:]
-        place = label_place(x, y, text_width(str(index + 1)), bounds, dots[:index] + dots[index + 1:] +
-                            [p.box for p in placed], others)
+        others = points[:index] + points[index + 1 :]
+        place = label_place(
+            x, y, text_width(str(index + 1)), bounds, dots[:index] + dots[index + 1 :] + [p.box for p in placed], others
+        )
         placed.append(place)
         assert place.leader or all(_reach(place.box, x, y) < _reach(place.box, *other) for other in others)
     boxes = [p.box for p in placed]
@@ -256,5 +352,6 @@ def test_the_drawing_is_kept_out_of_reading_times_and_search_but_not_its_title_a
     svg = draw(PRICES, "Prix et plancher", "4 × A40 : 2 800 $US")
     assert DRAWING.sub("", svg) == (
         f'<svg role="img" class="chart" viewBox="0 0 340 {_height(svg):g}" font-family="sans-serif" '
-        'font-size="12"><title>Prix et plancher</title><desc>4 × A40 : 2 800 $US</desc></svg>')
+        'font-size="12"><title>Prix et plancher</title><desc>4 × A40 : 2 800 $US</desc></svg>'
+    )
     assert "8 × B200" in svg and "10\u202f000\u00a0$US" in svg

@@ -1,10 +1,17 @@
 """All-reduce counts, messages and times, sharded training traffic, link ratios, memory
 totals, and the bus bandwidth a healthy node of each family reaches."""
+
 import pytest
 
 from sizing.collectives import (
-    allreduces_per_token, bus_family, healthy_allreduce, link_ratio,
-    node_bus_link, node_sharded_step_seconds, ring_allreduce_seconds, sharded_step_bytes_per_card,
+    allreduces_per_token,
+    bus_family,
+    healthy_allreduce,
+    link_ratio,
+    node_bus_link,
+    node_sharded_step_seconds,
+    ring_allreduce_seconds,
+    sharded_step_bytes_per_card,
     tensor_parallel_message_bytes,
 )
 
@@ -18,8 +25,6 @@ def test_ring_all_reduce_time(catalog):
     # 2 × (4 − 1) / 4 × 100 GB / 50 GB/s = 3 s
     assert ring_allreduce_seconds(100e9, 4, 50) == pytest.approx(3.0)
     assert ring_allreduce_seconds(100e9, 1, 50) == 0.0
-
-
 
 
 def test_link_ratio_is_like_for_like_about_7x(catalog):
@@ -55,7 +60,7 @@ def test_a_sharded_step_moves_half_as_much_again_as_an_all_reduce():
 
 
 def test_a_sharded_mistral_24b_step_over_pcie_gen5_and_nvlink_4(catalog):
-    weights = catalog.models["mistral-small-3-24b"].params * 2   # 23,572,403,200 × 2 B = 47.145 GB
+    weights = catalog.models["mistral-small-3-24b"].params * 2  # 23,572,403,200 × 2 B = 47.145 GB
     # 3 × 7/8 × 47.145e9 = 123.755 GB per card; / 63 GB/s = 1.964 s; / 450 GB/s = 0.275 s (7.14 times)
     pcie = node_sharded_step_seconds(catalog, catalog.nodes["8x-rtx-pro-6000-blackwell"], weights)
     nvlink = node_sharded_step_seconds(catalog, catalog.nodes["8x-h100-sxm5-80gb"], weights)
@@ -63,16 +68,18 @@ def test_a_sharded_mistral_24b_step_over_pcie_gen5_and_nvlink_4(catalog):
     assert nvlink == pytest.approx(0.275, abs=0.001)
 
 
-@pytest.mark.parametrize("node, link, topology, peer_to_peer, busbw", [
-    ("8x-h100-sxm5-80gb", "nvlink4", "nvswitch", True, (370, 480)),     # ring 370, NVLS 480 (H200 NVLS 475)
-    ("8x-a100-sxm4-80gb", "nvlink3", "nvswitch", True, (208, 235)),
-    ("2x-h100-nvl-94gb", "nvlink4-bridge-h100-pcie", "bridged-pairs", True, (116, 116)),  # measured on H100 PCIe
-    ("8x-rtx-5090", "pcie-gen5-x16", "host", False, (28, 35)),           # 28 on 8 cards, 35 on 4
-    ("4x-h100-nvl-94gb", "pcie-gen5-x16", "host", True, None),           # pairs meet over PCIe: no published run
-    ("2x-h200-nvl-141gb", "nvlink4", "bridged-pairs", True, None),       # NVLink 4, but not through NVSwitch
-])
-def test_each_node_family_has_the_published_busbw_of_its_own_family(catalog, node, link, topology, peer_to_peer,
-                                                                      busbw):
+@pytest.mark.parametrize(
+    "node, link, topology, peer_to_peer, busbw",
+    [
+        ("8x-h100-sxm5-80gb", "nvlink4", "nvswitch", True, (370, 480)),  # ring 370, NVLS 480 (H200 NVLS 475)
+        ("8x-a100-sxm4-80gb", "nvlink3", "nvswitch", True, (208, 235)),
+        ("2x-h100-nvl-94gb", "nvlink4-bridge-h100-pcie", "bridged-pairs", True, (116, 116)),  # measured on H100 PCIe
+        ("8x-rtx-5090", "pcie-gen5-x16", "host", False, (28, 35)),  # 28 on 8 cards, 35 on 4
+        ("4x-h100-nvl-94gb", "pcie-gen5-x16", "host", True, None),  # pairs meet over PCIe: no published run
+        ("2x-h200-nvl-141gb", "nvlink4", "bridged-pairs", True, None),  # NVLink 4, but not through NVSwitch
+    ],
+)
+def test_each_node_family_has_the_published_busbw_of_its_own_family(catalog, node, link, topology, peer_to_peer, busbw):
     family = bus_family(catalog, catalog.nodes[node])
     assert (family.link.id, family.topology, family.peer_to_peer) == (link, topology, peer_to_peer)
     healthy = healthy_allreduce(family)

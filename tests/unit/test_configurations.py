@@ -1,13 +1,14 @@
 """Hardware configurations: nodes that share a GPU, a card count and a link are one row of the configurator
 and one set of cells in the API, shown at the cheapest node's price with the number of offers."""
+
 import re
 from pathlib import Path
 
 import pytest
-
 from conftest import edit
-from macros.site_data import site_data
 from rendering import render
+
+from macros.site_data import site_data
 from sizing.api import catalog_document, fit_document
 from sizing.configurations import group_configurations
 
@@ -24,15 +25,26 @@ def test_today_every_configuration_is_one_node_and_keeps_its_id(catalog):
 
 def test_nodes_differing_only_in_price_are_one_configuration_cheapest_first(catalog):
     node = catalog.nodes["4x-a100-sxm4-80gb"]
-    dearer = node.model_copy(update={"id": "4x-a100-sxm4-80gb-eu", "price_per_month":
-                                     node.price_per_month.model_copy(update={"amount": 4_600})})
-    cheaper = node.model_copy(update={"id": "4x-a100-sxm4-80gb-us", "price_per_month":
-                                      node.price_per_month.model_copy(update={"amount": 4_200})})
+    dearer = node.model_copy(
+        update={
+            "id": "4x-a100-sxm4-80gb-eu",
+            "price_per_month": node.price_per_month.model_copy(update={"amount": 4_600}),
+        }
+    )
+    cheaper = node.model_copy(
+        update={
+            "id": "4x-a100-sxm4-80gb-us",
+            "price_per_month": node.price_per_month.model_copy(update={"amount": 4_200}),
+        }
+    )
     other_link = catalog.nodes["4x-a100-pcie-80gb"]
     grouped = group_configurations([node, dearer, other_link, cheaper])
     assert list(grouped) == ["4x-a100-sxm4-80gb", "4x-a100-pcie-80gb"]  # id of the first node listed
     assert [n.id for n in grouped["4x-a100-sxm4-80gb"].nodes] == [
-        "4x-a100-sxm4-80gb-us", "4x-a100-sxm4-80gb", "4x-a100-sxm4-80gb-eu"]
+        "4x-a100-sxm4-80gb-us",
+        "4x-a100-sxm4-80gb",
+        "4x-a100-sxm4-80gb-eu",
+    ]
 
 
 @pytest.fixture
@@ -42,8 +54,9 @@ def resold(data_copy: Path):
     nodes = data_copy / "nodes.yml"
     text = nodes.read_text(encoding="utf-8")
     record = re.search(r"  - id: 4x-a100-sxm4-80gb\n(?:    .*\n)+", text).group(0)
-    extra = (record.replace("id: 4x-a100-sxm4-80gb", "id: 4x-a100-sxm4-80gb-b").replace("4395", "2000")
-             + record.replace("id: 4x-a100-sxm4-80gb", "id: 4x-a100-sxm4-80gb-c").replace("4395", "4990"))
+    extra = record.replace("id: 4x-a100-sxm4-80gb", "id: 4x-a100-sxm4-80gb-b").replace("4395", "2000") + record.replace(
+        "id: 4x-a100-sxm4-80gb", "id: 4x-a100-sxm4-80gb-c"
+    ).replace("4395", "4990")
     edit(nodes, record, record + extra)
     return site_data(data_copy)
 
@@ -73,12 +86,16 @@ def test_the_api_publishes_one_cell_per_configuration_and_maps_every_node_to_it(
 
 
 def test_the_writers_id_reference_lists_each_configuration_once_with_its_number_of_offers(resold):
-    html = {lang: render(resold, "{{ id_reference() }}", lang, f"docs/{lang}/reference/macros.md")
-            for lang in ("en", "fr", "zh")}
-    assert "<code>4x-a100-sxm4-80gb</code> (the first of 3 offers of this hardware, all in data/nodes.yml)" \
-        in html["en"]
+    html = {
+        lang: render(resold, "{{ id_reference() }}", lang, f"docs/{lang}/reference/macros.md")
+        for lang in ("en", "fr", "zh")
+    }
+    assert (
+        "<code>4x-a100-sxm4-80gb</code> (the first of 3 offers of this hardware, all in data/nodes.yml)" in html["en"]
+    )
     assert "<code>4x-a100-sxm4-80gb</code> (la première des 3 offres de ce matériel" in html["fr"]
     assert "<code>4x-a100-sxm4-80gb</code> （同一硬件共 3 个报价中的第一个" in html["zh"]
     assert "4x-a100-sxm4-80gb-b" not in html["en"]
-    assert html["en"].count("<code>") == 41 + sum(len(getattr(resold.catalog, kind)) for kind in
-                                                   ("gpus", "models", "precisions", "interconnects"))
+    assert html["en"].count("<code>") == 41 + sum(
+        len(getattr(resold.catalog, kind)) for kind in ("gpus", "models", "precisions", "interconnects")
+    )

@@ -1,17 +1,24 @@
 """The configurator's words and pages: headline lines that read sensibly for every model in every language,
 one page per precision and per context, the one live sentence, the search entries of its rows."""
+
 import re
 
 import pytest
+from rendering import ROOT, render
 
 from macros.errors import PageError
 from macros.library.configurator import (
-    choice_path, choices, default_choice, search_rows, status_line, choice_text, summary_lines,
+    choice_path,
+    choice_text,
+    choices,
+    default_choice,
+    search_rows,
+    status_line,
+    summary_lines,
 )
 from macros.library.context import MacroContext
 from macros.page.links import PageLinks
 from macros.site_data import site_data
-from rendering import ROOT, render
 from sizing.api import NO_CONTEXT, context_keys
 from sizing.fit import Verdict
 from sizing.offers import offers
@@ -56,9 +63,15 @@ def test_the_first_line_names_the_cheapest_node_that_runs_it_with_its_cards_coun
         match = RUNS_LINE.fullmatch(first)
         assert match and int(match["cards"]) == cheapest.node.cards, (model.id, precision.id, context, first)
         used, cards = cheapest.fit.cards, cheapest.node.cards
-        expected = ("on its single card" if cards == 1 else
-                    f"one copy on each of its {cards} cards" if used == 1 else
-                    f"split across its {cards} cards" if used == cards else f"split across {used} of its {cards} cards")
+        expected = (
+            "on its single card"
+            if cards == 1
+            else f"one copy on each of its {cards} cards"
+            if used == 1
+            else f"split across its {cards} cards"
+            if used == cards
+            else f"split across {used} of its {cards} cards"
+        )
         assert match["how"] == expected, (model.id, precision.id, context, first)
 
 
@@ -68,7 +81,9 @@ def test_no_line_says_a_node_of_several_cards_holds_it_on_one_card(data):
         for model, precision, context in every_choice(data):
             for line in summary_lines(ctx, rows_of(data, model.id, precision.id, context)):
                 assert "{" not in line and "holds it on one card" not in line, line
-                assert not re.search(r"[2-8] × .*(on its single card|sur son unique carte|用它唯一的一张显卡)", line), line
+                assert not re.search(r"[2-8] × .*(on its single card|sur son unique carte|用它唯一的一张显卡)", line), (
+                    line
+                )
 
 
 def test_a_single_card_line_names_the_card_and_the_cheapest_node_that_has_one(data):
@@ -78,8 +93,10 @@ def test_a_single_card_line_names_the_card_and_the_cheapest_node_that_has_one(da
     assert lines[0].startswith("Cheapest node that runs it: ") and "split across" in lines[0]
     assert "It fits on a single B200 card; the cheapest node with one: 8 × B200, $30,600/month." in lines
     fr = summary_lines(ctx_for(data, "fr"), rows_of(data, "llama-3.3-70b", "bf16", "8192"))
-    assert "Il tient sur une seule carte B200\u202f; le nœud le moins cher qui en a une\u202f: 8 × B200, " \
-           "30\u202f600\xa0$US/mois." in fr
+    assert (
+        "Il tient sur une seule carte B200\u202f; le nœud le moins cher qui en a une\u202f: 8 × B200, "
+        "30\u202f600\xa0$US/mois." in fr
+    )
     zh = summary_lines(ctx_for(data, "zh"), rows_of(data, "llama-3.3-70b", "bf16", "8192"))
     assert "单张 B200 显卡即可装下它；配有这种显卡的最便宜节点：8 × B200，US$30,600/月。" in zh
 
@@ -107,9 +124,12 @@ def test_the_status_is_one_sentence_naming_the_choice_and_the_count(data):
     line = status_line(ctx, choice_text(ctx, data.catalog.models["llama-3.3-70b"], "FP8", "32768"), rows)
     expected = f"Llama 3.3 70B in FP8, 32K tokens: {runs} of our 41 nodes run it"
     assert line == expected + (f", {tight} more only just." if tight else ".")
-    sdxl = status_line(ctx, choice_text(ctx, data.catalog.models["sdxl-base-1.0"], "BF16", NO_CONTEXT),
-                       rows_of(data, "sdxl-base-1.0", "bf16", NO_CONTEXT))
-    assert sdxl == "SDXL 1.0 in BF16: 41 of our 41 nodes run it."   # 6.9 GB: every card holds it
+    sdxl = status_line(
+        ctx,
+        choice_text(ctx, data.catalog.models["sdxl-base-1.0"], "BF16", NO_CONTEXT),
+        rows_of(data, "sdxl-base-1.0", "bf16", NO_CONTEXT),
+    )
+    assert sdxl == "SDXL 1.0 in BF16: 41 of our 41 nodes run it."  # 6.9 GB: every card holds it
 
 
 # --- pages ------------------------------------------------------------------------------------------------------
@@ -121,15 +141,27 @@ def test_each_precision_and_each_context_has_a_page_the_defaults_the_models_own(
     assert choice_path(c, "llama-3.3-70b", "bf16", "131072") == "bf16/131072/"
     assert choice_path(c, "flux.1-dev", "fp8", NO_CONTEXT) == "fp8/"
     # 5 precisions at 8K, then 4K, 32K and 128K in BF16
-    assert choices(c, "llama-3.3-70b") == [("bf16", "8192"), ("fp8", "8192"), ("int4-awq-gptq", "8192"),
-                                           ("gguf-q8_0", "8192"), ("gguf-q4_k_m", "8192"), ("bf16", "4096"),
-                                           ("bf16", "32768"), ("bf16", "131072")]
+    assert choices(c, "llama-3.3-70b") == [
+        ("bf16", "8192"),
+        ("fp8", "8192"),
+        ("int4-awq-gptq", "8192"),
+        ("gguf-q8_0", "8192"),
+        ("gguf-q4_k_m", "8192"),
+        ("bf16", "4096"),
+        ("bf16", "32768"),
+        ("bf16", "131072"),
+    ]
     assert choices(c, "flux.1-dev") == [("bf16", NO_CONTEXT), ("fp8", NO_CONTEXT)]
 
 
 def test_the_macro_shows_a_precision_and_context_and_links_to_the_others(data):
-    html = render(data, '{{ configurator("llama-3.3-70b", "fp8", context=32768) }}', "en",
-                  "docs/en/configurator/llama-3.3-70b/fp8/32768.md", PageLinks.at("configurator/llama-3.3-70b/fp8/32768/", "en"))
+    html = render(
+        data,
+        '{{ configurator("llama-3.3-70b", "fp8", context=32768) }}',
+        "en",
+        "docs/en/configurator/llama-3.3-70b/fp8/32768.md",
+        PageLinks.at("configurator/llama-3.3-70b/fp8/32768/", "en"),
+    )
     assert 'data-precision="fp8" data-context="32768"' in html
     assert '<p class="cfg-status" aria-live="polite">Llama 3.3 70B in FP8, 32K tokens: ' in html
     assert html.count("aria-live") == 1
@@ -139,11 +171,14 @@ def test_the_macro_shows_a_precision_and_context_and_links_to_the_others(data):
     assert html.index('class="cfg-models"') < html.index("<table")
 
 
-@pytest.mark.parametrize("call, message", [
-    ('configurator("llama-3.3-70b", "bf16", context=1234)', "no context preset of 1234 tokens; use one of 4096"),
-    ('configurator("flux.1-dev", "bf16", context=8192)', "leave context out"),
-    ('configurator("flux.1-dev", "int4-awq-gptq")', "does not apply"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        ('configurator("llama-3.3-70b", "bf16", context=1234)', "no context preset of 1234 tokens; use one of 4096"),
+        ('configurator("flux.1-dev", "bf16", context=8192)', "leave context out"),
+        ('configurator("flux.1-dev", "int4-awq-gptq")', "does not apply"),
+    ],
+)
 def test_a_wrong_precision_or_context_is_an_error_that_says_what_to_write(data, call, message):
     with pytest.raises(PageError, match=re.escape(message)):
         render(data, "{{ " + call + " }}", "en", "docs/en/configurator/x.md")
@@ -157,6 +192,6 @@ def test_each_row_is_a_search_entry_readable_on_its_own(data):
     assert b200.title == "Llama 3.3 70B in BF16 on 8 × B200"
     assert re.fullmatch(r"fits on one card — ~\d+ tok/s \(at least \d+\) — \$30,600/month", b200.text), b200.text
     l4 = next(r for r in rows if r.configuration == "1x-l4")
-    assert l4.text == "does not fit on this node — $390/month"          # no speed: no dash left for it
+    assert l4.text == "does not fit on this node — $390/month"  # no speed: no dash left for it
     zh = {r.configuration: r for r in search_rows(ctx_for(data, "zh"), "llama-3.3-70b")[1]}
     assert zh["1x-l4"].text == "此节点装不下，US$390/月" and zh["1x-l4"].title == "1 × L4 上的 Llama 3.3 70B（BF16）"

@@ -1,12 +1,31 @@
 """The decode-speed model, term by term, on figures checked by hand (the arithmetic is in the comments)."""
+
 import pytest
 
 from sizing.decode import (
-    DecodeConstants, GpuSpec, LinkSpec, ModelSpec, PrecisionSpec, distinct_experts_touched, estimate_decode,
-    flops_per_token, layer_split_seconds, price_per_million_output_tokens, routed_expert_params,
-    seconds_communicating, seconds_computing, seconds_handing_over, seconds_memory_and_compute,
-    seconds_overhead, seconds_per_allreduce, seconds_reading_memory, step_seconds, streams_that_fit,
-    tensor_tflops, weight_bytes_held, weight_bytes_read_per_step,
+    DecodeConstants,
+    GpuSpec,
+    LinkSpec,
+    ModelSpec,
+    PrecisionSpec,
+    distinct_experts_touched,
+    estimate_decode,
+    flops_per_token,
+    layer_split_seconds,
+    price_per_million_output_tokens,
+    routed_expert_params,
+    seconds_communicating,
+    seconds_computing,
+    seconds_handing_over,
+    seconds_memory_and_compute,
+    seconds_overhead,
+    seconds_per_allreduce,
+    seconds_reading_memory,
+    step_seconds,
+    streams_that_fit,
+    tensor_tflops,
+    weight_bytes_held,
+    weight_bytes_read_per_step,
 )
 from sizing.fit import card_budget, llm_need
 from sizing.memory import weight_bytes
@@ -17,11 +36,21 @@ from sizing.units import GIB
 BF16 = PrecisionSpec(bits_per_weight=16, keeps_embeddings_16bit=True)
 FP8 = PrecisionSpec(bits_per_weight=8, keeps_embeddings_16bit=True, compute_format="fp8")
 # 8e9 parameters, 32 layers, 128,000 x 4,096 embeddings (untied): 524,288,000 parameters each
-DENSE_8B = ModelSpec(params=8e9, layers=32, hidden_size=4096, attention_heads=32, kv_heads=8, head_dim=128,
-                     vocab_size=128_000)
+DENSE_8B = ModelSpec(
+    params=8e9, layers=32, hidden_size=4096, attention_heads=32, kv_heads=8, head_dim=128, vocab_size=128_000
+)
 # 10e9 parameters, 4e9 active, 4 experts, 1 per token, no embeddings
-MOE = ModelSpec(params=10e9, layers=16, hidden_size=2048, attention_heads=16, kv_heads=4, head_dim=128,
-                active_params=4e9, experts=4, experts_per_token=1)
+MOE = ModelSpec(
+    params=10e9,
+    layers=16,
+    hidden_size=2048,
+    attention_heads=16,
+    kv_heads=4,
+    head_dim=128,
+    active_params=4e9,
+    experts=4,
+    experts_per_token=1,
+)
 NVLINK = LinkSpec(allreduce_latency_us=8, allreduce_busbw_gbps=370)
 PCIE = LinkSpec(allreduce_latency_us=22, allreduce_busbw_gbps=24)
 
@@ -66,8 +95,9 @@ def test_a_moe_step_reads_the_experts_its_streams_touch():
 
 
 def test_without_experts_a_moe_step_reads_its_active_parameters():
-    shapeless = ModelSpec(params=10e9, layers=16, hidden_size=2048, attention_heads=16, kv_heads=4, head_dim=128,
-                          active_params=4e9)
+    shapeless = ModelSpec(
+        params=10e9, layers=16, hidden_size=2048, attention_heads=16, kv_heads=4, head_dim=128, active_params=4e9
+    )
     # 4e9 x 2 B at any concurrency
     assert weight_bytes_read_per_step(shapeless, BF16, 64) == pytest.approx(8e9)
 
@@ -79,7 +109,8 @@ def test_weights_held_match_the_memory_module_for_every_catalog_model(catalog):
         for precision in catalog.precisions_for(model):
             spec = model_spec(catalog, model.id)
             assert weight_bytes_held(spec, precision_spec(catalog, precision.id, model.id)) == pytest.approx(
-                weight_bytes(model, precision)), (model.id, precision.id)
+                weight_bytes(model, precision)
+            ), (model.id, precision.id)
 
 
 # --- compute --------------------------------------------------------------------------------------
@@ -91,8 +122,15 @@ def test_compute_term_is_flops_over_achievable_throughput_of_the_cards_at_work()
 def test_flops_per_token_are_matrix_products_plus_attention():
     # 2 x 8e9 + 4 x (32 heads x 128) x (32 layers x 1,000 tokens) = 16e9 + 524,288,000
     assert flops_per_token(DENSE_8B, 1000) == pytest.approx(16_524_288_000)
-    mla = ModelSpec(params=8e9, layers=32, hidden_size=4096, attention_heads=32, kv_heads=32, head_dim=128,
-                    attention=MlaAttention(type="mla", kv_lora_rank=512, qk_rope_head_dim=64))
+    mla = ModelSpec(
+        params=8e9,
+        layers=32,
+        hidden_size=4096,
+        attention_heads=32,
+        kv_heads=32,
+        head_dim=128,
+        attention=MlaAttention(type="mla", kv_lora_rank=512, qk_rope_head_dim=64),
+    )
     # latent attention: q-width 32 x (512 + 64) = 18,432: 16e9 + 4 x 18,432 x 32,000 = 18,359,296,000
     assert flops_per_token(mla, 1000) == pytest.approx(18_359_296_000)
 
@@ -101,13 +139,13 @@ def test_fp8_weights_use_fp8_tensor_cores_only_where_the_card_has_them():
     hopper = GpuSpec(80, 3350, 989, 1979)
     ampere = GpuSpec(80, 2039, 312, None)
     assert tensor_tflops(hopper, FP8) == 1979
-    assert tensor_tflops(ampere, FP8) == 312   # weight-only: multiplied in 16 bits
+    assert tensor_tflops(ampere, FP8) == 312  # weight-only: multiplied in 16 bits
     assert tensor_tflops(hopper, BF16) == 989
 
 
 def test_memory_and_compute_overlap_as_a_p_norm():
-    assert seconds_memory_and_compute(3, 4, 1) == pytest.approx(7)   # p = 1: no overlap, 3 + 4
-    assert seconds_memory_and_compute(3, 4, 2) == pytest.approx(5)   # p = 2: sqrt(9 + 16)
+    assert seconds_memory_and_compute(3, 4, 1) == pytest.approx(7)  # p = 1: no overlap, 3 + 4
+    assert seconds_memory_and_compute(3, 4, 2) == pytest.approx(5)  # p = 2: sqrt(9 + 16)
 
 
 # --- communication --------------------------------------------------------------------------------
@@ -154,8 +192,16 @@ def test_a_layer_split_is_the_single_card_step_plus_handovers():
 
 def test_a_layer_split_step_adds_handovers_to_the_one_card_step(constants):
     gpu = GpuSpec(24, 1008, 165, 330)
-    common = dict(gpu=gpu, model=DENSE_8B, precision=BF16, parallelism="layers", concurrency=1,
-                  context_tokens=1000, constants=constants, engine_class="llama.cpp")
+    common = dict(
+        gpu=gpu,
+        model=DENSE_8B,
+        precision=BF16,
+        parallelism="layers",
+        concurrency=1,
+        context_tokens=1000,
+        constants=constants,
+        engine_class="llama.cpp",
+    )
     one = step_seconds(link=None, cards=1, **common)
     three = step_seconds(link=PCIE, cards=3, **common)
     # 2 hand-overs of 22 us + 4,096 x 2 / 24e9 (0.341 us)
@@ -164,8 +210,9 @@ def test_a_layer_split_step_adds_handovers_to_the_one_card_step(constants):
 
 # --- a whole step, checked by hand ----------------------------------------------------------------
 def test_llama_70b_fp8_on_two_h100_matches_the_hand_computation(catalog):
-    scenario = DecodeScenario(gpu="h100-sxm5-80gb", cards=2, link="nvlink", model="llama-3.3-70b",
-                              precision="fp8", context_tokens=5250)
+    scenario = DecodeScenario(
+        gpu="h100-sxm5-80gb", cards=2, link="nvlink", model="llama-3.3-70b", precision="fp8", context_tokens=5250
+    )
     seconds = step(catalog, scenario)
     # weights: FP8 body 1 B + 16-bit head, input embedding not read: 70,553,706,496 B in all, / 2 cards
     # KV: 2 x (8/2 heads) x 128 x 2 B = 2,048 B x 80 layers x 5,250 tokens = 860,160,000 B per card
@@ -173,8 +220,8 @@ def test_llama_70b_fp8_on_two_h100_matches_the_hand_computation(catalog):
     assert seconds.memory == pytest.approx(12.842e-3, rel=1e-4)
     # (2 x 70.554e9 + 4 x 8,192 x 80 x 5,250) FLOP / (1,979e12 x 0.6 x 2) = 154.87e9 / 2.3748e15 = 0.0652 ms
     assert seconds.compute == pytest.approx(0.06521e-3, rel=1e-3)
-    assert seconds.communication == pytest.approx(1.28709e-3, rel=1e-4)   # 160 x 8.044 us
-    assert seconds.overhead == pytest.approx(6.4e-3)                       # 160 x 40 us
+    assert seconds.communication == pytest.approx(1.28709e-3, rel=1e-4)  # 160 x 8.044 us
+    assert seconds.overhead == pytest.approx(6.4e-3)  # 160 x 40 us
     # (12.842^1.5 + 0.0652^1.5)^(1/1.5) + 1.287 + 6.4 = 20.532 ms: 48.7 tok/s (NIM measured 53.8)
     assert 1 / seconds.total == pytest.approx(48.70, abs=0.01)
 
@@ -183,8 +230,8 @@ def test_llama_70b_fp8_on_two_h100_matches_the_hand_computation(catalog):
 def test_streams_that_fit_divide_the_free_memory_by_the_kv_of_one_stream():
     # (80e9 - 40e9 - 5e9) / 1e9 = 35 streams
     assert streams_that_fit(80e9, 40e9, 5e9, 1e9, 256) == 35
-    assert streams_that_fit(80e9, 40e9, 5e9, 1e9, 20) == 20   # the engine's cap
-    assert streams_that_fit(80e9, 76e9, 5e9, 1e9, 256) == 0   # the weights alone do not fit
+    assert streams_that_fit(80e9, 40e9, 5e9, 1e9, 20) == 20  # the engine's cap
+    assert streams_that_fit(80e9, 76e9, 5e9, 1e9, 256) == 0  # the weights alone do not fit
 
 
 def test_llama_70b_bf16_on_four_a100_holds_52_streams_of_8k(catalog):
@@ -192,8 +239,9 @@ def test_llama_70b_bf16_on_four_a100_holds_52_streams_of_8k(catalog):
     # reserve: activation peak 8,192 tokens x 128,256 vocab x 4 B = 3.914 GiB + 1.0 GiB, and CUDA context 0.15
     # + CUDA graphs 0.5 + NCCL 0.4 GiB = 5.964 GiB. Left: 71.325 - weights 141.107e9 B / 4 (32.854 GiB) - 5.964
     # = 32.507 GiB; one stream of 8,192 tokens: 2.5 GiB of KV / 4 cards = 0.625 GiB; 32.507 / 0.625 = 52.01 -> 52
-    resolved = resolve(catalog, DecodeScenario(gpu="a100-sxm4-80gb", cards=4, link="nvlink", model="llama-3.3-70b",
-                                               precision="bf16"))
+    resolved = resolve(
+        catalog, DecodeScenario(gpu="a100-sxm4-80gb", cards=4, link="nvlink", model="llama-3.3-70b", precision="bf16")
+    )
     assert resolved.card_memory.card_budget_bytes == pytest.approx(71.325 * GIB)
     assert resolved.card_memory.reserved_bytes == pytest.approx(5.964 * GIB, abs=0.001 * GIB)
     estimate = estimate_decode(card_memory=resolved.card_memory, **resolved.setup())
@@ -212,8 +260,17 @@ def test_more_streams_share_a_step_slower_each_faster_in_all(constants):
     gpu = GpuSpec(80, 2039, 312, None)
     speeds = []
     for streams in (1, 2, 8, 32, 128):
-        seconds = step_seconds(gpu=gpu, link=NVLINK, model=MOE, precision=BF16, cards=2, parallelism="tensor",
-                               concurrency=streams, context_tokens=4096, constants=constants).total
+        seconds = step_seconds(
+            gpu=gpu,
+            link=NVLINK,
+            model=MOE,
+            precision=BF16,
+            cards=2,
+            parallelism="tensor",
+            concurrency=streams,
+            context_tokens=4096,
+            constants=constants,
+        ).total
         speeds.append((1 / seconds, streams / seconds))
     per_stream, total = zip(*speeds)
     assert list(per_stream) == sorted(per_stream, reverse=True)
@@ -222,12 +279,25 @@ def test_more_streams_share_a_step_slower_each_faster_in_all(constants):
 
 def test_a_scenario_reserves_what_the_fit_verdict_reserves(catalog):
     """One memory rule: ``estimate`` charges each card the engine's reserve that ``fit.llm_need`` charges."""
-    for precision, engine_class, parallelism, cards in (("bf16", "server", "tensor", 2),
-                                                        ("gguf-q4_k_m", "llama.cpp", "layers", 3)):
-        resolved = resolve(catalog, DecodeScenario(
-            gpu="rtx-4090", cards=cards, link="pcie", parallelism=parallelism, model="llama-3.1-8b",
-            precision=precision, engine_class=engine_class, context_tokens=4096))
+    for precision, engine_class, parallelism, cards in (
+        ("bf16", "server", "tensor", 2),
+        ("gguf-q4_k_m", "llama.cpp", "layers", 3),
+    ):
+        resolved = resolve(
+            catalog,
+            DecodeScenario(
+                gpu="rtx-4090",
+                cards=cards,
+                link="pcie",
+                parallelism=parallelism,
+                model="llama-3.1-8b",
+                precision=precision,
+                engine_class=engine_class,
+                context_tokens=4096,
+            ),
+        )
         need = llm_need(catalog, catalog.models["llama-3.1-8b"], catalog.precisions[precision], 4096, 1, cards)
         assert resolved.card_memory.reserved_bytes == pytest.approx(need.activations + need.overhead)
         assert resolved.card_memory.card_budget_bytes == pytest.approx(
-            card_budget(catalog, catalog.gpus["rtx-4090"], catalog.engines[engine_class]))
+            card_budget(catalog, catalog.gpus["rtx-4090"], catalog.engines[engine_class])
+        )

@@ -1,13 +1,14 @@
 """`python -m sizing.estimate SCENARIOS.yml [--json]`: one result per scenario in order; a bad key or id is one
 error line naming it, exit status 2, no traceback."""
+
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from sitebuild import ROOT
+
 from sizing.estimate import main
 
 SCENARIOS = """\
@@ -56,9 +57,13 @@ def test_json_has_one_result_per_scenario_in_order(tmp_path, capsys):
     assert first["fits"] is True and first["streams_that_fit"] == 52
     assert first["tokens_per_s_per_stream"]["floor"] < first["tokens_per_s_per_stream"]["typical"]
     assert first["tokens_per_s_total"]["typical"] > first["tokens_per_s_per_stream"]["typical"]
-    assert results[3] == {"id": "too-big", "fits": False, "streams_that_fit": 0,
-                          "tokens_per_s_per_stream": {"typical": None, "floor": None},
-                          "tokens_per_s_total": {"typical": None}}
+    assert results[3] == {
+        "id": "too-big",
+        "fits": False,
+        "streams_that_fit": 0,
+        "tokens_per_s_per_stream": {"typical": None, "floor": None},
+        "tokens_per_s_total": {"typical": None},
+    }
 
 
 def test_without_json_a_table(tmp_path, capsys):
@@ -69,19 +74,31 @@ def test_without_json_a_table(tmp_path, capsys):
     assert lines[2].startswith("llama-70b-on-4-a100") and " 52 " in lines[2]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("- gpu: a100-sxm4-80gb\n  model: llama-3.3-70b\n  precison: bf16\n",
-     ["scenarios.yml:3:", "unknown key 'precison'", "valid keys:"]),
-    ("- id: typo\n  gpu: a100-sxm4-80g\n  model: llama-3.3-70b\n",
-     ["scenario 1 ('typo')", "unknown gpu 'a100-sxm4-80g'", "did you mean 'a100-sxm4-80gb'"]),
-    ("- gpu: a100-sxm4-80gb\n  model: llama-3.3-7b\n", ["unknown model 'llama-3.3-7b'", "did you mean 'llama-3.3-70b'"]),
-    ("- gpu: a100-sxm4-80gb\n  model: llama-3.3-70b\n  precision: fp9\n", ["unknown precision 'fp9'"]),
-    ("- gpu: l4\n  cards: 2\n  link: nvlink9\n  model: llama-3.1-8b\n", ["unknown link 'nvlink9'"]),
-    ("- gpu: l4\n  cards: 2\n  link: nvlink\n  model: llama-3.1-8b\n", ["link 'nvlink'", "no l4 node"]),
-    ("- gpu: {memory_gb: 48, memory_bandwidth: 864, bf16_dense_tflops: 181}\n  model: llama-3.1-8b\n",
-     ["unknown key 'gpu.memory_bandwidth'"]),
-    ("- gpu: l4\n  model: llama-3.1-8b\n  parallelism: pipeline\n", ["parallelism", "'tensor' or 'layers'"]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "- gpu: a100-sxm4-80gb\n  model: llama-3.3-70b\n  precison: bf16\n",
+            ["scenarios.yml:3:", "unknown key 'precison'", "valid keys:"],
+        ),
+        (
+            "- id: typo\n  gpu: a100-sxm4-80g\n  model: llama-3.3-70b\n",
+            ["scenario 1 ('typo')", "unknown gpu 'a100-sxm4-80g'", "did you mean 'a100-sxm4-80gb'"],
+        ),
+        (
+            "- gpu: a100-sxm4-80gb\n  model: llama-3.3-7b\n",
+            ["unknown model 'llama-3.3-7b'", "did you mean 'llama-3.3-70b'"],
+        ),
+        ("- gpu: a100-sxm4-80gb\n  model: llama-3.3-70b\n  precision: fp9\n", ["unknown precision 'fp9'"]),
+        ("- gpu: l4\n  cards: 2\n  link: nvlink9\n  model: llama-3.1-8b\n", ["unknown link 'nvlink9'"]),
+        ("- gpu: l4\n  cards: 2\n  link: nvlink\n  model: llama-3.1-8b\n", ["link 'nvlink'", "no l4 node"]),
+        (
+            "- gpu: {memory_gb: 48, memory_bandwidth: 864, bf16_dense_tflops: 181}\n  model: llama-3.1-8b\n",
+            ["unknown key 'gpu.memory_bandwidth'"],
+        ),
+        ("- gpu: l4\n  model: llama-3.1-8b\n  parallelism: pipeline\n", ["parallelism", "'tensor' or 'layers'"]),
+    ],
+)
 def test_a_bad_scenario_is_one_error_line_naming_it(tmp_path, capsys, text, expected):
     code, out, err = run(tmp_path, text, "--json", capsys=capsys)
     assert code == 2 and out == ""
@@ -93,9 +110,15 @@ def test_a_bad_scenario_is_one_error_line_naming_it(tmp_path, capsys, text, expe
 def test_the_module_runs_from_the_command_line(tmp_path):
     path = tmp_path / "s.yml"
     path.write_text("- gpu: a100-sxm4-80gb\n  model: llama-3.3-70b\n  colour: blue\n", encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "sizing.estimate", str(path), "--json"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "sizing.estimate", str(path), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         f"error: {path}:3: scenario 1: unknown key 'colour'; valid keys: id, gpu, cards, link, parallelism, model, "
-        "precision, concurrency, context_tokens, engine_class, prompt_tokens_per_output_token"]
+        "precision, concurrency, context_tokens, engine_class, prompt_tokens_per_output_token"
+    ]

@@ -1,4 +1,5 @@
 """Fit verdicts: one card, split across k cards, or no fit, with the need and the budget."""
+
 import pytest
 
 from sizing.fit import Verdict, card_budget, fit, valid_splits

@@ -1,4 +1,5 @@
 """Macros: locale formatting to the code point, argument checks, the sandbox, the reference."""
+
 import os
 import re
 import subprocess
@@ -6,6 +7,8 @@ import sys
 from dataclasses import replace
 
 import pytest
+from rendering import render
+from sitebuild import ROOT
 
 from macros.errors import PageError
 from macros.languages import LANGUAGES
@@ -15,8 +18,6 @@ from macros.output import strings as strings_module
 from macros.output.strings import strings
 from macros.page.hand_typed import hand_typed_figures, product_names
 from macros.site_data import site_data
-from rendering import render
-from sitebuild import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -24,11 +25,14 @@ def data():
     return site_data()
 
 
-@pytest.mark.parametrize("lang, expected", [
-    ("en", "$4,157/month"),
-    ("fr", "4\u202f157\xa0$US/mois"),   # narrow no-break space grouping, no-break space before $US
-    ("zh", "US$4,157/月"),
-])
+@pytest.mark.parametrize(
+    "lang, expected",
+    [
+        ("en", "$4,157/month"),
+        ("fr", "4\u202f157\xa0$US/mois"),  # narrow no-break space grouping, no-break space before $US
+        ("zh", "US$4,157/月"),
+    ],
+)
 def test_prices_are_written_the_way_each_language_writes_money(data, lang, expected):
     assert render(data, '{{ price("4x-a100-pcie-80gb") }}', lang) == expected
 
@@ -45,8 +49,10 @@ def test_catalog_counts_and_memory_totals(data):
 
 
 def test_a_link_bandwidth_is_one_direction_unless_both_ways_is_asked(data):
-    assert render(data, '{{ link_bandwidth("nvlink4") }} / {{ link_bandwidth("nvlink4", both_ways=true) }}') \
+    assert (
+        render(data, '{{ link_bandwidth("nvlink4") }} / {{ link_bandwidth("nvlink4", both_ways=true) }}')
         == "450 GB/s / 900 GB/s"
+    )
 
 
 @pytest.mark.parametrize("lang, expected", [("en", "7×"), ("fr", "7 fois"), ("zh", "7 倍")])
@@ -55,19 +61,24 @@ def test_a_link_ratio_is_worded_as_each_language_words_it(data, lang, expected):
     assert render(data, '{{ link_ratio("nvlink4", "pcie-gen5-x16") }}', lang) == expected
 
 
-@pytest.mark.parametrize("lang, expected", [
-    ("en", "16 KiB, 32 MiB: 23 µs, 2.1 ms, 2.8× then 9×"),
-    ("fr", "16 Kio, 32 Mio: 23 µs, 2,1 ms, 2,8 fois then 9 fois"),
-    ("zh", "16 KiB, 32 MiB: 23 微秒, 2.1 毫秒, 2.8 倍 then 9 倍"),
-])
+@pytest.mark.parametrize(
+    "lang, expected",
+    [
+        ("en", "16 KiB, 32 MiB: 23 µs, 2.1 ms, 2.8× then 9×"),
+        ("fr", "16 Kio, 32 Mio: 23 µs, 2,1 ms, 2,8 fois then 9 fois"),
+        ("zh", "16 KiB, 32 MiB: 23 微秒, 2.1 毫秒, 2.8 倍 then 9 倍"),
+    ],
+)
 def test_a_tensor_parallel_all_reduce_at_one_stream_and_in_prefill(data, lang, expected):
     # 8,192 × 2 B = 16 KiB; × 2,048 tokens = 32 MiB. 4 × A100 PCIe: 22 µs + 1.5 × 16,384 B / 24 GB/s = 23.0 µs,
     # 22 µs + 1.5 × 33,554,432 B / 24 GB/s = 2.12 ms; against NVLink 3's 8.1 µs and 227 µs: 2.8 and 9.3 times
-    calls = ('{{ allreduce_message("llama-3.3-70b") }}, {{ allreduce_message("llama-3.3-70b", 2048) }}: '
-             '{{ tp_allreduce_time("llama-3.3-70b", "4x-a100-pcie-80gb") }}, '
-             '{{ tp_allreduce_time("llama-3.3-70b", "4x-a100-pcie-80gb", 2048) }}, '
-             '{{ tp_allreduce_ratio("llama-3.3-70b", "4x-a100-pcie-80gb", "4x-a100-sxm4-80gb") }} then '
-             '{{ tp_allreduce_ratio("llama-3.3-70b", "4x-a100-pcie-80gb", "4x-a100-sxm4-80gb", 2048) }}')
+    calls = (
+        '{{ allreduce_message("llama-3.3-70b") }}, {{ allreduce_message("llama-3.3-70b", 2048) }}: '
+        '{{ tp_allreduce_time("llama-3.3-70b", "4x-a100-pcie-80gb") }}, '
+        '{{ tp_allreduce_time("llama-3.3-70b", "4x-a100-pcie-80gb", 2048) }}, '
+        '{{ tp_allreduce_ratio("llama-3.3-70b", "4x-a100-pcie-80gb", "4x-a100-sxm4-80gb") }} then '
+        '{{ tp_allreduce_ratio("llama-3.3-70b", "4x-a100-pcie-80gb", "4x-a100-sxm4-80gb", 2048) }}'
+    )
     rendered = render(data, calls, lang)
     assert rendered.replace("\u202f", " ").replace("\xa0", " ") == expected
 
@@ -75,26 +86,40 @@ def test_a_tensor_parallel_all_reduce_at_one_stream_and_in_prefill(data, lang, e
 def test_training_memory_is_computed_in_gib_and_traffic_in_gb(data):
     # 70,553,706,496 × 16 B = 1,051.3 GiB; Mistral 24B sharded on 8 H100s: 43.9 GiB per card, 79.2 − 43.9 = 35.3
     # left; each card sends 3 × 7/8 × 47.14 GB = 124 GB per step: 1.96 s at 63 GB/s, 275 ms at 450 GB/s, 7 times
-    calls = ('{{ adam_bytes_per_parameter() }} | {{ training_memory("llama-3.3-70b") }} | '
-             '{{ training_memory_per_card("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
-             '{{ training_room_per_card("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
-             '{{ training_traffic("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
-             '{{ training_sync_time("mistral-small-3-24b", "8x-rtx-pro-6000-blackwell") }} | '
-             '{{ training_sync_time("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
-             '{{ training_sync_speedup("mistral-small-3-24b", "8x-rtx-pro-6000-blackwell", "8x-h100-sxm5-80gb") }}')
+    calls = (
+        '{{ adam_bytes_per_parameter() }} | {{ training_memory("llama-3.3-70b") }} | '
+        '{{ training_memory_per_card("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
+        '{{ training_room_per_card("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
+        '{{ training_traffic("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
+        '{{ training_sync_time("mistral-small-3-24b", "8x-rtx-pro-6000-blackwell") }} | '
+        '{{ training_sync_time("mistral-small-3-24b", "8x-h100-sxm5-80gb") }} | '
+        '{{ training_sync_speedup("mistral-small-3-24b", "8x-rtx-pro-6000-blackwell", "8x-h100-sxm5-80gb") }}'
+    )
     assert render(data, calls) == "16 bytes | 1,051.3 GiB | 43.9 GiB | 35.3 GiB | 124 GB | 2.0 s | 275 ms | 7×"
 
 
-@pytest.mark.parametrize("call, fragment", [
-    ('claim_training_fits("llama-3.3-70b", "8x-h100-sxm5-80gb")', "131.4 GiB of training state per card against 79.2"),
-    ('claim_training_does_not_fit("mistral-small-3-24b", "8x-h100-sxm5-80gb")', "43.9 GiB of training state"),
-    ('claim_allreduce_bound("llama-3.3-70b", "4x-a100-pcie-80gb", 2048, "latency")', "the latency is 1% of its time"),
-    ('claim_allreduce_bound("llama-3.3-70b", "4x-a100-pcie-80gb", 1, "bandwidth")', "the latency is 96% of its time"),
-    ('claim_serves_more("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 4, 1, 4096)', "tok/s in total"),
-    ('claim_stream_faster("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 1, 4, 4096)', "tok/s"),
-    ('split_stream_speed("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 3)', "pick another card count"),
-    ('tp_allreduce_time("llama-3.3-70b", "1x-a100-pcie-80gb")', "has one card"),
-])
+@pytest.mark.parametrize(
+    "call, fragment",
+    [
+        (
+            'claim_training_fits("llama-3.3-70b", "8x-h100-sxm5-80gb")',
+            "131.4 GiB of training state per card against 79.2",
+        ),
+        ('claim_training_does_not_fit("mistral-small-3-24b", "8x-h100-sxm5-80gb")', "43.9 GiB of training state"),
+        (
+            'claim_allreduce_bound("llama-3.3-70b", "4x-a100-pcie-80gb", 2048, "latency")',
+            "the latency is 1% of its time",
+        ),
+        (
+            'claim_allreduce_bound("llama-3.3-70b", "4x-a100-pcie-80gb", 1, "bandwidth")',
+            "the latency is 96% of its time",
+        ),
+        ('claim_serves_more("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 4, 1, 4096)', "tok/s in total"),
+        ('claim_stream_faster("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 1, 4, 4096)', "tok/s"),
+        ('split_stream_speed("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 3)', "pick another card count"),
+        ('tp_allreduce_time("llama-3.3-70b", "1x-a100-pcie-80gb")', "has one card"),
+    ],
+)
 def test_link_claims_fail_with_what_the_data_says(data, call, fragment):
     with pytest.raises(PageError) as caught:
         render(data, "{{ " + call + " }}")
@@ -102,17 +127,19 @@ def test_link_claims_fail_with_what_the_data_says(data, call, fragment):
 
 
 def test_the_link_claims_of_the_guide_hold_today(data):
-    calls = ('{{ claim_training_fits("mistral-small-3-24b", "8x-rtx-pro-6000-blackwell") }}'
-             '{{ claim_training_does_not_fit("llama-3.3-70b", "8x-rtx-pro-6000-blackwell") }}'
-             '{{ claim_allreduce_bound("llama-3.3-70b", "4x-a100-sxm4-80gb", 1, "latency") }}'
-             '{{ claim_serves_more("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 1, 4, 4096) }}'
-             '{{ claim_serves_more("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 4, 1, 32768) }}')
+    calls = (
+        '{{ claim_training_fits("mistral-small-3-24b", "8x-rtx-pro-6000-blackwell") }}'
+        '{{ claim_training_does_not_fit("llama-3.3-70b", "8x-rtx-pro-6000-blackwell") }}'
+        '{{ claim_allreduce_bound("llama-3.3-70b", "4x-a100-sxm4-80gb", 1, "latency") }}'
+        '{{ claim_serves_more("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 1, 4, 4096) }}'
+        '{{ claim_serves_more("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 4, 1, 32768) }}'
+    )
     assert render(data, calls) == ""
 
 
 def test_the_busbw_table_gives_published_ranges_and_says_where_there_are_none(data):
     html = render(data, "{{ busbw_table() }}")
-    assert "<td>4 × RTX 5090 and 8 × RTX 5090</td><td>28–35 GB/s</td>" in html   # consumer PCIe, host-staged
+    assert "<td>4 × RTX 5090 and 8 × RTX 5090</td><td>28–35 GB/s</td>" in html  # consumer PCIe, host-staged
     assert "<td>370–480 GB/s</td>" in html and "<td>208–235 GB/s</td>" in html
     assert "<td>no published run (our speed model assumes 740 GB/s)</td>" in html  # NVLink 5: none found
     assert "28 à 35 Go/s" in render(data, "{{ busbw_table() }}", "fr")
@@ -120,38 +147,49 @@ def test_the_busbw_table_gives_published_ranges_and_says_where_there_are_none(da
 
 def test_a_topology_label_not_yet_seen_is_shown_as_expected(data):
     html = render(data, "{{ topo_table() }}")
-    assert "<td>expected: NV6 between every pair (no public output" in html        # 4 × H200 NVL, inferred
-    assert "<td>NV18 between every pair</td>" in html                               # 8 × H100 SXM5, seen
+    assert "<td>expected: NV6 between every pair (no public output" in html  # 4 × H200 NVL, inferred
+    assert "<td>NV18 between every pair</td>" in html  # 8 × H100 SXM5, seen
 
 
 def test_a_70b_model_makes_two_allreduces_per_layer_per_token(data):
     assert render(data, '{{ allreduces_per_token("llama-3.3-70b") }}') == "160"
 
 
-@pytest.mark.parametrize("lang, expected", [
-    ("en", "about 37 tok/s, at least 25"), ("fr", "environ 37 tok/s, au moins 25"), ("zh", "约 37 token/秒，至少 25"),
-])
+@pytest.mark.parametrize(
+    "lang, expected",
+    [
+        ("en", "about 37 tok/s, at least 25"),
+        ("fr", "environ 37 tok/s, au moins 25"),
+        ("zh", "约 37 token/秒，至少 25"),
+    ],
+)
 def test_a_speed_is_written_as_typical_then_floor(lang, expected):
     from macros.output.formatting import formatter
+
     assert formatter(lang).speed(37.1, 24.96) == expected
 
 
 def test_the_throughput_macro_gives_the_cells_typical_speed_and_floor(data):
     speed = data.matrix.cell("llama-3.3-70b", "bf16", "4x-a100-sxm4-80gb").speed
-    assert render(data, '{{ throughput("llama-3.3-70b", "bf16", "4x-a100-sxm4-80gb") }}') \
+    assert (
+        render(data, '{{ throughput("llama-3.3-70b", "bf16", "4x-a100-sxm4-80gb") }}')
         == f"about {round(speed.typical)} tok/s, at least {round(speed.floor)}"
+    )
 
 
-@pytest.mark.parametrize("node, lang, expected", [
-    ("4x-a100-pcie-80gb", "en", "split across 4 cards"),
-    ("1x-a100-pcie-80gb", "fr", "ne tient pas sur ce nœud"),
-])
+@pytest.mark.parametrize(
+    "node, lang, expected",
+    [
+        ("4x-a100-pcie-80gb", "en", "split across 4 cards"),
+        ("1x-a100-pcie-80gb", "fr", "ne tient pas sur ce nœud"),
+    ],
+)
 def test_a_verdict_is_written_in_the_readers_language(data, node, lang, expected):
     assert render(data, f'{{{{ verdict("llama-3.3-70b", "bf16", "{node}") }}}}', lang) == expected
 
 
 def test_the_prices_date_is_written_the_way_the_language_writes_dates(data):
-    assert render(data, '{{ prices_as_of() }}', "zh") == "2026年11月1日"
+    assert render(data, "{{ prices_as_of() }}", "zh") == "2026年11月1日"
 
 
 def test_every_string_exists_in_every_language():
@@ -180,19 +218,25 @@ def test_every_macro_is_in_the_writers_reference_in_every_language():
         assert entries[name]["fr"] and entries[name]["zh"], name
 
 
-@pytest.mark.parametrize("source, fragment", [
-    ('{{ price("4x-a100-pcie-80g") }}', "unknown node id '4x-a100-pcie-80g'; did you mean '4x-a100-pcie-80gb'"),
-    ('{{ prix("4x-a100-pcie-80gb") }}', "unknown macro 'prix'; did you mean price()"),
-    ("{{ price(4) }}", "argument 'node' of price() must be an id in quotes, found 4"),
-    ("{{ price() }}", "missing a required argument: 'node'"),
-    ('{{ price("4x-a100-pcie-80gb", "x") }}', "too many positional arguments"),
-    ('{{ throughput("llama-3.3-70b", "bf16", "1x-rtx-4090") }}', "does not fit on this node"),
-    ('{{ verdict("flux.1-dev", "gguf-q4_k_m", "1x-l40s") }}', "precision 'gguf-q4_k_m' does not apply to 'flux.1-dev'"),
-    ('{{ layers("flux.1-dev") }}', "image or video model"),
-    ("{{ price( }}", "template syntax error"),
-    ('{% if true %}{{ price("4x-a100-pcie-80gb") }}{% endif %}', "'{%' starts a template statement"),
-    ('{{ price("4x-a100-pcie-80gb") }', "a '{{' without its '}}' on the same line"),
-])
+@pytest.mark.parametrize(
+    "source, fragment",
+    [
+        ('{{ price("4x-a100-pcie-80g") }}', "unknown node id '4x-a100-pcie-80g'; did you mean '4x-a100-pcie-80gb'"),
+        ('{{ prix("4x-a100-pcie-80gb") }}', "unknown macro 'prix'; did you mean price()"),
+        ("{{ price(4) }}", "argument 'node' of price() must be an id in quotes, found 4"),
+        ("{{ price() }}", "missing a required argument: 'node'"),
+        ('{{ price("4x-a100-pcie-80gb", "x") }}', "too many positional arguments"),
+        ('{{ throughput("llama-3.3-70b", "bf16", "1x-rtx-4090") }}', "does not fit on this node"),
+        (
+            '{{ verdict("flux.1-dev", "gguf-q4_k_m", "1x-l40s") }}',
+            "precision 'gguf-q4_k_m' does not apply to 'flux.1-dev'",
+        ),
+        ('{{ layers("flux.1-dev") }}', "image or video model"),
+        ("{{ price( }}", "template syntax error"),
+        ('{% if true %}{{ price("4x-a100-pcie-80gb") }}{% endif %}', "'{%' starts a template statement"),
+        ('{{ price("4x-a100-pcie-80gb") }', "a '{{' without its '}}' on the same line"),
+    ],
+)
 def test_writer_mistakes_stop_with_an_actionable_message(data, source, fragment):
     with pytest.raises(PageError) as caught:
         render(data, "first line\n" + source)
@@ -200,21 +244,24 @@ def test_writer_mistakes_stop_with_an_actionable_message(data, source, fragment)
     assert fragment in str(caught.value)
 
 
-@pytest.mark.parametrize("payload", [
-    "{{ ''.__class__.__mro__[1].__subclasses__() }}",
-    "{{ price.__globals__ }}",
-    "{{ price.__self__.catalog }}",
-    "{{ cycler.__init__.__globals__.os.popen('id').read() }}",
-    "{{ joiner.__init__.__globals__ }}",
-    "{{ namespace.__init__.__globals__ }}",
-    "{{ lipsum.__globals__['os'] }}",
-    "{{ range(10**9)|list }}",
-    "{{ self.__init__.__globals__ }}",
-    "{{ '{0.__class__}'.format(1) }}",
-    "{% for c in [].__class__.__base__.__subclasses__() %}{{ c }}{% endfor %}",
-    "{{ config }}",
-    "{{ request.application }}",
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+        "{{ price.__globals__ }}",
+        "{{ price.__self__.catalog }}",
+        "{{ cycler.__init__.__globals__.os.popen('id').read() }}",
+        "{{ joiner.__init__.__globals__ }}",
+        "{{ namespace.__init__.__globals__ }}",
+        "{{ lipsum.__globals__['os'] }}",
+        "{{ range(10**9)|list }}",
+        "{{ self.__init__.__globals__ }}",
+        "{{ '{0.__class__}'.format(1) }}",
+        "{% for c in [].__class__.__base__.__subclasses__() %}{{ c }}{% endfor %}",
+        "{{ config }}",
+        "{{ request.application }}",
+    ],
+)
 def test_template_injection_payloads_fail_without_running_code(data, payload):
     with pytest.raises(PageError):
         render(data, payload)
@@ -230,24 +277,37 @@ def test_data_strings_are_escaped_where_they_land_in_html(data):
 
 
 def test_hand_typed_figures_are_found_and_names_code_and_macros_are_not(data):
-    page = "\n".join([
-        "---", "title: Guide 2", "---",
-        "Llama 3.3 70B on an A100 80GB PCIe over NVLink 4 in BF16.",
-        'It costs {{ price("4x-a100-pcie-80gb") }} and `-g 8` in code.',
-        "## Heading {#step-2}",
-        "```", "all_reduce_perf -g 8", "```",
-        "It costs $4,157 a month.",
-        "Four cards with 80 GB each.",
-    ])
+    page = "\n".join(
+        [
+            "---",
+            "title: Guide 2",
+            "---",
+            "Llama 3.3 70B on an A100 80GB PCIe over NVLink 4 in BF16.",
+            'It costs {{ price("4x-a100-pcie-80gb") }} and `-g 8` in code.',
+            "## Heading {#step-2}",
+            "```",
+            "all_reduce_perf -g 8",
+            "```",
+            "It costs $4,157 a month.",
+            "Four cards with 80 GB each.",
+        ]
+    )
     found = hand_typed_figures(page, product_names(data.catalog))
     assert [(f.line, f.text) for f in found] == [
-        (2, "title: Guide 2"), (10, "It costs $4,157 a month."), (11, "Four cards with 80 GB each.")]
+        (2, "title: Guide 2"),
+        (10, "It costs $4,157 a month."),
+        (11, "Four cards with 80 GB each."),
+    ]
 
 
 def test_no_page_in_docs_has_a_hand_typed_figure(data):
     from sitebuild import ROOT
-    offenders = [f"{path.relative_to(ROOT)}:{figure}" for path in sorted((ROOT / "docs").rglob("*.md"))
-                 for figure in hand_typed_figures(path.read_text(encoding="utf-8"), product_names(data.catalog))]
+
+    offenders = [
+        f"{path.relative_to(ROOT)}:{figure}"
+        for path in sorted((ROOT / "docs").rglob("*.md"))
+        for figure in hand_typed_figures(path.read_text(encoding="utf-8"), product_names(data.catalog))
+    ]
     assert not offenders, "figures typed by hand:\n" + "\n".join(offenders)
 
 
@@ -263,8 +323,14 @@ print(render(site_data(), "{{ chart_links() }}"))
 def test_the_link_chart_is_the_same_whatever_the_hash_seed_fastest_first_ties_by_name():
     drawings = set()
     for seed in ("1", "3"):  # these two seeds iterate the set of link ids in different orders
-        run = subprocess.run([sys.executable, "-c", RENDER_LINK_CHART], cwd=ROOT, capture_output=True, text=True,
-                             env={**os.environ, "PYTHONHASHSEED": seed}, check=True)
+        run = subprocess.run(
+            [sys.executable, "-c", RENDER_LINK_CHART],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+        )
         drawings.add(run.stdout)
     assert len(drawings) == 1  # drawn twice (no cache), byte for byte the same
     assert "<text" in next(iter(drawings))
@@ -280,12 +346,14 @@ def test_french_writes_the_first_of_a_month_as_an_ordinal(day, expected):
     import datetime
 
     from macros.output.formatting import formatter
+
     assert formatter("fr").date(datetime.date(2026, 11, day)) == expected
 
 
 @pytest.mark.parametrize("tokens, expected", [(131072, "128K"), (8192, "8K"), (5515, "5,515")])
 def test_a_context_length_is_written_as_models_advertise_it(tokens, expected):
     from macros.output.formatting import formatter
+
     assert formatter("en").context(tokens) == expected
 
 
@@ -294,31 +362,40 @@ def spaced(text: str) -> str:
     return re.sub(r"[\u202f\xa0]", " ", text)
 
 
-@pytest.mark.parametrize("lang, expected", [
-    ("en", "671 billion | 37.6 billion | 626.7 GiB | 17× | 2.0×"),
-    ("fr", "671 milliards | 37,6 milliards | 626,7 Gio | 17 fois | 2,0 fois"),
-    ("zh", "6710 亿 | 376 亿 | 626.7 GiB | 1/17 | 2.0 倍"),
-])
+@pytest.mark.parametrize(
+    "lang, expected",
+    [
+        ("en", "671 billion | 37.6 billion | 626.7 GiB | 17× | 2.0×"),
+        ("fr", "671 milliards | 37,6 milliards | 626,7 Gio | 17 fois | 2,0 fois"),
+        ("zh", "6710 亿 | 376 亿 | 626.7 GiB | 1/17 | 2.0 倍"),
+    ],
+)
 def test_parameter_counts_weights_and_ratios_are_worded_as_each_language_words_them(data, lang, expected):
     # DeepSeek V3: 671,026,419,200 parameters, 37,552,297,472 active (6710 and 376 亿 of 10^8); FP8 weights
     # (671.03e9 − 0.93e9 embeddings) × 1 B + 0.93e9 × 2 B = 672.9e9 B / 2^30 = 626.7 GiB, the same unit as a need;
     # it reads 17× less than it holds. FLUX.1 [dev]: B200 2,250 / $5.24 = 429 against A40 150 / $0.71 = 212: 2.0×
-    calls = ('{{ params("deepseek-v3") }} | {{ active_params("deepseek-v3") }} | {{ weights_size("deepseek-v3", "fp8") }} '
-             '| {{ read_ratio("deepseek-v3", "fp8") }} | {{ value_ratio("flux.1-dev", "bf16") }}')
+    calls = (
+        '{{ params("deepseek-v3") }} | {{ active_params("deepseek-v3") }} | {{ weights_size("deepseek-v3", "fp8") }} '
+        '| {{ read_ratio("deepseek-v3", "fp8") }} | {{ value_ratio("flux.1-dev", "bf16") }}'
+    )
     assert spaced(render(data, calls, lang)) == expected
 
 
 def test_a_count_below_two_billion_is_singular_in_french():
     from macros.output.formatting import formatter
+
     assert spaced(formatter("fr").billions_in_words(1_300_000_000)) == "1,3 milliard"
     assert formatter("en").billions_in_words(1_300_000_000) == "1.3 billion"
 
 
-@pytest.mark.parametrize("lang, expected", [("en", "the A40 / the B200"), ("fr", "l’A40 / la B200"),
-                                            ("zh", "A40 / B200")])
+@pytest.mark.parametrize(
+    "lang, expected", [("en", "the A40 / the B200"), ("fr", "l’A40 / la B200"), ("zh", "A40 / B200")]
+)
 def test_a_card_named_after_an_article_elides_in_french_before_a_vowel(data, lang, expected):
-    calls = ('{{ cheapest_card("flux.1-dev", "bf16", article=true) }} / '
-             '{{ best_value_card("flux.1-dev", "bf16", article=true) }}')
+    calls = (
+        '{{ cheapest_card("flux.1-dev", "bf16", article=true) }} / '
+        '{{ best_value_card("flux.1-dev", "bf16", article=true) }}'
+    )
     assert render(data, calls, lang) == expected
 
 
@@ -335,16 +412,20 @@ def test_what_group_scales_and_16_bit_embeddings_add_to_four_bits(data):
     # INT4 AWQ/GPTQ: 4 + 16/128 + 4/128 = 4.15625 bits per weight, 0.16 of them scales and zeros. Llama 3.3 70B:
     # embeddings and head 128,256 × 8,192 × 2 = 2,101,346,304 of 70,553,706,496 parameters kept at 16 bits add
     # 2.101e9 × (16 − 4.15625) / 70.554e9 = 0.353 bits: 4.509 bits per parameter
-    calls = ('{{ scale_bits("int4-awq-gptq") }} + {{ embedding_bits("llama-3.3-70b", "int4-awq-gptq") }} → '
-             '{{ bits_per_weight("int4-awq-gptq") }}, {{ effective_bits("llama-3.3-70b", "int4-awq-gptq", 2) }}')
+    calls = (
+        '{{ scale_bits("int4-awq-gptq") }} + {{ embedding_bits("llama-3.3-70b", "int4-awq-gptq") }} → '
+        '{{ bits_per_weight("int4-awq-gptq") }}, {{ effective_bits("llama-3.3-70b", "int4-awq-gptq", 2) }}'
+    )
     assert render(data, calls) == "0.16 + 0.35 → 4.16, 4.51"
 
 
 def test_an_fp8_kv_cache_halves_the_cache_of_the_guides_model_and_context(data):
     # Llama 3.3 70B: 2 × 80 layers × 8 KV heads × 128 × 2 B = 327,680 B per token × 131,072 = 40.0 GiB in BF16;
     # one byte per element in FP8: 20.0 GiB, 20.0 GiB freed
-    calls = ('{{ kv_cache("llama-3.3-70b", 131072) }} {{ kv_cache_in("llama-3.3-70b", 131072, "fp8") }} '
-             '{{ kv_cache_saved("llama-3.3-70b", 131072, "fp8") }}')
+    calls = (
+        '{{ kv_cache("llama-3.3-70b", 131072) }} {{ kv_cache_in("llama-3.3-70b", 131072, "fp8") }} '
+        '{{ kv_cache_saved("llama-3.3-70b", 131072, "fp8") }}'
+    )
     assert render(data, calls) == "40.0 GiB 20.0 GiB 20.0 GiB"
 
 
@@ -368,15 +449,18 @@ def test_the_headroom_comparison_picks_the_cheapest_card_with_more_memory(data):
     # FLUX.1 [dev] in BF16: the A40 (48 GB, $2,060 / (4 × 730) = $0.7055) leaves 6.1 GiB; the next cheapest with
     # more memory is the A100 80GB PCIe (80 GB, $8,260 / (8 × 730) = $1.4144): 0.9 × 81,152 MiB = 71.3 GiB
     # − 33.8 GiB = 37.5 GiB, for $0.709 more per GPU-hour
-    calls = ('{{ cheapest_card("flux.1-dev", "bf16") }} {{ cheapest_card_memory("flux.1-dev", "bf16") }} '
-             '{{ cheapest_card_headroom("flux.1-dev", "bf16") }} | {{ roomier_card("flux.1-dev", "bf16") }} '
-             '{{ roomier_card_memory("flux.1-dev", "bf16") }} {{ roomier_card_headroom("flux.1-dev", "bf16") }} '
-             '{{ roomier_card_extra_price("flux.1-dev", "bf16") }}')
+    calls = (
+        '{{ cheapest_card("flux.1-dev", "bf16") }} {{ cheapest_card_memory("flux.1-dev", "bf16") }} '
+        '{{ cheapest_card_headroom("flux.1-dev", "bf16") }} | {{ roomier_card("flux.1-dev", "bf16") }} '
+        '{{ roomier_card_memory("flux.1-dev", "bf16") }} {{ roomier_card_headroom("flux.1-dev", "bf16") }} '
+        '{{ roomier_card_extra_price("flux.1-dev", "bf16") }}'
+    )
     assert render(data, calls) == "A40 48 GB 6.1 GiB | A100 80GB PCIe 80 GB 37.5 GiB $0.71"
 
 
 def test_the_quantization_table_times_every_format_on_the_same_cards(data):
     from sizing.comparisons import speed_on_cards
+
     c = data.catalog
     llm, node = c.models["llama-3.3-70b"], c.nodes["8x-h100-sxm5-80gb"]
     # BF16 needs 4 H100s (131.4 GiB / 2 = 65.7 GiB + KV, activations and runtime > 0.9 × 79.2 GiB = 71.3 GiB)
@@ -400,6 +484,7 @@ def test_the_nodes_table_carries_the_configurators_warnings_and_the_cost_per_tok
 
 def test_the_lowest_cost_node_is_the_one_whose_million_tokens_cost_least_at_full_load(data):
     from sizing.choices import nodes_that_hold
+
     c = data.catalog
     prices = {}
     for node in nodes_that_hold(c, data.matrix, "deepseek-v3", "fp8"):
@@ -407,15 +492,25 @@ def test_the_lowest_cost_node_is_the_one_whose_million_tokens_cost_least_at_full
         # monthly price / (730 h × 3,600 s × total tok/s at full load) × 10^6
         prices[node.id] = node.price_per_month.amount / (730 * 3600 * speed.total_on(node)) * 1e6
     cheapest = min(prices, key=prices.__getitem__)
-    assert render(data, '{{ lowest_cost_node("deepseek-v3", "fp8") }}') == render(data, f'{{{{ node_name("{cheapest}") }}}}')
-    assert render(data, '{{ lowest_cost_per_million("deepseek-v3", "fp8") }}') \
+    assert render(data, '{{ lowest_cost_node("deepseek-v3", "fp8") }}') == render(
+        data, f'{{{{ node_name("{cheapest}") }}}}'
+    )
+    assert (
+        render(data, '{{ lowest_cost_per_million("deepseek-v3", "fp8") }}')
         == f"${prices[cheapest]:.2f} per million tokens"
+    )
 
 
 def test_the_moe_speeds_are_held_against_published_runs(data, monkeypatch):
     from macros.library import cost_figures
-    assert render(data, '{{ claim_matches_published_runs("deepseek-v3") }}'
-                        '{{ claim_matches_published_runs("qwen3-235b-a22b") }}') == ""
+
+    assert (
+        render(
+            data,
+            '{{ claim_matches_published_runs("deepseek-v3") }}{{ claim_matches_published_runs("qwen3-235b-a22b") }}',
+        )
+        == ""
+    )
     # SGLang on 8 × H200, 8 streams: 25.8 tok/s per stream measured, the model gives about 1.8 times that
     monkeypatch.setattr(cost_figures, "WITHIN_FACTOR", 1.5)
     fresh = replace(data)  # macro outputs are remembered per data state: a copy starts afresh

@@ -1,9 +1,14 @@
 """Weight and KV-cache bytes, checked against published sizes (arithmetic in each test)."""
+
 import pytest
 
 from sizing.catalog import Catalog
 from sizing.memory import (
-    embedding_params, kv_bytes_per_token, kv_cache_bytes, kv_cache_bytes_layer_split, weight_bytes,
+    embedding_params,
+    kv_bytes_per_token,
+    kv_cache_bytes,
+    kv_cache_bytes_layer_split,
+    weight_bytes,
 )
 from sizing.units import GB, GIB
 
@@ -41,12 +46,15 @@ def test_mixture_of_experts_memory_counts_every_expert(catalog):
     assert w(catalog, "qwen3-235b-a22b", "bf16") == 235_093_634_560 * 2
 
 
-@pytest.mark.parametrize("model, per_token", [
-    ("llama-3.1-8b", 2 * 32 * 8 * 128 * 2),      # 131,072 B = 128 KiB
-    ("llama-3.3-70b", 2 * 80 * 8 * 128 * 2),     # 327,680 B = 320 KiB
-    ("qwen3-235b-a22b", 2 * 94 * 4 * 128 * 2),   # 192,512 B = 188 KiB
-    ("deepseek-v3", 61 * (512 + 64) * 2),         # MLA latent: 70,272 B
-])
+@pytest.mark.parametrize(
+    "model, per_token",
+    [
+        ("llama-3.1-8b", 2 * 32 * 8 * 128 * 2),  # 131,072 B = 128 KiB
+        ("llama-3.3-70b", 2 * 80 * 8 * 128 * 2),  # 327,680 B = 320 KiB
+        ("qwen3-235b-a22b", 2 * 94 * 4 * 128 * 2),  # 192,512 B = 188 KiB
+        ("deepseek-v3", 61 * (512 + 64) * 2),  # MLA latent: 70,272 B
+    ],
+)
 def test_kv_cache_per_token(catalog, model, per_token):
     assert kv_bytes_per_token(catalog.models[model], 2) == per_token
 

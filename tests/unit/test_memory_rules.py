@@ -1,18 +1,26 @@
 """Issue 17's memory rules: the memory each card shows the runtime, the engine profiles (vLLM/SGLang and llama.cpp)
 and the tight verdict, with the arithmetic checked by hand in each test. GiB = 2^30 B, MiB = 2^20 B."""
+
 import pytest
+from conftest import edit
 
 from sizing.catalog import load_catalog
 from sizing.errors import CatalogError
 from sizing.fit import (
-    VERDICT_RANK, Verdict, activation_peak_bytes, card_budget, compute_buffer_bytes, engine_splits, fit, llm_need,
-    tight_utilization, visible_memory,
+    VERDICT_RANK,
+    Verdict,
+    activation_peak_bytes,
+    card_budget,
+    compute_buffer_bytes,
+    engine_splits,
+    fit,
+    llm_need,
+    tight_utilization,
+    visible_memory,
 )
 from sizing.memory import kv_cache_bytes, weight_bytes
 from sizing.schema import InlineGpu
 from sizing.units import GIB
-
-from conftest import edit
 
 MIB = 2**20
 
@@ -22,13 +30,16 @@ def verdict(catalog, model, precision, node, **kw):
 
 
 # --- memory the runtime sees ------------------------------------------------------------------------------
-@pytest.mark.parametrize("gpu, mib, share_of_nominal", [
-    ("l4", 22_565, 0.918),              # GDDR6 with ECC: 23,034 MiB in nvidia-smi (0.937), 469 MiB less in CUDA
-    ("l40s", 45_599, 0.928),            # 44.53 GiB measured in CUDA
-    ("a100-pcie-80gb", 81_152, 0.991),  # HBM: 79.25 GiB
-    ("h100-sxm5-80gb", 81_121, 0.990),  # 79.22 GiB, vLLM's own log
-    ("rtx-4090", 24_115, 0.981),        # GeForce, no ECC: 23.55 GiB
-])
+@pytest.mark.parametrize(
+    "gpu, mib, share_of_nominal",
+    [
+        ("l4", 22_565, 0.918),  # GDDR6 with ECC: 23,034 MiB in nvidia-smi (0.937), 469 MiB less in CUDA
+        ("l40s", 45_599, 0.928),  # 44.53 GiB measured in CUDA
+        ("a100-pcie-80gb", 81_152, 0.991),  # HBM: 79.25 GiB
+        ("h100-sxm5-80gb", 81_121, 0.990),  # 79.22 GiB, vLLM's own log
+        ("rtx-4090", 24_115, 0.981),  # GeForce, no ECC: 23.55 GiB
+    ],
+)
 def test_each_card_has_the_memory_cuda_reports(catalog, gpu, mib, share_of_nominal):
     card = catalog.gpus[gpu]
     assert visible_memory(catalog, card) == mib * MIB
@@ -67,8 +78,13 @@ def test_h200_nvl_topo_labels_are_marked_inferred(catalog):
 # --- engine profiles --------------------------------------------------------------------------------------
 def test_gguf_runs_on_llama_cpp_and_the_rest_on_a_server_engine(catalog):
     engine = {p: catalog.engine_of(catalog.precisions[p]).id for p in catalog.precisions}
-    assert engine == {"bf16": "server", "fp8": "server", "int4-awq-gptq": "server",
-                      "gguf-q8_0": "llama.cpp", "gguf-q4_k_m": "llama.cpp"}
+    assert engine == {
+        "bf16": "server",
+        "fp8": "server",
+        "int4-awq-gptq": "server",
+        "gguf-q8_0": "llama.cpp",
+        "gguf-q4_k_m": "llama.cpp",
+    }
 
 
 def test_a_precision_no_engine_runs_is_refused(data_copy):
@@ -87,7 +103,8 @@ def test_the_server_activation_peak_does_not_shrink_with_tensor_parallelism(cata
     assert [n.overhead / GIB for n in needs] == pytest.approx([0.65, 1.05, 1.05, 1.05])
     # mixture of experts: + 0.25 GiB; DeepSeek V3 vocab 129,280: 8,192 × 129,280 × 4 B = 3.945 GiB + 1.25
     assert activation_peak_bytes(catalog.server_engine, catalog.models["deepseek-v3"]) / GIB == pytest.approx(
-        5.195, abs=1e-3)
+        5.195, abs=1e-3
+    )
 
 
 def test_llama_cpp_has_no_utilization_cap(catalog):
@@ -112,11 +129,15 @@ def test_llama_cpp_shares_out_layers_so_kv_heads_are_never_replicated(catalog):
     whole = kv_cache_bytes(qwen, 8192, 1, 2)
     gguf = llm_need(catalog, qwen, catalog.precisions["gguf-q4_k_m"], 8192, 1, 8)
     bf16 = llm_need(catalog, qwen, catalog.precisions["bf16"], 8192, 1, 8)
-    assert gguf.kv_cache == whole / 8   # a layer split: 1/8 of the layers, every head
-    assert bf16.kv_cache == whole / 4   # tensor split beyond 4 KV heads: one head per card, replicated
+    assert gguf.kv_cache == whole / 8  # a layer split: 1/8 of the layers, every head
+    assert bf16.kv_cache == whole / 4  # tensor split beyond 4 KV heads: one head per card, replicated
     # any card count for a layer split, only head-dividing ones for tensor parallelism
-    assert engine_splits(catalog.engine_of(catalog.precisions["gguf-q4_k_m"]), catalog.models["llama-3.3-70b"], 4) \
-        == [1, 2, 3, 4]
+    assert engine_splits(catalog.engine_of(catalog.precisions["gguf-q4_k_m"]), catalog.models["llama-3.3-70b"], 4) == [
+        1,
+        2,
+        3,
+        4,
+    ]
     assert engine_splits(catalog.server_engine, catalog.models["llama-3.3-70b"], 4) == [1, 2, 4]
 
 
@@ -177,8 +198,12 @@ def test_fitting_at_the_default_setting_beats_a_tight_fit_on_fewer_cards(catalog
     # on 4 x A100 PCIe, 2 cards fit only at 0.95 (72.92 GiB), 4 cards at 0.90 (39.44 GiB): 4 cards win
     result = verdict(catalog, "llama-3.3-70b", "bf16", "4x-a100-pcie-80gb")
     assert result.verdict is Verdict.SPLIT and result.cards == 4 and result.memory_utilization == 0.90
-    assert VERDICT_RANK[Verdict.ONE_CARD] < VERDICT_RANK[Verdict.SPLIT] < VERDICT_RANK[Verdict.TIGHT] \
+    assert (
+        VERDICT_RANK[Verdict.ONE_CARD]
+        < VERDICT_RANK[Verdict.SPLIT]
+        < VERDICT_RANK[Verdict.TIGHT]
         < VERDICT_RANK[Verdict.NO_FIT]
+    )
 
 
 def test_a_tight_fit_through_the_setting_also_gives_the_context_that_fits_without_it(catalog):

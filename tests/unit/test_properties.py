@@ -1,4 +1,5 @@
 """Monotonicity: more memory never worsens a verdict; more bandwidth never lowers the speed."""
+
 from dataclasses import replace
 
 from hypothesis import given, settings
@@ -6,7 +7,6 @@ from hypothesis import strategies as st
 
 from sizing.fit import VERDICT_RANK, fit
 from sizing.speeds import speed_for_fit
-
 
 
 def _ids(catalog):
@@ -22,8 +22,10 @@ def test_more_card_memory_never_makes_a_verdict_worse(catalog, data, extra_gb):
     node = catalog.nodes[data.draw(st.sampled_from(nodes))]
     context = data.draw(st.sampled_from([1024, 8192, 32768]))
     gpu = catalog.gpu_of(node)
-    more = {"memory_gb": gpu.memory_gb + extra_gb,  # what the vendor states and what CUDA then shows
-            "runtime_visible_memory_mib": gpu.runtime_visible_memory_mib + extra_gb * 1e9 / 2**20}
+    more = {
+        "memory_gb": gpu.memory_gb + extra_gb,  # what the vendor states and what CUDA then shows
+        "runtime_visible_memory_mib": gpu.runtime_visible_memory_mib + extra_gb * 1e9 / 2**20,
+    }
     bigger = catalog.gpus | {gpu.id: gpu.model_copy(update=more)}
     roomier = replace(catalog, gpus=bigger)
     before = fit(catalog, model, precision, node, context)
@@ -42,8 +44,11 @@ def test_more_bandwidth_never_lowers_the_speed(catalog, data, factor):
     node = catalog.nodes[data.draw(st.sampled_from(sorted(catalog.nodes)))]
     verdict = fit(catalog, model, precision, node, 8192)
     gpu = catalog.gpu_of(node)
-    faster = replace(catalog, gpus=catalog.gpus | {gpu.id: gpu.model_copy(
-        update={"memory_bandwidth_gbps": gpu.memory_bandwidth_gbps * factor})})
+    faster = replace(
+        catalog,
+        gpus=catalog.gpus
+        | {gpu.id: gpu.model_copy(update={"memory_bandwidth_gbps": gpu.memory_bandwidth_gbps * factor})},
+    )
     before = speed_for_fit(catalog, model, precision, node, verdict, 8192)
     after = speed_for_fit(faster, model, precision, node, verdict, 8192)
     if before is not None:

@@ -1,5 +1,6 @@
 """Speeds on the catalog's nodes: the node's own link, every copy of the model a node holds, the streams
 beside the weights, and the cost of a million tokens."""
+
 import pytest
 
 from sizing.fit import Fit, MemoryNeed, Verdict, fit
@@ -19,8 +20,10 @@ def test_a_node_runs_one_copy_of_the_model_per_group_of_cards_it_uses():
 
     class EightCards:
         cards = 8
-        class price_per_month:  # noqa: N801 - the shape of a Node's price
+
+        class price_per_month:
             amount = 7300.0
+
     node = EightCards()
     assert speed.copies_on(node) == 4 and speed.streams_on(node) == 40 and speed.total_on(node) == 800.0
 

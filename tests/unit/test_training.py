@@ -1,11 +1,17 @@
 """A split on a node and training: tensor-parallel all-reduces at one stream and in prefill, a model split
 against copies side by side, the memory of full-parameter training with Adam, sharded."""
+
 import pytest
 
 from sizing.matrix import VerdictMatrix
 from sizing.training import (
-    ADAM, forced_split_speed, sharded_training_fit, tensor_allreduce_latency_share, tensor_allreduce_seconds,
-    tensor_sync_seconds, training_state_bytes,
+    ADAM,
+    forced_split_speed,
+    sharded_training_fit,
+    tensor_allreduce_latency_share,
+    tensor_allreduce_seconds,
+    tensor_sync_seconds,
+    training_state_bytes,
 )
 from sizing.units import GIB
 
@@ -37,8 +43,11 @@ def test_sharded_over_8_cards_70b_fits_no_80_or_96_gb_card_but_mistral_24b_fits_
 
 
 def test_at_one_stream_an_all_reduce_costs_latency_in_prefill_bandwidth(catalog):
-    llama, pcie, sxm4 = (catalog.models["llama-3.3-70b"], catalog.nodes["4x-a100-pcie-80gb"],
-                         catalog.nodes["4x-a100-sxm4-80gb"])
+    llama, pcie, sxm4 = (
+        catalog.models["llama-3.3-70b"],
+        catalog.nodes["4x-a100-pcie-80gb"],
+        catalog.nodes["4x-a100-sxm4-80gb"],
+    )
     # PCIe Gen4 (22 µs, 24 GB/s busbw), 4 cards: 22 µs + 2 × 3/4 × 16,384 B / 24e9 B/s = 22 + 1.024 = 23.024 µs
     assert tensor_allreduce_seconds(catalog, pcie, llama) == pytest.approx(23.024e-6)
     # NVLink 3 (8 µs, 230 GB/s): 8 µs + 1.5 × 16,384 / 230e9 = 8.107 µs; 23.024 / 8.107 = 2.8 times
@@ -68,7 +77,7 @@ def test_splitting_a_model_that_fits_shortens_each_token_and_the_total_depends_o
     node, model, bf16 = catalog.nodes["4x-a100-pcie-80gb"], catalog.models["llama-3.1-8b"], catalog.precisions["bf16"]
     one, four = (forced_split_speed(catalog, model, bf16, node, k, 4096) for k in (1, 4))
     assert four.cards == 4 and four.copies_on(node) == 1 and one.copies_on(node) == 4
-    assert four.typical > 1.5 * one.typical          # ~156 against ~82 tok/s: four cards read the weights
+    assert four.typical > 1.5 * one.typical  # ~156 against ~82 tok/s: four cards read the weights
     # at 4K the split reaches the engine's cap of 256 running streams while four copies hold more (each copy has
     # its own cap), and serve more in total
     assert four.streams_on(node) == catalog.assumptions.max_running_streams.value == 256

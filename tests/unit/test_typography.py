@@ -1,5 +1,6 @@
 """Typography of Chinese and French text (macros/output/typography.py), as specifications: each test names a
 rule, with the text before and after."""
+
 import pytest
 
 from macros.output.typography import (
@@ -23,8 +24,8 @@ class TestJoinChineseSoftBreaks:
         assert join_chinese_soft_breaks("第一行\n  第二行\n第三行") == "第一行第二行第三行"
 
     def test_a_break_next_to_latin_text_or_a_macro_call_stays_a_space(self):
-        text = "选择 NVLink\n节点\n{{ price(\"4x-a100-pcie-80gb\") }}\n每月"
-        assert join_chinese_soft_breaks(text) == "选择 NVLink\n节点\n{{ price(\"4x-a100-pcie-80gb\") }}\n每月"
+        text = '选择 NVLink\n节点\n{{ price("4x-a100-pcie-80gb") }}\n每月'
+        assert join_chinese_soft_breaks(text) == '选择 NVLink\n节点\n{{ price("4x-a100-pcie-80gb") }}\n每月'
 
     def test_a_break_beside_full_width_punctuation_joins_whatever_is_across_it(self):
         assert join_chinese_soft_breaks("中位误差为 16%，\n100% 相差不到两倍") == "中位误差为 16%，100% 相差不到两倍"
@@ -41,16 +42,19 @@ class TestJoinChineseSoftBreaks:
         assert join_chinese_soft_breaks("第一行  \n第二行") == "第一行  \n第二行"
         assert join_chinese_soft_breaks("第一行\\\n第二行") == "第一行\\\n第二行"
 
-    @pytest.mark.parametrize("block", [
-        "```text\n中文\n代码\n```",
-        "~~~\n中文\n代码\n~~~",
-        "| 节点 | 价格 |\n|---|---|\n| 四卡 | 每月 |",
-        "## 标题\n正文",
-        "1. 第一步\n2. 第二步",
-        "> 引用\n> 续行",
-        "<div>\n中文\n</div>",
-        "!!! note \"注意\"\n    提示内容\n    续行",
-    ])
+    @pytest.mark.parametrize(
+        "block",
+        [
+            "```text\n中文\n代码\n```",
+            "~~~\n中文\n代码\n~~~",
+            "| 节点 | 价格 |\n|---|---|\n| 四卡 | 每月 |",
+            "## 标题\n正文",
+            "1. 第一步\n2. 第二步",
+            "> 引用\n> 续行",
+            "<div>\n中文\n</div>",
+            '!!! note "注意"\n    提示内容\n    续行',
+        ],
+    )
     def test_code_fences_tables_headings_list_items_quotes_html_and_admonitions_are_left_as_written(self, block):
         assert join_chinese_soft_breaks(block) == block
 
@@ -71,13 +75,16 @@ class TestJoinChineseSoftBreaks:
 
 # --- space_between_chinese_and_latin ----------------------------------------------------------------------
 class TestSpaceBetweenChineseAndLatin:
-    @pytest.mark.parametrize("before, after", [
-        ("和H200", "和 H200"),
-        ("H200节点", "H200 节点"),
-        ("（2或4 张卡）", "（2 或 4 张卡）"),
-        ("需切分到4张卡", "需切分到 4 张卡"),
-        ("在GPU上运行", "在 GPU 上运行"),
-    ])
+    @pytest.mark.parametrize(
+        "before, after",
+        [
+            ("和H200", "和 H200"),
+            ("H200节点", "H200 节点"),
+            ("（2或4 张卡）", "（2 或 4 张卡）"),
+            ("需切分到4张卡", "需切分到 4 张卡"),
+            ("在GPU上运行", "在 GPU 上运行"),
+        ],
+    )
     def test_one_ordinary_space_between_a_han_character_and_a_latin_letter_or_digit(self, before, after):
         assert space_between_chinese_and_latin(before) == after
 
@@ -88,11 +95,14 @@ class TestSpaceBetweenChineseAndLatin:
     def test_symbols_and_full_width_punctuation_take_no_space(self, text):
         assert space_between_chinese_and_latin(text) == text
 
-    @pytest.mark.parametrize("before, after", [
-        ("**模型放得进单卡？** PCIe 就够", "**模型放得进单卡？**PCIe 就够"),
-        ("保持 BF16。 AWQ 更小", "保持 BF16。AWQ 更小"),
-        ("使用 FP8 （可选）", "使用 FP8（可选）"),
-    ])
+    @pytest.mark.parametrize(
+        "before, after",
+        [
+            ("**模型放得进单卡？** PCIe 就够", "**模型放得进单卡？**PCIe 就够"),
+            ("保持 BF16。 AWQ 更小", "保持 BF16。AWQ 更小"),
+            ("使用 FP8 （可选）", "使用 FP8（可选）"),
+        ],
+    )
     def test_no_space_beside_full_width_punctuation(self, before, after):
         assert space_between_chinese_and_latin(before) == after
 
@@ -100,10 +110,16 @@ class TestSpaceBetweenChineseAndLatin:
     def test_markdown_markers_before_full_width_punctuation_keep_their_space(self, text):
         assert space_between_chinese_and_latin(text) == text
 
-    @pytest.mark.parametrize("text", [
-        "`中文abc`", "[链接](https://example.com/页面abc)", "<a title=\"中文abc\">", "{{ price(\"中文abc\") }}",
-        "{#what-to-buy}",
-    ])
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "`中文abc`",
+            "[链接](https://example.com/页面abc)",
+            '<a title="中文abc">',
+            '{{ price("中文abc") }}',
+            "{#what-to-buy}",
+        ],
+    )
     def test_code_urls_html_attributes_and_macro_calls_are_untouched(self, text):
         assert space_between_chinese_and_latin(text) == text
 
@@ -124,14 +140,17 @@ class TestFrenchSpaces:
     def test_a_no_break_space_before_a_mark_becomes_narrow(self):
         assert french_spaces("Pourquoi\u00a0?") == f"Pourquoi{NNBSP}?"
 
-    @pytest.mark.parametrize("before, after", [
-        ("Pourquoi?", f"Pourquoi{NNBSP}?"),
-        ("Vraiment!", f"Vraiment{NNBSP}!"),
-        ("Note: lire ceci", f"Note{NNBSP}: lire ceci"),
-        ("deux cartes; quatre", f"deux cartes{NNBSP}; quatre"),
-        ("Vraiment?!", f"Vraiment{NNBSP}?!"),
-        ("**Réponse**: oui", f"**Réponse**{NNBSP}: oui"),
-    ])
+    @pytest.mark.parametrize(
+        "before, after",
+        [
+            ("Pourquoi?", f"Pourquoi{NNBSP}?"),
+            ("Vraiment!", f"Vraiment{NNBSP}!"),
+            ("Note: lire ceci", f"Note{NNBSP}: lire ceci"),
+            ("deux cartes; quatre", f"deux cartes{NNBSP}; quatre"),
+            ("Vraiment?!", f"Vraiment{NNBSP}?!"),
+            ("**Réponse**: oui", f"**Réponse**{NNBSP}: oui"),
+        ],
+    )
     def test_a_missing_space_is_added(self, before, after):
         assert french_spaces(before) == after
 
@@ -142,12 +161,22 @@ class TestFrenchSpaces:
     def test_before_percent(self):
         assert french_spaces("100 % des cartes, 50%") == f"100{NNBSP}% des cartes, 50{NNBSP}%"
 
-    @pytest.mark.parametrize("text", [
-        "à 10:30", "un rapport 3:1", "https://guides.example.com/fr/?model=llama:70b",
-        "`a ? b : c`", "```\nx = a ? b : c\n```", "<a title=\"Quoi ?\" href=\"/x?y=1\">",
-        "[lien](../page/?model=x \"Titre ?\")", "R&amp;D, A&nbsp;B", "{{ price(\"4x-a100-pcie-80gb\") }}",
-        "![schéma](img.png)", "std::vector",
-    ])
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "à 10:30",
+            "un rapport 3:1",
+            "https://guides.example.com/fr/?model=llama:70b",
+            "`a ? b : c`",
+            "```\nx = a ? b : c\n```",
+            '<a title="Quoi ?" href="/x?y=1">',
+            '[lien](../page/?model=x "Titre ?")',
+            "R&amp;D, A&nbsp;B",
+            '{{ price("4x-a100-pcie-80gb") }}',
+            "![schéma](img.png)",
+            "std::vector",
+        ],
+    )
     def test_times_ratios_urls_code_html_entities_link_targets_and_macro_calls_are_untouched(self, text):
         assert french_spaces(text) == text
 
@@ -157,7 +186,8 @@ class TestFrenchSpaces:
 
     def test_the_text_of_an_html_element_is_spaced_but_not_its_tag(self):
         assert french_spaces('<abbr title="Go : gigaoctet">Go</abbr> : unité') == (
-            f'<abbr title="Go : gigaoctet">Go</abbr>{NNBSP}: unité')
+            f'<abbr title="Go : gigaoctet">Go</abbr>{NNBSP}: unité'
+        )
 
     def test_english_style_text_without_these_marks_is_unchanged(self):
         assert french_spaces("Un nœud de 4 cartes, 141 Go.") == "Un nœud de 4 cartes, 141 Go."
@@ -168,10 +198,13 @@ class TestFrenchSpaces:
         assert once == f"Pourquoi{NNBSP}? «{NNBSP}Parce que{NNBSP}»{NNBSP}: 100{NNBSP}%{NNBSP}!"
 
 
-@pytest.mark.parametrize("typed, typeset", [
-    ("截至 2026年11月1日 的月付价格。", "截至 2026 年 11 月 1 日的月付价格。"),   # beside a macro's output
-    ("参见 [我们不提供什么](what-we-dont-offer.md) 。", "参见[我们不提供什么](what-we-dont-offer.md)。"),
-    ("US$238， 更大的", "US$238，更大的"),
-])
+@pytest.mark.parametrize(
+    "typed, typeset",
+    [
+        ("截至 2026年11月1日 的月付价格。", "截至 2026 年 11 月 1 日的月付价格。"),  # beside a macro's output
+        ("参见 [我们不提供什么](what-we-dont-offer.md) 。", "参见[我们不提供什么](what-we-dont-offer.md)。"),
+        ("US$238， 更大的", "US$238，更大的"),
+    ],
+)
 def test_no_space_is_left_between_two_chinese_characters_or_marks(typed, typeset):
     assert space_between_chinese_and_latin(typed) == typeset
