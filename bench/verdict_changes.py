@@ -24,9 +24,9 @@ DUMP = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from sizing.catalog import load_catalog
-from sizing.matrix import VerdictMatrix
-from sizing.units import GIB
+from sizing.catalog.loader import load_catalog
+from sizing.views.matrix import VerdictMatrix
+from sizing.catalog.units import GIB
 catalog = load_catalog(Path(sys.argv[1]) / "data")
 for (model, precision, context, configuration), cell in VerdictMatrix(catalog).everything.items():
     fit = cell.fit

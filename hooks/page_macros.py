@@ -38,7 +38,7 @@ from macros.page.source import PageSource  # noqa: E402
 from macros.reading import reading_rates  # noqa: E402
 from macros.site_data import SiteData, site_data  # noqa: E402
 from macros.translations import translation_banner  # noqa: E402
-from sizing.errors import CatalogError  # noqa: E402
+from sizing.catalog.errors import CatalogError  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from markupsafe import escape
 
-from sizing.api import catalog_document, fit_document
+from sizing.views.api import catalog_document, fit_document
 
 from .languages import SOURCE_LANGUAGE
 from .library.configurator import choice_path, choices, search_rows

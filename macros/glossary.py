@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from sizing.yaml_lines import safe_load
+from sizing.catalog.yaml_lines import safe_load
 
 GLOSSARY_FILE = Path(__file__).resolve().parent / "glossary.yml"
 

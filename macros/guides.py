@@ -15,7 +15,7 @@ from pathlib import Path
 
 from markupsafe import Markup, escape
 
-from sizing.yaml_lines import safe_load
+from sizing.catalog.yaml_lines import safe_load
 
 from .errors import MacroError
 from .languages import SOURCE_LANGUAGE

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from .output.svg import DRAWING
 
 if TYPE_CHECKING:
-    from sizing.catalog import Catalog
+    from sizing.catalog.loader import Catalog
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from sizing.yaml_lines import safe_load
+from sizing.catalog.yaml_lines import safe_load
 
 from .languages import SOURCE_LANGUAGE, TRANSLATIONS
 from .output.strings import text

@@ -39,11 +39,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from .catalog import load_catalog
-from .errors import CatalogError
-from .scenarios import ScenarioError, estimate
-from .schema import UNION_TAGS, DecodeScenario
-from .yaml_lines import line_of, load_yaml
+from sizing.catalog.loader import load_catalog
+from sizing.catalog.errors import CatalogError
+from sizing.engine.scenarios import ScenarioError, estimate
+from sizing.catalog.schema import UNION_TAGS, DecodeScenario
+from sizing.catalog.yaml_lines import line_of, load_yaml
 
 
 class ScenarioFileError(Exception):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sizing.catalog import DATA_DIR, Catalog, load_catalog
+from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -3,15 +3,15 @@ model, the cheapest and best-value choices, and what is left on a card."""
 
 from __future__ import annotations
 
-from sizing.api import speed_for_display
-from sizing.choices import CardChoice, card_choices, cheapest_per_gpu_hour, nodes_that_hold, one_card_choices
-from sizing.comparisons import format_tflops, roomier_choice, tflops_per_dollar_per_job
-from sizing.fit import Verdict, card_budget, visible_memory
-from sizing.matrix import Cell
-from sizing.memory import component_bytes, weight_bytes
-from sizing.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, warnings_for
-from sizing.schema import DiffusionModel, Llm, Node, Precision
-from sizing.units import GB, GIB
+from sizing.views.api import speed_for_display
+from sizing.views.choices import CardChoice, card_choices, cheapest_per_gpu_hour, nodes_that_hold, one_card_choices
+from sizing.views.comparisons import format_tflops, roomier_choice, tflops_per_dollar_per_job
+from sizing.engine.fit import Verdict, card_budget, visible_memory
+from sizing.views.matrix import Cell
+from sizing.engine.memory import component_bytes, weight_bytes
+from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, warnings_for
+from sizing.catalog.schema import DiffusionModel, Llm, Node, Precision
+from sizing.catalog.units import GB, GIB
 
 from ..errors import MacroError
 from ..output.html import table
@@ -238,7 +238,7 @@ def _full_load(ctx: MacroContext, cell: Cell, node: Node) -> str:
 
 
 def _warnings(ctx: MacroContext, warnings: tuple[str, ...]) -> str:
-    """The configurator's warnings in its words (``sizing.offers.warnings_for``), without its link."""
+    """The configurator's warnings in its words (``sizing.views.offers.warnings_for``), without its link."""
     keys = {FP8_NOT_NATIVE: "warn_fp8", SPLIT_OVER_PCIE: "warn_pcie"}
     return ctx.text("configurator", "notes_separator").join(ctx.text("configurator", keys[w]) for w in warnings)
 

@@ -3,8 +3,8 @@ ratios, all-reduce volumes and times, verdicts and decode speeds."""
 
 from __future__ import annotations
 
-from sizing import collectives
-from sizing.speeds import Speed
+from sizing.engine import links as collectives
+from sizing.engine.speeds import Speed
 
 from ..errors import MacroError
 from .context import MacroContext

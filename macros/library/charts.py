@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from sizing.choices import nodes_that_hold
-from sizing.fit import card_budget, llm_need
-from sizing.units import GIB
+from sizing.views.choices import nodes_that_hold
+from sizing.engine.fit import card_budget, llm_need
+from sizing.catalog.units import GIB
 
 from ..output.html import block
 from ..output.strings import text

@@ -3,9 +3,9 @@ for the data."""
 
 from __future__ import annotations
 
-from sizing.fit import Verdict
-from sizing.matrix import Cell
-from sizing.units import GIB
+from sizing.engine.fit import Verdict
+from sizing.views.matrix import Cell
+from sizing.catalog.units import GIB
 
 from ..errors import MacroError
 from ..output.strings import text

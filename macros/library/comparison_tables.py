@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from sizing.schema import Node
+from sizing.catalog.schema import Node
 
 from ..output.html import code, table
 from ..output.strings import text

@@ -12,13 +12,13 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sizing.api import NO_CONTEXT, context_keys, speed_for_display
-from sizing.catalog import Catalog
-from sizing.configurations import Configuration
-from sizing.fit import Verdict, card_budget
-from sizing.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
-from sizing.schema import Llm
-from sizing.units import GIB
+from sizing.views.api import NO_CONTEXT, context_keys, speed_for_display
+from sizing.catalog.loader import Catalog
+from sizing.catalog.configurations import Configuration
+from sizing.engine.fit import Verdict, card_budget
+from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
+from sizing.catalog.schema import Llm
+from sizing.catalog.units import GIB
 
 from ..errors import MacroError
 from ..output.formatting import BABEL_LOCALES

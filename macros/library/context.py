@@ -10,12 +10,12 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sizing.catalog import Catalog
-from sizing.configurations import Configuration
-from sizing.errors import closest
-from sizing.fit import Fit, Verdict, tight_setting
-from sizing.matrix import Cell, VerdictMatrix
-from sizing.schema import DiffusionModel, Gpu, Interconnect, Llm, Node, Precision
+from sizing.catalog.loader import Catalog
+from sizing.catalog.configurations import Configuration
+from sizing.catalog.errors import closest
+from sizing.engine.fit import Fit, Verdict, tight_setting
+from sizing.views.matrix import Cell, VerdictMatrix
+from sizing.catalog.schema import DiffusionModel, Gpu, Interconnect, Llm, Node, Precision
 
 from ..errors import MacroError
 from ..output.formatting import Formatter, formatter

@@ -1,13 +1,13 @@
 """What the guides compare nodes by when they compare cost: the price of a million output tokens at full load;
-and the published runs a guide holds its speeds against (``sizing.accuracy`` on data/measurements.yml)."""
+and the published runs a guide holds its speeds against (``sizing.views.accuracy`` on data/measurements.yml)."""
 
 from __future__ import annotations
 
-from sizing import comparisons
-from sizing.accuracy import RecordCheck, check_records
-from sizing.choices import nodes_that_hold
-from sizing.errors import closest
-from sizing.schema import DecodeMeasurement, Node
+from sizing.views import comparisons
+from sizing.views.accuracy import RecordCheck, check_records
+from sizing.views.choices import nodes_that_hold
+from sizing.catalog.errors import closest
+from sizing.catalog.schema import DecodeMeasurement, Node
 
 from ..errors import MacroError
 from .claims import claim

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from sizing import collectives, training
-from sizing.scenarios import link_spec
-from sizing.schema import HealthyAllreduce, Node
-from sizing.speeds import Speed
-from sizing.units import GIB
+from sizing.engine import links as collectives
+from sizing.engine import training
+from sizing.engine.scenarios import link_spec
+from sizing.catalog.schema import HealthyAllreduce, Node
+from sizing.engine.speeds import Speed
+from sizing.catalog.units import GIB
 
 from ..errors import MacroError
 from ..output.html import table

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import math
 
-from sizing.choices import effective_bits_per_parameter
-from sizing.comparisons import kv_cache_bytes_in, speed_on_cards
-from sizing.memory import (
+from sizing.views.choices import effective_bits_per_parameter
+from sizing.views.comparisons import kv_cache_bytes_in, speed_on_cards
+from sizing.engine.memory import (
     embedding_params,
     kv_bytes_per_token,
     kv_cache_bytes,
     weight_bytes,
     weight_bytes_read_per_token,
 )
-from sizing.schema import Llm, Node
-from sizing.speeds import Speed
-from sizing.units import GIB
+from sizing.catalog.schema import Llm, Node
+from sizing.engine.speeds import Speed
+from sizing.catalog.units import GIB
 
 from ..errors import MacroError
 from ..output.html import table

@@ -11,7 +11,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sizing.yaml_lines import safe_load
+from sizing.catalog.yaml_lines import safe_load
 
 from ..languages import SOURCE_LANGUAGE
 from ..output.html import code, table

@@ -1,4 +1,4 @@
-"""How well the speed model predicts published runs (``sizing.accuracy`` on data/measurements.yml): the
+"""How well the speed model predicts published runs (``sizing.views.accuracy`` on data/measurements.yml): the
 figures, the chart of estimated against measured, the table of every record, and the claim that fails the
 build when the model misses its targets."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from sizing.accuracy import (
+from sizing.views.accuracy import (
     MAX_MEDIAN_ABS_ERROR,
     MIN_FLOOR_AT_OR_BELOW_MEASURED,
     AccuracyError,
@@ -16,7 +16,7 @@ from sizing.accuracy import (
     enforce_accuracy,
     metrics,
 )
-from sizing.schema import DecodeMeasurement
+from sizing.catalog.schema import DecodeMeasurement
 
 from ..errors import MacroError
 from ..output.html import block, code, table
@@ -215,7 +215,7 @@ def speed_constant(ctx: MacroContext, name: str) -> str:
 
 @macro
 def speed_targets(ctx: MacroContext) -> str:
-    """The targets the build holds the speed model to (``sizing.accuracy``)."""
+    """The targets the build holds the speed model to (``sizing.views.accuracy``)."""
     return ctx.text(
         "speed",
         "targets",

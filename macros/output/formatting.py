@@ -12,8 +12,8 @@ from babel.dates import format_date
 from babel.lists import format_list
 from babel.numbers import format_currency, format_decimal
 
-from sizing.api import speed_for_display
-from sizing.units import GB, GIB
+from sizing.views.api import speed_for_display
+from sizing.catalog.units import GB, GIB
 
 from .strings import text
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from sizing.yaml_lines import load_yaml
+from sizing.catalog.yaml_lines import load_yaml
 
 from ..languages import LANGUAGES
 from .typography import typeset

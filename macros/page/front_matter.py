@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from sizing.errors import closest
-from sizing.yaml_lines import safe_load
+from sizing.catalog.errors import closest
+from sizing.catalog.yaml_lines import safe_load
 
 from ..errors import PageError
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sizing.catalog import Catalog
+from sizing.catalog.loader import Catalog
 
 from .front_matter import front_matter_end
 

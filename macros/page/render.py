@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from jinja2 import UndefinedError
 from jinja2.exceptions import SecurityError
 
-from sizing.errors import closest
+from sizing.catalog.errors import closest
 
 from ..errors import MacroError, PageError
 from ..library.context import MacroContext

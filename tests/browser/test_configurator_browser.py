@@ -77,7 +77,7 @@ def test_switching_model_and_context_uses_the_url(page, server):
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_without_javascript_each_model_page_shows_the_same_table(browser, server, lang):
-    from sizing.catalog import load_catalog
+    from sizing.catalog.loader import load_catalog
 
     static = browser.new_context(java_script_enabled=False).new_page()
     dynamic = browser.new_context().new_page()

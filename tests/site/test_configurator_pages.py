@@ -9,7 +9,7 @@ import pytest
 from sitebuild import LANGUAGES, page
 
 from macros.library.configurator import choice_path, choices
-from sizing.catalog import load_catalog
+from sizing.catalog.loader import load_catalog
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

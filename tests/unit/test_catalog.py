@@ -2,7 +2,7 @@
 
 from collections import defaultdict
 
-from sizing.catalog import Catalog
+from sizing.catalog.loader import Catalog
 
 
 def test_the_catalog_has_41_configurations_of_1_to_8_cards(catalog: Catalog):

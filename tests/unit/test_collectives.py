@@ -3,7 +3,7 @@ totals, and the bus bandwidth a healthy node of each family reaches."""
 
 import pytest
 
-from sizing.collectives import (
+from sizing.engine.links import (
     allreduces_per_token,
     bus_family,
     healthy_allreduce,

@@ -19,9 +19,9 @@ from macros.library.configurator import (
 from macros.library.context import MacroContext
 from macros.page.links import PageLinks
 from macros.site_data import site_data
-from sizing.api import NO_CONTEXT, context_keys
-from sizing.fit import Verdict
-from sizing.offers import offers
+from sizing.views.api import NO_CONTEXT, context_keys
+from sizing.engine.fit import Verdict
+from sizing.views.offers import offers
 
 LANGS = ("en", "fr", "zh")
 

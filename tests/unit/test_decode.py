@@ -2,7 +2,7 @@
 
 import pytest
 
-from sizing.decode import (
+from sizing.engine.decode import (
     DecodeConstants,
     GpuSpec,
     LinkSpec,
@@ -27,11 +27,11 @@ from sizing.decode import (
     weight_bytes_held,
     weight_bytes_read_per_step,
 )
-from sizing.fit import card_budget, llm_need
-from sizing.memory import weight_bytes
-from sizing.scenarios import model_spec, precision_spec, resolve, step
-from sizing.schema import DecodeScenario, MlaAttention
-from sizing.units import GIB
+from sizing.engine.fit import card_budget, llm_need
+from sizing.engine.memory import weight_bytes
+from sizing.engine.scenarios import model_spec, precision_spec, resolve, step
+from sizing.catalog.schema import DecodeScenario, MlaAttention
+from sizing.catalog.units import GIB
 
 BF16 = PrecisionSpec(bits_per_weight=16, keeps_embeddings_16bit=True)
 FP8 = PrecisionSpec(bits_per_weight=8, keeps_embeddings_16bit=True, compute_format="fp8")

@@ -459,7 +459,7 @@ def test_the_headroom_comparison_picks_the_cheapest_card_with_more_memory(data):
 
 
 def test_the_quantization_table_times_every_format_on_the_same_cards(data):
-    from sizing.comparisons import speed_on_cards
+    from sizing.views.comparisons import speed_on_cards
 
     c = data.catalog
     llm, node = c.models["llama-3.3-70b"], c.nodes["8x-h100-sxm5-80gb"]
@@ -483,7 +483,7 @@ def test_the_nodes_table_carries_the_configurators_warnings_and_the_cost_per_tok
 
 
 def test_the_lowest_cost_node_is_the_one_whose_million_tokens_cost_least_at_full_load(data):
-    from sizing.choices import nodes_that_hold
+    from sizing.views.choices import nodes_that_hold
 
     c = data.catalog
     prices = {}

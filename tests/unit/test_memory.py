@@ -2,15 +2,15 @@
 
 import pytest
 
-from sizing.catalog import Catalog
-from sizing.memory import (
+from sizing.catalog.loader import Catalog
+from sizing.engine.memory import (
     embedding_params,
     kv_bytes_per_token,
     kv_cache_bytes,
     kv_cache_bytes_layer_split,
     weight_bytes,
 )
-from sizing.units import GB, GIB
+from sizing.catalog.units import GB, GIB
 
 
 def w(catalog: Catalog, model: str, precision: str) -> float:

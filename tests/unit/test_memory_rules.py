@@ -4,9 +4,9 @@ and the tight verdict, with the arithmetic checked by hand in each test. GiB = 2
 import pytest
 from conftest import edit
 
-from sizing.catalog import load_catalog
-from sizing.errors import CatalogError
-from sizing.fit import (
+from sizing.catalog.loader import load_catalog
+from sizing.catalog.errors import CatalogError
+from sizing.engine.fit import (
     VERDICT_RANK,
     Verdict,
     activation_peak_bytes,
@@ -18,9 +18,9 @@ from sizing.fit import (
     tight_utilization,
     visible_memory,
 )
-from sizing.memory import kv_cache_bytes, weight_bytes
-from sizing.schema import InlineGpu
-from sizing.units import GIB
+from sizing.engine.memory import kv_cache_bytes, weight_bytes
+from sizing.catalog.schema import InlineGpu
+from sizing.catalog.units import GIB
 
 MIB = 2**20
 

@@ -5,8 +5,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sizing.fit import VERDICT_RANK, fit
-from sizing.speeds import speed_for_fit
+from sizing.engine.fit import VERDICT_RANK, fit
+from sizing.engine.speeds import speed_for_fit
 
 
 def _ids(catalog):

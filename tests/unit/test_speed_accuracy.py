@@ -1,6 +1,6 @@
 """The decode-speed model holds its accuracy targets on the published measurements of data/measurements.yml."""
 
-from sizing.accuracy import AccuracyMetrics, check_records, enforce_accuracy, metrics, missed_targets
+from sizing.views.accuracy import AccuracyMetrics, check_records, enforce_accuracy, metrics, missed_targets
 
 
 def test_the_accuracy_targets_hold_on_the_measurements(catalog):

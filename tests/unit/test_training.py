@@ -3,8 +3,8 @@ against copies side by side, the memory of full-parameter training with Adam, sh
 
 import pytest
 
-from sizing.matrix import VerdictMatrix
-from sizing.training import (
+from sizing.views.matrix import VerdictMatrix
+from sizing.engine.training import (
     ADAM,
     forced_split_speed,
     sharded_training_fit,
@@ -13,7 +13,7 @@ from sizing.training import (
     tensor_sync_seconds,
     training_state_bytes,
 )
-from sizing.units import GIB
+from sizing.catalog.units import GIB
 
 
 def test_adam_in_mixed_precision_keeps_16_bytes_per_parameter():

@@ -19,7 +19,7 @@ A layer split runs the cards one after another: the step is the single-card step
 boundary. The floor is the typical speed times a factor that published measurements beat.
 
 Plain records in, a frozen ``DecodeEstimate`` out; the constants come from ``assumptions.yml``
-(``DecodeConstants.from_assumptions``) and ``sizing.scenarios`` resolves catalog ids into these records. Units are
+(``DecodeConstants.from_assumptions``) and ``sizing.engine.scenarios`` resolves catalog ids into these records. Units are
 in the names: ``_seconds``, ``_bytes``, ``_gbps`` (1e9 B/s), ``_tflops`` (1e12 FLOP/s), ``_us``.
 """
 
@@ -28,10 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .collectives import ring_allreduce_seconds
-from .memory import SIXTEEN_BIT_BYTES, embedding_params, kv_cache_bytes, kv_layer_tokens
-from .schema import Assumptions, HybridAttention, MlaAttention, SlidingAttention
-from .units import GB
+from sizing.engine.links import ring_allreduce_seconds
+from sizing.engine.memory import SIXTEEN_BIT_BYTES, embedding_params, kv_cache_bytes, kv_layer_tokens
+from sizing.catalog.schema import Assumptions, HybridAttention, MlaAttention, SlidingAttention
+from sizing.catalog.units import GB
 
 Parallelism = Literal["tensor", "layers"]
 EngineClass = Literal["server", "llama.cpp"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import Catalog
-from .memory import SIXTEEN_BIT_BYTES
-from .schema import HealthyAllreduce, Interconnect, Llm, Node
-from .units import GB
+from sizing.catalog.loader import Catalog
+from sizing.engine.memory import SIXTEEN_BIT_BYTES
+from sizing.catalog.schema import HealthyAllreduce, Interconnect, Llm, Node
+from sizing.catalog.units import GB
 
 
 def allreduces_per_token(catalog: Catalog, model: Llm) -> int:

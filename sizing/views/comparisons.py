@@ -4,15 +4,15 @@ node with the lowest cost per million output tokens, and the KV cache in another
 
 from __future__ import annotations
 
-from .catalog import Catalog
-from .choices import CardChoice
-from .decode import PrecisionSpec, tensor_tflops
-from .fit import Fit, fit_llm_on, split_needs
-from .matrix import VerdictMatrix
-from .memory import kv_cache_bytes
-from .scenarios import gpu_spec
-from .schema import Gpu, Llm, Node, Precision
-from .speeds import Speed, speed_for_fit
+from sizing.catalog.loader import Catalog
+from sizing.views.choices import CardChoice
+from sizing.engine.decode import PrecisionSpec, tensor_tflops
+from sizing.engine.fit import Fit, fit_llm_on, split_needs
+from sizing.views.matrix import VerdictMatrix
+from sizing.engine.memory import kv_cache_bytes
+from sizing.engine.scenarios import gpu_spec
+from sizing.catalog.schema import Gpu, Llm, Node, Precision
+from sizing.engine.speeds import Speed, speed_for_fit
 
 
 # --- image and video: compute per dollar -------------------------------------------------------------------

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import Catalog
-from .fit import VERDICT_RANK, Fit, Verdict, fit
-from .matrix import VerdictMatrix
-from .memory import weight_bytes
-from .offers import price_per_gpu_hour
-from .schema import DiffusionModel, Gpu, Llm, Node
+from sizing.catalog.loader import Catalog
+from sizing.engine.fit import VERDICT_RANK, Fit, Verdict, fit
+from sizing.views.matrix import VerdictMatrix
+from sizing.engine.memory import weight_bytes
+from sizing.views.offers import price_per_gpu_hour
+from sizing.catalog.schema import DiffusionModel, Gpu, Llm, Node
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import Catalog
-from .collectives import node_bus_link
-from .configurations import Configuration
-from .fit import VERDICT_RANK, Fit, Verdict
-from .matrix import VerdictMatrix
-from .schema import DiffusionModel, Llm, Node
-from .speeds import Speed
+from sizing.catalog.loader import Catalog
+from sizing.engine.links import node_bus_link
+from sizing.catalog.configurations import Configuration
+from sizing.engine.fit import VERDICT_RANK, Fit, Verdict
+from sizing.views.matrix import VerdictMatrix
+from sizing.catalog.schema import DiffusionModel, Llm, Node
+from sizing.engine.speeds import Speed
 
 FP8_NOT_NATIVE = "fp8-not-native"
 SPLIT_OVER_PCIE = "split-over-pcie"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .errors import SizingError
-from .schema import DiffusionModel, HybridAttention, Llm, MlaAttention, Precision, SlidingAttention
+from sizing.catalog.errors import SizingError
+from sizing.catalog.schema import DiffusionModel, HybridAttention, Llm, MlaAttention, Precision, SlidingAttention
 
 SIXTEEN_BIT_BYTES = 2
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .schema import Node
+from sizing.catalog.schema import Node
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import Catalog
-from .collectives import allreduces_per_token, tensor_parallel_message_bytes
-from .decode import seconds_per_allreduce
-from .fit import fit_llm_on, split_needs, visible_memory
-from .schema import Llm, Node, Precision
-from .speeds import Speed, node_link, speed_for_fit
+from sizing.catalog.loader import Catalog
+from sizing.engine.links import allreduces_per_token, tensor_parallel_message_bytes
+from sizing.engine.decode import seconds_per_allreduce
+from sizing.engine.fit import fit_llm_on, split_needs, visible_memory
+from sizing.catalog.schema import Llm, Node, Precision
+from sizing.engine.speeds import Speed, node_link, speed_for_fit
 
 
 # --- tensor-parallel all-reduces ---------------------------------------------------------------------------

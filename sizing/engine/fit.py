@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal, Protocol
 
-from .catalog import Catalog
-from .memory import component_bytes, kv_cache_bytes, kv_cache_bytes_layer_split, require_precision, weight_bytes
-from .schema import DiffusionModel, Gpu, InlineGpu, LlamaCppEngine, Llm, Node, Precision, ServerEngine
-from .units import GIB
+from sizing.catalog.loader import Catalog
+from sizing.engine.memory import component_bytes, kv_cache_bytes, kv_cache_bytes_layer_split, require_precision, weight_bytes
+from sizing.catalog.schema import DiffusionModel, Gpu, InlineGpu, LlamaCppEngine, Llm, Node, Precision, ServerEngine
+from sizing.catalog.units import GIB
 
 MIB = 2**20
 Engine = ServerEngine | LlamaCppEngine

@@ -1,4 +1,4 @@
-"""Decode speed of a model on the cards a fit verdict uses, over the node's own link (``sizing.decode``):
+"""Decode speed of a model on the cards a fit verdict uses, over the node's own link (``sizing.engine.decode``):
 typical and floor for one stream, how many streams fit beside the weights at the context, the typical
 total at that load, and what a million output tokens cost at it."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import Catalog
-from .decode import (
+from sizing.catalog.loader import Catalog
+from sizing.engine.decode import (
     DecodeConstants,
     EngineClass,
     LinkSpec,
@@ -16,9 +16,9 @@ from .decode import (
     price_per_million_output_tokens,
     step_seconds,
 )
-from .fit import Fit
-from .scenarios import gpu_spec, link_spec, model_spec, precision_spec
-from .schema import Llm, Node, Precision
+from sizing.engine.fit import Fit
+from sizing.engine.scenarios import gpu_spec, link_spec, model_spec, precision_spec
+from sizing.catalog.schema import Llm, Node, Precision
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
-"""Decode scenarios: catalog ids or inline figures resolved into the plain records of ``sizing.decode``."""
+"""Decode scenarios: catalog ids or inline figures resolved into the plain records of ``sizing.engine.decode``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import Catalog
-from .decode import (
+from sizing.catalog.loader import Catalog
+from sizing.engine.decode import (
     CardMemory,
     DecodeConstants,
     DecodeEstimate,
@@ -19,9 +19,9 @@ from .decode import (
     estimate_decode,
     step_seconds,
 )
-from .errors import SizingError, did_you_mean
-from .fit import Engine, card_budget, engine_reserve_bytes
-from .schema import (
+from sizing.catalog.errors import SizingError, did_you_mean
+from sizing.engine.fit import Engine, card_budget, engine_reserve_bytes
+from sizing.catalog.schema import (
     LINK_KINDS,
     DecodeScenario,
     Gpu,

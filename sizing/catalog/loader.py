@@ -12,10 +12,10 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .configurations import Configuration, group_configurations
-from .errors import CatalogError, Problem, did_you_mean
-from .fingerprint import DATA_DIR
-from .schema import (
+from sizing.catalog.configurations import Configuration, group_configurations
+from sizing.catalog.errors import CatalogError, Problem, did_you_mean
+from sizing.catalog.fingerprint import DATA_DIR
+from sizing.catalog.schema import (
     LINK_KINDS,
     UNION_TAGS,
     Assumptions,
@@ -38,7 +38,7 @@ from .schema import (
     PrecisionsFile,
     ServerEngine,
 )
-from .yaml_lines import DataFileError, line_of, load_yaml
+from sizing.catalog.yaml_lines import DataFileError, line_of, load_yaml
 
 FILES = {
     "gpus": ("gpus.yml", GpusFile),
@@ -84,7 +84,7 @@ class Catalog:
 
     @cached_property
     def configurations(self) -> dict[str, Configuration]:
-        """Nodes grouped by hardware (see ``sizing.configurations``), in catalog order."""
+        """Nodes grouped by hardware (see ``sizing.catalog.configurations``), in catalog order."""
         return group_configurations(list(self.nodes.values()))
 
     @cached_property

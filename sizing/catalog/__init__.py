@@ -1,0 +1,1 @@
+"""Records in: ``data/`` read with line numbers, validated by the schema, cross-referenced into a ``Catalog``."""

@@ -1,0 +1,1 @@
+"""What the site and the command line ask of the engine, computed over the catalog."""
