@@ -46,11 +46,11 @@ def prerendered_project(target: Path) -> Path:
     """A copy whose pages hold their rendered Markdown, generated pages as files, and no hook."""
     from mkdocs.utils.meta import get_data
 
+    from macros.base.links import PageLinks
     from macros.generated import configurator_page_uris, generated_page_source
-    from macros.page.links import PageLinks
     from macros.page.pipeline import render_page
     from macros.page.source import PageSource
-    from macros.site_data import site_data
+    from macros.site.site_data import site_data
 
     project = copy_project(target)
     data = site_data()

@@ -22,10 +22,10 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sizing.views.accuracy import check_records, metrics, summary_lines
 from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
-from sizing.engine.decode import DecodeConstants
 from sizing.catalog.schema import DecodeMeasurement
+from sizing.engine.decode import DecodeConstants
+from sizing.views.accuracy import check_records, metrics, summary_lines
 
 LOSS_SCALE = 0.25
 FLOOR_SHARE = 0.90

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sizing.views.accuracy import RecordCheck, check_records, metrics, missed_targets, summary_lines
 from sizing.catalog.loader import load_catalog
+from sizing.views.accuracy import RecordCheck, check_records, metrics, missed_targets, summary_lines
 
 
 def print_table(checks: list[RecordCheck]) -> None:

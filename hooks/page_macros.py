@@ -20,24 +20,24 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from macros.errors import MacroError, PageError  # noqa: E402
+from macros.base.errors import MacroError, PageError  # noqa: E402
+from macros.base.languages import LANGUAGES, SOURCE_LANGUAGE  # noqa: E402
+from macros.base.links import PageLinks  # noqa: E402
 from macros.generated import (  # noqa: E402
     configurator_page_uris,
     generated_page_source,
     not_found_words,
     write_site_files,
 )
-from macros.guides import RenderedPages  # noqa: E402
-from macros.languages import LANGUAGES, SOURCE_LANGUAGE  # noqa: E402
 from macros.output.strings import StringsError  # noqa: E402
-from macros.page.links import PageLinks  # noqa: E402
 from macros.page.nav import empty_language_folders, missing_nav_pages  # noqa: E402
 from macros.page.pipeline import render_page  # noqa: E402
 from macros.page.render import Rendered  # noqa: E402
 from macros.page.source import PageSource  # noqa: E402
-from macros.reading import reading_rates  # noqa: E402
-from macros.site_data import SiteData, site_data  # noqa: E402
-from macros.translations import translation_banner  # noqa: E402
+from macros.site.guides import RenderedPages  # noqa: E402
+from macros.site.reading import reading_rates  # noqa: E402
+from macros.site.site_data import SiteData, site_data  # noqa: E402
+from macros.site.translations import translation_banner  # noqa: E402
 from sizing.catalog.errors import CatalogError  # noqa: E402
 
 

@@ -9,14 +9,13 @@ from typing import Any
 
 from markupsafe import escape
 
+from macros.base.languages import SOURCE_LANGUAGE
+from macros.base.links import PageLinks
+from macros.library.configurator import choice_path, choices, search_rows
+from macros.library.context import MacroContext
+from macros.output.strings import text
+from macros.site.site_data import SiteData
 from sizing.views.api import catalog_document, fit_document
-
-from .languages import SOURCE_LANGUAGE
-from .library.configurator import choice_path, choices, search_rows
-from .library.context import MacroContext
-from .output.strings import text
-from .page.links import PageLinks
-from .site_data import SiteData
 
 
 def configurator_page_uris(data: SiteData, lang: str) -> list[str]:

@@ -16,7 +16,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DOCS_DIR = PROJECT_ROOT / "docs"
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from macros.translations import State, stamp, translation_status  # noqa: E402
+from macros.site.translations import State, stamp, translation_status  # noqa: E402
 
 EXPLAIN = {
     State.CURRENT: "translated, matches the English page",

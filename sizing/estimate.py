@@ -39,11 +39,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from sizing.catalog.loader import load_catalog
 from sizing.catalog.errors import CatalogError
-from sizing.engine.scenarios import ScenarioError, estimate
+from sizing.catalog.loader import load_catalog
 from sizing.catalog.schema import UNION_TAGS, DecodeScenario
 from sizing.catalog.yaml_lines import line_of, load_yaml
+from sizing.engine.scenarios import ScenarioError, estimate
 
 
 class ScenarioFileError(Exception):

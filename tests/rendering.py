@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from macros.base.links import PageLinks
 from macros.library.context import MacroContext
-from macros.page.links import PageLinks
 from macros.page.render import render_macros
-from macros.site_data import SiteData
+from macros.site.site_data import SiteData
 
 ROOT = Path(__file__).resolve().parent.parent
 

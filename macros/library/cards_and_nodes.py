@@ -3,22 +3,21 @@ model, the cheapest and best-value choices, and what is left on a card."""
 
 from __future__ import annotations
 
+from macros.base.errors import MacroError
+from macros.library.claims import claim
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.html import table
+from macros.output.strings import text
+from sizing.catalog.schema import DiffusionModel, Llm, Node, Precision
+from sizing.catalog.units import GB, GIB
+from sizing.engine.fit import Verdict, card_budget, visible_memory
+from sizing.engine.memory import component_bytes, weight_bytes
 from sizing.views.api import speed_for_display
 from sizing.views.choices import CardChoice, card_choices, cheapest_per_gpu_hour, nodes_that_hold, one_card_choices
 from sizing.views.comparisons import format_tflops, roomier_choice, tflops_per_dollar_per_job
-from sizing.engine.fit import Verdict, card_budget, visible_memory
 from sizing.views.matrix import Cell
-from sizing.engine.memory import component_bytes, weight_bytes
 from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, warnings_for
-from sizing.catalog.schema import DiffusionModel, Llm, Node, Precision
-from sizing.catalog.units import GB, GIB
-
-from ..errors import MacroError
-from ..output.html import table
-from ..output.strings import text
-from .claims import claim
-from .context import MacroContext
-from .registry import macro
 
 
 def _t(ctx: MacroContext, key: str, **values: object) -> str:

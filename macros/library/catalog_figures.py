@@ -3,12 +3,11 @@ ratios, all-reduce volumes and times, verdicts and decode speeds."""
 
 from __future__ import annotations
 
+from macros.base.errors import MacroError
+from macros.library.context import MacroContext
+from macros.library.registry import macro
 from sizing.engine import links as collectives
 from sizing.engine.speeds import Speed
-
-from ..errors import MacroError
-from .context import MacroContext
-from .registry import macro
 
 
 @macro

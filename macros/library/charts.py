@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from sizing.views.choices import nodes_that_hold
-from sizing.engine.fit import card_budget, llm_need
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.html import block
+from macros.output.strings import text
+from macros.output.svg import BarChart, Chart, ScatterChart, draw
 from sizing.catalog.units import GIB
-
-from ..output.html import block
-from ..output.strings import text
-from ..output.svg import BarChart, Chart, ScatterChart, draw
-from .context import MacroContext
-from .registry import macro
+from sizing.engine.fit import card_budget, llm_need
+from sizing.views.choices import nodes_that_hold
 
 COLOURS = {"nvlink": "#3949ab", "pcie": "#8d6e63"}
 # the memory chart: each engine's bars and the dashed line of its budget (a server engine, then llama.cpp)

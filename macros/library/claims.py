@@ -3,14 +3,13 @@ for the data."""
 
 from __future__ import annotations
 
+from macros.base.errors import MacroError
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.strings import text
+from sizing.catalog.units import GIB
 from sizing.engine.fit import Verdict
 from sizing.views.matrix import Cell
-from sizing.catalog.units import GIB
-
-from ..errors import MacroError
-from ..output.strings import text
-from .context import MacroContext
-from .registry import macro
 
 
 def claim(holds: bool, claimed: str, actual: str) -> str:

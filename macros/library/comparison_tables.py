@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from macros.library.catalog_figures import memory_bandwidth, price, total_memory
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.html import code, table
+from macros.output.strings import text
 from sizing.catalog.schema import Node
-
-from ..output.html import code, table
-from ..output.strings import text
-from .catalog_figures import memory_bandwidth, price, total_memory
-from .context import MacroContext
-from .registry import macro
 
 
 @macro

@@ -12,20 +12,19 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sizing.views.api import NO_CONTEXT, context_keys, speed_for_display
-from sizing.catalog.loader import Catalog
+from macros.base.errors import MacroError
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.formatting import BABEL_LOCALES
+from macros.output.html import TEMPLATES, block
+from macros.output.strings import strings, text
 from sizing.catalog.configurations import Configuration
-from sizing.engine.fit import Verdict, card_budget
-from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
+from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Llm
 from sizing.catalog.units import GIB
-
-from ..errors import MacroError
-from ..output.formatting import BABEL_LOCALES
-from ..output.html import TEMPLATES, block
-from ..output.strings import strings, text
-from .context import MacroContext
-from .registry import macro
+from sizing.engine.fit import Verdict, card_budget
+from sizing.views.api import NO_CONTEXT, context_keys, speed_for_display
+from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
 
 GUIDE = "guides/nvlink-or-pcie/"
 RUNS = {Verdict.ONE_CARD, Verdict.SPLIT}

@@ -10,19 +10,18 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sizing.catalog.loader import Catalog
+from macros.base.errors import MacroError
+from macros.base.links import PageLinks
+from macros.output.formatting import Formatter, formatter
+from macros.output.html import code
+from macros.output.strings import text
+from macros.site.site_data import SiteData
 from sizing.catalog.configurations import Configuration
 from sizing.catalog.errors import closest
+from sizing.catalog.loader import Catalog
+from sizing.catalog.schema import DiffusionModel, Gpu, Interconnect, Llm, Node, Precision
 from sizing.engine.fit import Fit, Verdict, tight_setting
 from sizing.views.matrix import Cell, VerdictMatrix
-from sizing.catalog.schema import DiffusionModel, Gpu, Interconnect, Llm, Node, Precision
-
-from ..errors import MacroError
-from ..output.formatting import Formatter, formatter
-from ..output.html import code
-from ..output.strings import text
-from ..page.links import PageLinks
-from ..site_data import SiteData
 
 
 @dataclass(frozen=True)

@@ -3,16 +3,15 @@ and the published runs a guide holds its speeds against (``sizing.views.accuracy
 
 from __future__ import annotations
 
+from macros.base.errors import MacroError
+from macros.library.claims import claim
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from sizing.catalog.errors import closest
+from sizing.catalog.schema import DecodeMeasurement, Node
 from sizing.views import comparisons
 from sizing.views.accuracy import RecordCheck, check_records
 from sizing.views.choices import nodes_that_hold
-from sizing.catalog.errors import closest
-from sizing.catalog.schema import DecodeMeasurement, Node
-
-from ..errors import MacroError
-from .claims import claim
-from .context import MacroContext
-from .registry import macro
 
 WITHIN_FACTOR = 2.0  # a guide's speeds must agree with every published run of the model to this factor
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import (  # noqa: F401 - importing a family registers its macros
+from macros.library import (  # noqa: F401 - importing a family registers its macros
     cards_and_nodes,
     catalog_figures,
     charts,
@@ -17,6 +17,6 @@ from . import (  # noqa: F401 - importing a family registers its macros
     speed_accuracy,
     translators,
 )
-from .registry import MACROS, bound_macros
+from macros.library.registry import MACROS, bound_macros
 
 __all__ = ["MACROS", "bound_macros"]

@@ -1,16 +1,16 @@
-"""The guides' own macros: reading times and the cards that list the guides (``macros.guides``)."""
+"""The guides' own macros: reading times and the cards that list the guides (``macros.site.guides``)."""
 
 from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from ..errors import MacroError
-from ..guides import guide_front_matter, guide_pages, reading_time_placeholder
-from ..languages import SOURCE_LANGUAGE
-from ..output.html import block
-from ..output.strings import text
-from .context import MacroContext
-from .registry import macro
+from macros.base.errors import MacroError
+from macros.base.languages import SOURCE_LANGUAGE
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.html import block
+from macros.output.strings import text
+from macros.site.guides import guide_front_matter, guide_pages, reading_time_placeholder
 
 
 def _t(ctx: MacroContext, key: str, **values: object) -> str:

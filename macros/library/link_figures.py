@@ -6,18 +6,17 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from macros.base.errors import MacroError
+from macros.library.claims import claim
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.html import table
+from sizing.catalog.schema import HealthyAllreduce, Node
+from sizing.catalog.units import GIB
 from sizing.engine import links as collectives
 from sizing.engine import training
 from sizing.engine.scenarios import link_spec
-from sizing.catalog.schema import HealthyAllreduce, Node
 from sizing.engine.speeds import Speed
-from sizing.catalog.units import GIB
-
-from ..errors import MacroError
-from ..output.html import table
-from .claims import claim
-from .context import MacroContext
-from .registry import macro
 
 KIB = 1024
 MIB = 1024 * KIB

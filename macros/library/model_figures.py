@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import math
 
-from sizing.views.choices import effective_bits_per_parameter
-from sizing.views.comparisons import kv_cache_bytes_in, speed_on_cards
+from macros.base.errors import MacroError
+from macros.library.claims import claim
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.html import table
+from macros.output.strings import text
+from sizing.catalog.schema import Llm, Node
+from sizing.catalog.units import GIB
 from sizing.engine.memory import (
     embedding_params,
     kv_bytes_per_token,
@@ -14,16 +20,9 @@ from sizing.engine.memory import (
     weight_bytes,
     weight_bytes_read_per_token,
 )
-from sizing.catalog.schema import Llm, Node
 from sizing.engine.speeds import Speed
-from sizing.catalog.units import GIB
-
-from ..errors import MacroError
-from ..output.html import table
-from ..output.strings import text
-from .claims import claim
-from .context import MacroContext
-from .registry import macro
+from sizing.views.choices import effective_bits_per_parameter
+from sizing.views.comparisons import kv_cache_bytes_in, speed_on_cards
 
 
 def _t(ctx: MacroContext, key: str, **values: object) -> str:

@@ -11,13 +11,12 @@ from typing import Any
 
 from markupsafe import Markup
 
+from macros.base.languages import SOURCE_LANGUAGE
+from macros.library.context import MacroContext
+from macros.library.registry import MACROS, bound_macros, macro, signature_of
+from macros.output.html import code, table
+from macros.output.strings import text
 from sizing.catalog.yaml_lines import safe_load
-
-from ..languages import SOURCE_LANGUAGE
-from ..output.html import code, table
-from ..output.strings import text
-from .context import MacroContext
-from .registry import MACROS, bound_macros, macro, signature_of
 
 REFERENCE_FILE = Path(__file__).resolve().parent / "reference.yml"
 

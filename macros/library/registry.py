@@ -16,10 +16,10 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ..errors import MacroError
-from ..output.html import Block, as_text
-from ..output.typography import typeset
-from .context import MacroContext
+from macros.base.errors import MacroError
+from macros.library.context import MacroContext
+from macros.output.html import Block, as_text
+from macros.output.typography import typeset
 
 Macro = Callable[..., str]
 MACROS: dict[str, Macro] = {}

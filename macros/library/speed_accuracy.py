@@ -6,6 +6,12 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from macros.base.errors import MacroError
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.html import block, code, table
+from macros.output.svg import LogScatterChart, draw
+from sizing.catalog.schema import DecodeMeasurement
 from sizing.views.accuracy import (
     MAX_MEDIAN_ABS_ERROR,
     MIN_FLOOR_AT_OR_BELOW_MEASURED,
@@ -16,13 +22,6 @@ from sizing.views.accuracy import (
     enforce_accuracy,
     metrics,
 )
-from sizing.catalog.schema import DecodeMeasurement
-
-from ..errors import MacroError
-from ..output.html import block, code, table
-from ..output.svg import LogScatterChart, draw
-from .context import MacroContext
-from .registry import macro
 
 COLOURS = {"used": "#3949ab", "left_out": "#9e9e9e"}
 

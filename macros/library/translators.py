@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ..glossary import glossary
-from ..languages import TRANSLATIONS
-from ..output.html import code, table
-from ..output.strings import text
-from ..translations import translation_status
-from .context import MacroContext
-from .registry import macro
+from macros.base.languages import TRANSLATIONS
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.html import code, table
+from macros.output.strings import text
+from macros.site.glossary import glossary
+from macros.site.translations import translation_status
 
 
 @macro

@@ -12,10 +12,9 @@ from babel.dates import format_date
 from babel.lists import format_list
 from babel.numbers import format_currency, format_decimal
 
-from sizing.views.api import speed_for_display
+from macros.output.strings import text
 from sizing.catalog.units import GB, GIB
-
-from .strings import text
+from sizing.views.api import speed_for_display
 
 BABEL_LOCALES = {"en": "en_US", "fr": "fr_FR", "zh": "zh_Hans_CN"}
 COUNT_WORD_UNIT = {"en": 1e9, "fr": 1e9, "zh": 1e8}  # billion, milliard, 亿

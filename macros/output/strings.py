@@ -7,10 +7,9 @@ from pathlib import Path
 
 import yaml
 
+from macros.base.languages import LANGUAGES
+from macros.output.typography import typeset
 from sizing.catalog.yaml_lines import load_yaml
-
-from ..languages import LANGUAGES
-from .typography import typeset
 
 STRINGS_FILE = Path(__file__).resolve().parent / "strings.yml"
 

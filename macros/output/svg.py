@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
 
-from ..errors import MacroError
-from .formatting import formatter
+from macros.base.errors import MacroError
+from macros.output.formatting import formatter
 
 WIDTH = 340.0  # user units across: a phone's column (see the module's docstring)
 TEXT_SIZE = 12.0  # every label: 11 CSS px or more wherever the chart is 312 px wide or more

@@ -14,11 +14,11 @@ from pathlib import PurePosixPath
 
 from jinja2 import nodes
 
-from ..errors import PageError
-from ..glossary import glossary
-from ..languages import SOURCE_LANGUAGE
-from .front_matter import front_matter_end
-from .template import ENV, compile_page
+from macros.base.errors import PageError
+from macros.base.front_matter import front_matter_end
+from macros.base.languages import SOURCE_LANGUAGE
+from macros.page.template import ENV, compile_page
+from macros.site.glossary import glossary
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _HEADING_ID = re.compile(r"\{#([A-Za-z0-9_-]+)\}\s*$")

@@ -7,9 +7,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from macros.base.front_matter import front_matter_end
 from sizing.catalog.loader import Catalog
-
-from .front_matter import front_matter_end
 
 READER_VISIBLE_KEYS = ("title", "description", "category")  # front matter a reader sees; the rest is bookkeeping
 _FENCE = re.compile(r"^\s*(```|~~~)")

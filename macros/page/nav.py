@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..languages import SOURCE_LANGUAGE
+from macros.base.languages import SOURCE_LANGUAGE
 
 
 def nav_pages(nav: object, trail: str = "nav") -> list[tuple[str, str]]:

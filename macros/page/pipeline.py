@@ -7,18 +7,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import PageError
-from ..languages import LANGUAGES, SOURCE_LANGUAGE
-from ..library.context import MacroContext
-from ..output.typography import typeset
-from ..site_data import SiteData
-from .checks import check_glossary, check_heading_ids, check_links, check_parity, heading_ids
-from .front_matter import check_front_matter
-from .hand_typed import hand_typed_figures, product_names
-from .links import PageLinks
-from .render import Rendered, render_macros
-from .source import PageSource, english_source
-from .template import compile_page, has_macros
+from macros.base.errors import PageError
+from macros.base.front_matter import check_front_matter
+from macros.base.languages import LANGUAGES, SOURCE_LANGUAGE
+from macros.base.links import PageLinks
+from macros.library.context import MacroContext
+from macros.output.typography import typeset
+from macros.page.checks import check_glossary, check_heading_ids, check_links, check_parity, heading_ids
+from macros.page.hand_typed import hand_typed_figures, product_names
+from macros.page.render import Rendered, render_macros
+from macros.page.source import PageSource, english_source
+from macros.page.template import compile_page, has_macros
+from macros.site.site_data import SiteData
 
 
 def front_matter_lines(source: str, markdown: str) -> int:

@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from jinja2 import UndefinedError
 from jinja2.exceptions import SecurityError
 
+from macros.base.errors import MacroError, PageError
+from macros.library.context import MacroContext
+from macros.library.families import MACROS, bound_macros
+from macros.output.html import Block
+from macros.page.template import BadPage, Call, compile_page, expression, has_macros
 from sizing.catalog.errors import closest
-
-from ..errors import MacroError, PageError
-from ..library.context import MacroContext
-from ..library.families import MACROS, bound_macros
-from ..output.html import Block
-from .template import BadPage, Call, compile_page, expression, has_macros
 
 
 def _undefined_message(exc: UndefinedError) -> str:

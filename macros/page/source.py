@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..languages import SOURCE_LANGUAGE
+from macros.base.languages import SOURCE_LANGUAGE
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from functools import lru_cache
 from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
 from jinja2.sandbox import SandboxedEnvironment
 
-from ..errors import PageError
+from macros.base.errors import PageError
 
 # The sandboxed environment a page's macro calls are compiled in: no globals but the macros passed in,
 # attribute access checked.

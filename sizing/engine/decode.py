@@ -28,10 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from sizing.engine.links import ring_allreduce_seconds
-from sizing.engine.memory import SIXTEEN_BIT_BYTES, embedding_params, kv_cache_bytes, kv_layer_tokens
 from sizing.catalog.schema import Assumptions, HybridAttention, MlaAttention, SlidingAttention
 from sizing.catalog.units import GB
+from sizing.engine.links import ring_allreduce_seconds
+from sizing.engine.memory import SIXTEEN_BIT_BYTES, embedding_params, kv_cache_bytes, kv_layer_tokens
 
 Parallelism = Literal["tensor", "layers"]
 EngineClass = Literal["server", "llama.cpp"]

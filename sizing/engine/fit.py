@@ -14,9 +14,15 @@ from enum import Enum
 from typing import Literal, Protocol
 
 from sizing.catalog.loader import Catalog
-from sizing.engine.memory import component_bytes, kv_cache_bytes, kv_cache_bytes_layer_split, require_precision, weight_bytes
 from sizing.catalog.schema import DiffusionModel, Gpu, InlineGpu, LlamaCppEngine, Llm, Node, Precision, ServerEngine
 from sizing.catalog.units import GIB
+from sizing.engine.memory import (
+    component_bytes,
+    kv_cache_bytes,
+    kv_cache_bytes_layer_split,
+    require_precision,
+    weight_bytes,
+)
 
 MIB = 2**20
 Engine = ServerEngine | LlamaCppEngine

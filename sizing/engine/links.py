@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sizing.catalog.loader import Catalog
-from sizing.engine.memory import SIXTEEN_BIT_BYTES
 from sizing.catalog.schema import HealthyAllreduce, Interconnect, Llm, Node
 from sizing.catalog.units import GB
+from sizing.engine.memory import SIXTEEN_BIT_BYTES
 
 
 def allreduces_per_token(catalog: Catalog, model: Llm) -> int:

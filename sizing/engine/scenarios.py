@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sizing.catalog.errors import SizingError, did_you_mean
 from sizing.catalog.loader import Catalog
+from sizing.catalog.schema import (
+    LINK_KINDS,
+    DecodeScenario,
+    Gpu,
+    InlineGpu,
+    InlineLink,
+    InlineLlm,
+    InlinePrecision,
+    Interconnect,
+    Llm,
+)
 from sizing.engine.decode import (
     CardMemory,
     DecodeConstants,
@@ -19,19 +31,7 @@ from sizing.engine.decode import (
     estimate_decode,
     step_seconds,
 )
-from sizing.catalog.errors import SizingError, did_you_mean
 from sizing.engine.fit import Engine, card_budget, engine_reserve_bytes
-from sizing.catalog.schema import (
-    LINK_KINDS,
-    DecodeScenario,
-    Gpu,
-    InlineGpu,
-    InlineLink,
-    InlineLlm,
-    InlinePrecision,
-    Interconnect,
-    Llm,
-)
 
 NVLINK_TOPOLOGIES = {"nvlink": ("nvswitch", "mesh"), "nvlink-bridge": ("bridged-pairs",)}
 

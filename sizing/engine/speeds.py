@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sizing.catalog.loader import Catalog
+from sizing.catalog.schema import Llm, Node, Precision
 from sizing.engine.decode import (
     DecodeConstants,
     EngineClass,
@@ -18,7 +19,6 @@ from sizing.engine.decode import (
 )
 from sizing.engine.fit import Fit
 from sizing.engine.scenarios import gpu_spec, link_spec, model_spec, precision_spec
-from sizing.catalog.schema import Llm, Node, Precision
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sizing.catalog.loader import Catalog
-from sizing.engine.links import allreduces_per_token, tensor_parallel_message_bytes
+from sizing.catalog.schema import Llm, Node, Precision
 from sizing.engine.decode import seconds_per_allreduce
 from sizing.engine.fit import fit_llm_on, split_needs, visible_memory
-from sizing.catalog.schema import Llm, Node, Precision
+from sizing.engine.links import allreduces_per_token, tensor_parallel_message_bytes
 from sizing.engine.speeds import Speed, node_link, speed_for_fit
 
 

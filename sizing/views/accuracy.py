@@ -8,11 +8,11 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from sizing.catalog.loader import Catalog
-from sizing.engine.decode import DecodeConstants, StepSeconds, step_seconds
 from sizing.catalog.errors import SizingError
-from sizing.engine.scenarios import resolve
+from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DecodeMeasurement
+from sizing.engine.decode import DecodeConstants, StepSeconds, step_seconds
+from sizing.engine.scenarios import resolve
 
 MIN_FLOOR_AT_OR_BELOW_MEASURED = 0.90
 MAX_MEDIAN_ABS_ERROR = 0.25

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from sizing.catalog.loader import Catalog
+from sizing.catalog.schema import Llm, Node
+from sizing.catalog.units import GIB
 from sizing.engine.fit import Verdict, card_budget, tight_setting
+from sizing.engine.speeds import Speed
 from sizing.views.matrix import VerdictMatrix, context_presets
 from sizing.views.offers import price_per_gpu_hour, warnings_for
-from sizing.catalog.schema import Llm, Node
-from sizing.engine.speeds import Speed
-from sizing.catalog.units import GIB
 
 SCHEMA_VERSION = 3  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost
 NO_CONTEXT = "0"  # context key of image and video models, which have no context length

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sizing.catalog.loader import Catalog
-from sizing.engine.fit import VERDICT_RANK, Fit, Verdict, fit
-from sizing.views.matrix import VerdictMatrix
-from sizing.engine.memory import weight_bytes
-from sizing.views.offers import price_per_gpu_hour
 from sizing.catalog.schema import DiffusionModel, Gpu, Llm, Node
+from sizing.engine.fit import VERDICT_RANK, Fit, Verdict, fit
+from sizing.engine.memory import weight_bytes
+from sizing.views.matrix import VerdictMatrix
+from sizing.views.offers import price_per_gpu_hour
 
 
 @dataclass(frozen=True)

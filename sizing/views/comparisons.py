@@ -5,14 +5,14 @@ node with the lowest cost per million output tokens, and the KV cache in another
 from __future__ import annotations
 
 from sizing.catalog.loader import Catalog
-from sizing.views.choices import CardChoice
+from sizing.catalog.schema import Gpu, Llm, Node, Precision
 from sizing.engine.decode import PrecisionSpec, tensor_tflops
 from sizing.engine.fit import Fit, fit_llm_on, split_needs
-from sizing.views.matrix import VerdictMatrix
 from sizing.engine.memory import kv_cache_bytes
 from sizing.engine.scenarios import gpu_spec
-from sizing.catalog.schema import Gpu, Llm, Node, Precision
 from sizing.engine.speeds import Speed, speed_for_fit
+from sizing.views.choices import CardChoice
+from sizing.views.matrix import VerdictMatrix
 
 
 # --- image and video: compute per dollar -------------------------------------------------------------------

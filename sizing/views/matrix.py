@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from sizing.catalog.loader import Catalog
-from sizing.engine.fit import Fit, MemoryNeed, fit_diffusion, fit_llm_on, split_needs
 from sizing.catalog.schema import Llm
+from sizing.engine.fit import Fit, MemoryNeed, fit_diffusion, fit_llm_on, split_needs
 from sizing.engine.speeds import Speed, speed_for_fit
 
 Key = tuple[str, str, int | None, str]  # model, precision, context tokens (None for diffusion), node

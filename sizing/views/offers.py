@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sizing.catalog.loader import Catalog
-from sizing.engine.links import node_bus_link
 from sizing.catalog.configurations import Configuration
-from sizing.engine.fit import VERDICT_RANK, Fit, Verdict
-from sizing.views.matrix import VerdictMatrix
+from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DiffusionModel, Llm, Node
+from sizing.engine.fit import VERDICT_RANK, Fit, Verdict
+from sizing.engine.links import node_bus_link
 from sizing.engine.speeds import Speed
+from sizing.views.matrix import VerdictMatrix
 
 FP8_NOT_NATIVE = "fp8-not-native"
 SPLIT_OVER_PCIE = "split-over-pcie"

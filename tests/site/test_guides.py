@@ -9,8 +9,8 @@ from rendering import render
 from sitebuild import LANGUAGES, ROOT, build, copy_project, page, visible_text
 
 from macros.output.typography import typeset
-from macros.reading import plain_text, reading_minutes, reading_rates, reading_units
-from macros.site_data import site_data
+from macros.site.reading import plain_text, reading_minutes, reading_rates, reading_units
+from macros.site.site_data import site_data
 
 GUIDES = [
     "guides/nvlink-or-pcie",

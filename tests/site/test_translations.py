@@ -8,11 +8,11 @@ import pytest
 from conftest import edit
 from sitebuild import ROOT, build, copy_project, page, visible_text
 
-from macros.errors import PageError
+from macros.base.errors import PageError
 from macros.page.pipeline import render_page
 from macros.page.source import PageSource
-from macros.site_data import site_data
-from macros.translations import State, source_hash, stamp, translation_status
+from macros.site.site_data import site_data
+from macros.site.translations import State, source_hash, stamp, translation_status
 
 GUIDE = "docs/fr/guides/nvlink-or-pcie.md"
 

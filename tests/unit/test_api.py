@@ -4,10 +4,10 @@ import gzip
 import json
 from pathlib import Path
 
-from sizing.views.api import speed_for_display
 from sizing.catalog.loader import load_catalog
-from sizing.views.matrix import VerdictMatrix
 from sizing.catalog.units import GIB
+from sizing.views.api import speed_for_display
+from sizing.views.matrix import VerdictMatrix
 
 
 def load(site: Path, name: str) -> dict:

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from conftest import edit
 
-from sizing.catalog.loader import DATA_DIR, load_catalog
 from sizing.catalog.errors import CatalogError
+from sizing.catalog.loader import DATA_DIR, load_catalog
 
 NODE_4X_PCIE = "  - id: 4x-a100-pcie-80gb\n    gpu: a100-pcie-80gb\n"
 NVLINK3_SOURCES = "".join(  # every source line of the nvlink3 record

@@ -9,7 +9,7 @@ from itertools import combinations
 
 import pytest
 
-from macros.errors import MacroError
+from macros.base.errors import MacroError
 from macros.output.svg import (
     BOLD,
     DESCENT,

@@ -8,9 +8,9 @@ import pytest
 from conftest import edit
 from rendering import render
 
-from macros.site_data import site_data
-from sizing.views.api import catalog_document, fit_document
+from macros.site.site_data import site_data
 from sizing.catalog.configurations import group_configurations
+from sizing.views.api import catalog_document, fit_document
 
 A100_SXM4 = """  - id: 4x-a100-sxm4-80gb
     gpu: a100-sxm4-80gb

@@ -6,7 +6,8 @@ import re
 import pytest
 from rendering import ROOT, render
 
-from macros.errors import PageError
+from macros.base.errors import PageError
+from macros.base.links import PageLinks
 from macros.library.configurator import (
     choice_path,
     choice_text,
@@ -17,10 +18,9 @@ from macros.library.configurator import (
     summary_lines,
 )
 from macros.library.context import MacroContext
-from macros.page.links import PageLinks
-from macros.site_data import site_data
-from sizing.views.api import NO_CONTEXT, context_keys
+from macros.site.site_data import site_data
 from sizing.engine.fit import Verdict
+from sizing.views.api import NO_CONTEXT, context_keys
 from sizing.views.offers import offers
 
 LANGS = ("en", "fr", "zh")

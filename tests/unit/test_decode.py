@@ -2,6 +2,8 @@
 
 import pytest
 
+from sizing.catalog.schema import DecodeScenario, MlaAttention
+from sizing.catalog.units import GIB
 from sizing.engine.decode import (
     DecodeConstants,
     GpuSpec,
@@ -30,8 +32,6 @@ from sizing.engine.decode import (
 from sizing.engine.fit import card_budget, llm_need
 from sizing.engine.memory import weight_bytes
 from sizing.engine.scenarios import model_spec, precision_spec, resolve, step
-from sizing.catalog.schema import DecodeScenario, MlaAttention
-from sizing.catalog.units import GIB
 
 BF16 = PrecisionSpec(bits_per_weight=16, keeps_embeddings_16bit=True)
 FP8 = PrecisionSpec(bits_per_weight=8, keeps_embeddings_16bit=True, compute_format="fp8")

@@ -2,9 +2,9 @@
 
 import pytest
 
+from sizing.catalog.units import GIB
 from sizing.engine.fit import Verdict, card_budget, fit, valid_splits
 from sizing.views.matrix import VerdictMatrix
-from sizing.catalog.units import GIB
 
 
 def verdict(catalog, model, precision, node, **kw):

@@ -10,14 +10,14 @@ import pytest
 from rendering import render
 from sitebuild import ROOT
 
-from macros.errors import PageError
-from macros.languages import LANGUAGES
+from macros.base.errors import PageError
+from macros.base.languages import LANGUAGES
 from macros.library.families import MACROS
 from macros.library.reference import reference_entries
 from macros.output import strings as strings_module
 from macros.output.strings import strings
 from macros.page.hand_typed import hand_typed_figures, product_names
-from macros.site_data import site_data
+from macros.site.site_data import site_data
 
 
 @pytest.fixture(scope="module")
@@ -314,7 +314,7 @@ def test_no_page_in_docs_has_a_hand_typed_figure(data):
 RENDER_LINK_CHART = """
 import sys
 sys.path.insert(0, "tests")
-from macros.site_data import site_data
+from macros.site.site_data import site_data
 from rendering import render
 print(render(site_data(), "{{ chart_links() }}"))
 """

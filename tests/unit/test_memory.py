@@ -3,6 +3,7 @@
 import pytest
 
 from sizing.catalog.loader import Catalog
+from sizing.catalog.units import GB, GIB
 from sizing.engine.memory import (
     embedding_params,
     kv_bytes_per_token,
@@ -10,7 +11,6 @@ from sizing.engine.memory import (
     kv_cache_bytes_layer_split,
     weight_bytes,
 )
-from sizing.catalog.units import GB, GIB
 
 
 def w(catalog: Catalog, model: str, precision: str) -> float:

@@ -4,8 +4,10 @@ and the tight verdict, with the arithmetic checked by hand in each test. GiB = 2
 import pytest
 from conftest import edit
 
-from sizing.catalog.loader import load_catalog
 from sizing.catalog.errors import CatalogError
+from sizing.catalog.loader import load_catalog
+from sizing.catalog.schema import InlineGpu
+from sizing.catalog.units import GIB
 from sizing.engine.fit import (
     VERDICT_RANK,
     Verdict,
@@ -19,8 +21,6 @@ from sizing.engine.fit import (
     visible_memory,
 )
 from sizing.engine.memory import kv_cache_bytes, weight_bytes
-from sizing.catalog.schema import InlineGpu
-from sizing.catalog.units import GIB
 
 MIB = 2**20
 

@@ -3,9 +3,9 @@ beside the weights, and the cost of a million tokens."""
 
 import pytest
 
+from sizing.catalog.units import GIB
 from sizing.engine.fit import Fit, MemoryNeed, Verdict, fit
 from sizing.engine.speeds import Speed, engine_of, node_link, speed_for_fit, streams_beside_weights
-from sizing.catalog.units import GIB
 
 
 def test_streams_fit_in_what_the_card_keeps_after_weights_activations_and_runtime():

@@ -3,7 +3,7 @@ against copies side by side, the memory of full-parameter training with Adam, sh
 
 import pytest
 
-from sizing.views.matrix import VerdictMatrix
+from sizing.catalog.units import GIB
 from sizing.engine.training import (
     ADAM,
     forced_split_speed,
@@ -13,7 +13,7 @@ from sizing.engine.training import (
     tensor_sync_seconds,
     training_state_bytes,
 )
-from sizing.catalog.units import GIB
+from sizing.views.matrix import VerdictMatrix
 
 
 def test_adam_in_mixed_precision_keeps_16_bytes_per_parameter():

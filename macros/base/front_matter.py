@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import yaml
 
+from macros.base.errors import PageError
 from sizing.catalog.errors import closest
 from sizing.catalog.yaml_lines import safe_load
-
-from ..errors import PageError
 
 FRONT_MATTER_KEYS = ("title", "description", "category", "hide", "source_hash")
 

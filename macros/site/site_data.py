@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from sizing.catalog.loader import Catalog, load_catalog
 from sizing.catalog.fingerprint import DATA_DIR, data_fingerprint
+from sizing.catalog.loader import Catalog, load_catalog
 from sizing.views.matrix import VerdictMatrix
 
 T = TypeVar("T")

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from html import unescape
 from typing import TYPE_CHECKING
 
-from .output.svg import DRAWING
+from macros.output.svg import DRAWING
 
 if TYPE_CHECKING:
     from sizing.catalog.loader import Catalog

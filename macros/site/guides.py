@@ -15,14 +15,13 @@ from pathlib import Path
 
 from markupsafe import Markup, escape
 
+from macros.base.errors import MacroError
+from macros.base.front_matter import check_front_matter
+from macros.base.languages import SOURCE_LANGUAGE
+from macros.output.formatting import formatter
+from macros.output.strings import text
+from macros.site.reading import plain_text, reading_minutes
 from sizing.catalog.yaml_lines import safe_load
-
-from .errors import MacroError
-from .languages import SOURCE_LANGUAGE
-from .output.formatting import formatter
-from .output.strings import text
-from .page.front_matter import check_front_matter
-from .reading import plain_text, reading_minutes
 
 GUIDES_FILE = Path(__file__).resolve().parent / "guides.yml"
 _PLACEHOLDER = re.compile(r'<span data-reading-time="([^"]+)" data-lang="([^"]+)"></span>')

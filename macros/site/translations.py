@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from macros.base.front_matter import front_matter_end
+from macros.base.languages import SOURCE_LANGUAGE, TRANSLATIONS
+from macros.output.strings import text
 from sizing.catalog.yaml_lines import safe_load
-
-from .languages import SOURCE_LANGUAGE, TRANSLATIONS
-from .output.strings import text
-from .page.front_matter import front_matter_end
 
 TRANSLATORS_GUIDE = "reference/translating/"
 

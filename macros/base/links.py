@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..languages import SOURCE_LANGUAGE
+from macros.base.languages import SOURCE_LANGUAGE
 
 
 @dataclass(frozen=True)
