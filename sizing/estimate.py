@@ -2,7 +2,7 @@
 
     python -m sizing.estimate SCENARIOS.yml [--json]
 
-SCENARIOS.yml is a YAML list; each scenario (sizing/schema.py ``DecodeScenario``):
+SCENARIOS.yml is a YAML list; each scenario (sizing/catalog/schema.py ``DecodeScenario``):
 
     - id: llama-70b-4xa100            # echoed back
       gpu: a100-sxm4-80gb             # gpus.yml id, or {memory_gb, memory_bandwidth_gbps, bf16_dense_tflops}

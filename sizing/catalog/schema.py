@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import Annotated, Any, Generic, Literal, TypeVar, Union
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -527,18 +527,13 @@ def _catalog_id_or_inline(value: Any) -> str:
     return "catalog-id" if isinstance(value, str) else "inline"
 
 
-def _id_or(inline: type[Record]) -> Any:
-    """A catalog id or an inline record (a callable discriminator: one error per field, not one per member)."""
-    return Annotated[
-        Union[Annotated[Id, Tag("catalog-id")], Annotated[inline, Tag("inline")]],  # noqa: UP007
-        Discriminator(_catalog_id_or_inline),
-    ]
-
-
-GpuRef = _id_or(InlineGpu)
-LinkRef = _id_or(InlineLink)
-LlmRef = _id_or(InlineLlm)
-PrecisionRef = _id_or(InlinePrecision)
+# A catalog id or an inline record; the callable discriminator gives one error per field, not one per member.
+_ID_OR_INLINE = Discriminator(_catalog_id_or_inline)
+_CatalogId = Annotated[Id, Tag("catalog-id")]
+GpuRef = Annotated[_CatalogId | Annotated[InlineGpu, Tag("inline")], _ID_OR_INLINE]
+LinkRef = Annotated[_CatalogId | Annotated[InlineLink, Tag("inline")], _ID_OR_INLINE]
+LlmRef = Annotated[_CatalogId | Annotated[InlineLlm, Tag("inline")], _ID_OR_INLINE]
+PrecisionRef = Annotated[_CatalogId | Annotated[InlinePrecision, Tag("inline")], _ID_OR_INLINE]
 
 
 class DecodeScenario(Record):
