@@ -81,8 +81,8 @@ def compact_json(document: Any) -> str:
 
 
 def api_files(data: SiteData) -> dict[str, str]:
-    """``api/catalog.json``, ``api/fit.json`` (every model) and ``api/fit/<model>.json`` (one model each,
-    what the configurator page loads), by path inside the site."""
+    """``api/catalog.json``, ``api/fit.json`` (every model) and ``api/fit/<model>.json`` (one model each), by
+    path inside the site."""
     fit = fit_document(data.catalog, data.matrix)
     files = {"api/catalog.json": compact_json(catalog_document(data.catalog)), "api/fit.json": compact_json(fit)}
     for model_id, model in fit["models"].items():

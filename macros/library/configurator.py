@@ -326,7 +326,8 @@ def _links(ctx: MacroContext, model_id: str, shown: tuple[str, str]) -> dict[str
 def configurator(ctx: MacroContext, model: str, precision: str | None = None, context: int | None = None) -> str:
     """The configurator for a model at a precision and context (its defaults when left out): every
     configuration's verdict, why, speed, prices and warnings, the cheapest first, links to every other
-    precision and context; the page's script switches model, precision and context from api/fit/."""
+    precision and context; the page's script switches model, precision and context by placing the chosen
+    choice's own page."""
     chosen = ctx.model(model)
     precision_id, context_key = _choice(ctx, model, precision, context)
     shown = ctx.precision(precision_id)
