@@ -16,7 +16,7 @@ from markupsafe import Markup
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext
 from macros.library.registry import macro
-from macros.output.html import TEMPLATES, block
+from macros.output.html import TEMPLATES, TypesetBlock, block
 from macros.output.strings import text
 from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
@@ -73,6 +73,13 @@ def _choice(ctx: MacroContext, model: str, precision: str | None, context: int |
     if str(context) not in contexts:
         raise MacroError(f"'{chosen.id}' has no context preset of {context} tokens; use one of {', '.join(contexts)}")
     return precision_id, str(context)
+
+
+def _offers(ctx: MacroContext, model_id: str, precision_id: str, context: str) -> list[Offer]:
+    """The rows of a choice, sorted, made once for every language."""
+    tokens = None if context == NO_CONTEXT else int(context)
+    key = ("configurator offers", model_id, precision_id, context)
+    return ctx.data.remembered(key, lambda: offers(ctx.catalog, ctx.matrix, model_id, precision_id, tokens))
 
 
 # --- one row ------------------------------------------------------------------------------------------
@@ -332,7 +339,7 @@ def configurator(ctx: MacroContext, model: str, precision: str | None = None, co
     precision_id, context_key = _choice(ctx, model, precision, context)
     shown = ctx.precision(precision_id)
     contexts = context_keys(ctx.catalog, chosen.id)
-    rows = offers(ctx.catalog, ctx.matrix, chosen.id, shown.id, None if context_key == NO_CONTEXT else int(context_key))
+    rows = _offers(ctx, chosen.id, shown.id, context_key)
     llm = isinstance(chosen, Llm)
     headers = [
         _t(ctx, k)
@@ -384,7 +391,9 @@ def configurator(ctx: MacroContext, model: str, precision: str | None = None, co
         ],
         floor_note=_t(ctx, "floor_note") if llm else "",
     )
-    return block(html)
+    # every text in it is typeset already (strings.yml is typeset when loaded): typesetting it again would
+    # change nothing (tests/unit/test_configurator.py) and cost more than making it
+    return TypesetBlock(block(html))
 
 
 # --- the site search ----------------------------------------------------------------------------------
@@ -401,7 +410,7 @@ def search_rows(ctx: MacroContext, model_id: str) -> tuple[str, list[SearchRow]]
     model = ctx.model(model_id)
     precision_id, context = default_choice(ctx.catalog, model_id)
     precision = ctx.precision(precision_id)
-    rows = offers(ctx.catalog, ctx.matrix, model_id, precision_id, None if context == NO_CONTEXT else int(context))
+    rows = _offers(ctx, model_id, precision_id, context)
     separator, none = _t(ctx, "search_separator"), _t(ctx, "none")
     entries = []
     for row in rows:

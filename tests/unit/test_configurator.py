@@ -22,6 +22,7 @@ from macros.library.configurator import (
 from macros.library.context import MacroContext
 from macros.output.formatting import decisive_digits, formatter
 from macros.output.strings import strings
+from macros.output.typography import typeset
 from macros.site.site_data import site_data
 from sizing.catalog.schema import Llm
 from sizing.catalog.units import GIB
@@ -324,3 +325,23 @@ def test_the_script_writes_no_word_and_formats_no_figure():
     words = {v for section in sections for entry in strings()[section].values() for v in entry.values()}
     words = {w for w in words if len(re.sub(r"\{\w+\}", "", w).strip()) > 3}  # not a bare "{name}"
     assert not [(w, literal) for w in words for literal in literals if w in literal]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_table_is_written_typeset_so_the_page_need_not_typeset_it_again(data, lang):
+    """The macro's HTML skips the page's typography (it cost more than making the table): every model's pages
+    must read the same typeset or not. Issue 27: the Chinese note once read "6710 亿 参数" from the script."""
+    for model in data.catalog.models.values():
+        for precision, context in choices(data.catalog, model.id)[:2]:
+            at = "" if context == NO_CONTEXT else f", context={context}"
+            html = render(
+                data,
+                f'{{{{ configurator("{model.id}", "{precision}"{at}) }}}}',
+                lang,
+                f"docs/{lang}/configurator/{model.id}.md",
+                PageLinks.at(f"configurator/{model.id}/", lang),
+            )
+            assert typeset(html, lang) == html, (model.id, precision, context)
+    if lang == "zh":
+        note = render(data, '{{ configurator("deepseek-v3") }}', "zh")
+        assert "显存按全部 6710 亿参数计算" in note and "亿 参数" not in note
