@@ -136,8 +136,8 @@ def _load(ctx: MacroContext, row: Offer) -> str:
 
 def _room(ctx: MacroContext, row: Offer) -> dict[str, str] | None:
     """The memory a card keeps beside the weights and what one stream's KV cache takes of it, with the
-    decimals that show why it holds that many streams and not one more: "4.0 GiB, 2.0 GiB a stream" holds two,
-    "3.99 GiB, 2.00 GiB a stream" one. None where memory does not set the count, or no figures up to four
+    decimals that show why it holds that many streams and not one more: "4.0 GiB free, 2.0 GiB each" holds
+    two, "3.99 GiB free, 2.00 GiB each" one. None where memory does not set the count, or no figures up to four
     decimals divide to it."""
     fit, speed = row.fit, row.speed
     per_stream = fit.need.kv_cache

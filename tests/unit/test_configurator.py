@@ -278,7 +278,7 @@ def test_every_full_load_shows_its_speed_as_the_speed_column_does_and_says_why_s
         if row.speed.streams_on(row.node) == 1:  # one stream at full load is the one stream timed alone
             assert total == typical, (where, speed, load)
         room = gib_figures(load, lang)
-        if room:  # "2 streams (4.0 GiB a card keeps beside the weights, 2.0 GiB a stream)"
+        if room:  # "2 streams (4.0 GiB free per card, 2.0 GiB each)"
             beside, per_stream = room
             assert int(beside // per_stream) == row.speed.streams_per_copy, (where, load)
 
@@ -293,8 +293,8 @@ def test_two_cards_that_need_the_same_figure_say_why_they_serve_more_or_fewer_st
         [spaced(c) for c in row_cells(ctx, rows[n], True)] for n in ("1x-a100-pcie-80gb", "1x-h100-pcie-80gb")
     )
     assert a100[1] == h100[1] == "needs 69.3 GiB of the 71.3 GiB a card offers"
-    assert a100[3].startswith("2 streams (4.0 GiB a card keeps beside the weights, 2.0 GiB a stream), ")
-    assert h100[3].startswith("1 stream (3.99 GiB a card keeps beside the weights, 2.00 GiB a stream), ")
+    assert a100[3].startswith("2 streams (4.0 GiB free per card, 2.0 GiB each), ")
+    assert h100[3].startswith("1 stream (3.99 GiB free per card, 2.00 GiB each), ")
 
 
 def test_a_reason_shows_the_decimal_that_decides():
