@@ -122,7 +122,7 @@ def test_the_status_is_one_sentence_naming_the_choice_and_the_count(data):
     tight = sum(r.fit.verdict is Verdict.TIGHT for r in rows)
     ctx = ctx_for(data, "en")
     line = status_line(ctx, choice_text(ctx, data.catalog.models["llama-3.3-70b"], "FP8", "32768"), rows)
-    expected = f"Llama 3.3 70B in FP8, 32K tokens: {runs} of our 41 nodes run it"
+    expected = f"Llama 3.3 70B in FP8, 32K tokens: {runs} of our 41 nodes run it"
     assert line == expected + (f", {tight} more only just." if tight else ".")
     sdxl = status_line(
         ctx,
@@ -163,10 +163,10 @@ def test_the_macro_shows_a_precision_and_context_and_links_to_the_others(data):
         PageLinks.at("configurator/llama-3.3-70b/fp8/32768/", "en"),
     )
     assert 'data-precision="fp8" data-context="32768"' in html
-    assert '<p class="cfg-status" aria-live="polite">Llama 3.3 70B in FP8, 32K tokens: ' in html
+    assert '<p class="cfg-status" aria-live="polite">Llama 3.3 70B in FP8, 32K tokens: ' in html
     assert html.count("aria-live") == 1
     assert '<a href="../../../../configurator/llama-3.3-70b/fp8/8192/">FP8</a>' in html
-    assert '<a href="../../../../configurator/llama-3.3-70b/bf16/32768/">32K tokens</a>' in html
+    assert '<a href="../../../../configurator/llama-3.3-70b/bf16/32768/">32K tokens</a>' in html
     # the model list comes before the table
     assert html.index('class="cfg-models"') < html.index("<table")
 
@@ -187,10 +187,10 @@ def test_a_wrong_precision_or_context_is_an_error_that_says_what_to_write(data, 
 # --- search ----------------------------------------------------------------------------------------------------
 def test_each_row_is_a_search_entry_readable_on_its_own(data):
     summary, rows = search_rows(ctx_for(data, "en"), "llama-3.3-70b")
-    assert len(rows) == 41 and summary.startswith("Llama 3.3 70B in BF16, 8K tokens: ")
+    assert len(rows) == 41 and summary.startswith("Llama 3.3 70B in BF16, 8K tokens: ")
     b200 = next(r for r in rows if r.configuration == "8x-b200")
     assert b200.title == "Llama 3.3 70B in BF16 on 8 × B200"
-    assert re.fullmatch(r"fits on one card — ~\d+ tok/s \(at least \d+\) — \$30,600/month", b200.text), b200.text
+    assert re.fullmatch(r"fits on one card — ~\d+\u00a0tok/s \(at least \d+\) — \$30,600/month", b200.text), b200.text
     l4 = next(r for r in rows if r.configuration == "1x-l4")
     assert l4.text == "does not fit on this node — $390/month"  # no speed: no dash left for it
     zh = {r.configuration: r for r in search_rows(ctx_for(data, "zh"), "llama-3.3-70b")[1]}
