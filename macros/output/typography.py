@@ -221,9 +221,15 @@ _UNITS = (
 _NUMBER_SPACE_UNIT = re.compile(f"(?<=[\\d}}]) (?=(?:{_UNITS})(?![A-Za-z]))")
 
 
+# In Chinese, the word that qualifies a figure before it: 约 (about), 至少 (at least), 下限 (floor)…
+_QUALIFIER_SPACE_NUMBER = re.compile("(?<=约|少|限|多|过|到) (?=[\\d{])")
+
+
 def no_break_before_units(text: str) -> str:
-    """A no-break space (U+00A0) between a number and its unit: a phone never writes "~46" at the end of a line
-    and "tok/s" at the start of the next ("~46 tok/s", "1,646 token/秒", "80 GB")."""
+    """A no-break space (U+00A0) between a number and its unit, and in Chinese between a figure and the word
+    that qualifies it: a phone never writes "~46" at the end of a line and "tok/s" at the start of the next
+    ("~46 tok/s", "约 1,646 token/秒", "80 GB")."""
+    text = _sub_outside(_QUALIFIER_SPACE_NUMBER, lambda m: NBSP, text)
     return _sub_outside(_NUMBER_SPACE_UNIT, lambda m: NBSP, text)
 
 

@@ -139,16 +139,16 @@ def test_the_link_claims_of_the_guide_hold_today(data):
 
 def test_the_busbw_table_gives_published_ranges_and_says_where_there_are_none(data):
     html = render(data, "{{ busbw_table() }}")
-    assert "<td>4 × RTX 5090 and 8 × RTX 5090</td><td>28–35 GB/s</td>" in html  # consumer PCIe, host-staged
-    assert "<td>370–480 GB/s</td>" in html and "<td>208–235 GB/s</td>" in html
-    assert "<td>no published run (our speed model assumes 740 GB/s)</td>" in html  # NVLink 5: none found
+    assert '>4 × RTX 5090 and 8 × RTX 5090</td><td class="prose">28–35 GB/s</td>' in html  # host-staged
+    assert ">370–480 GB/s</td>" in html and ">208–235 GB/s</td>" in html
+    assert ">no published run (our speed model assumes 740 GB/s)</td>" in html  # NVLink 5: none found
     assert "28 à 35 Go/s" in render(data, "{{ busbw_table() }}", "fr")
 
 
 def test_a_topology_label_not_yet_seen_is_shown_as_expected(data):
     html = render(data, "{{ topo_table() }}")
-    assert "<td>expected: NV6 between every pair (no public output" in html  # 4 × H200 NVL, inferred
-    assert "<td>NV18 between every pair</td>" in html  # 8 × H100 SXM5, seen
+    assert ">expected: NV6 between every pair (no public output" in html  # 4 × H200 NVL, inferred
+    assert ">NV18 between every pair</td>" in html  # 8 × H100 SXM5, seen
 
 
 def test_a_70b_model_makes_two_allreduces_per_layer_per_token(data):
@@ -160,7 +160,7 @@ def test_a_70b_model_makes_two_allreduces_per_layer_per_token(data):
     [
         ("en", "about 37 tok/s, at least 25"),
         ("fr", "environ 37 tok/s, au moins 25"),
-        ("zh", "约 37 token/秒，至少 25"),
+        ("zh", "约 37 token/秒，至少 25"),
     ],
 )
 def test_a_speed_is_written_as_typical_then_floor(lang, expected):

@@ -222,6 +222,7 @@ def test_no_space_is_left_between_two_chinese_characters_or_marks(typed, typeset
         ("80 GB and 1 440 Go/s", f"80{NBSP}GB and 1 440{NBSP}Go/s"),
         ("2.0 s, 275 ms, 23 µs", f"2.0{NBSP}s, 275{NBSP}ms, 23{NBSP}µs"),
         ("8 张卡，6710 亿", f"8{NBSP}张卡，6710{NBSP}亿"),
+        ("约 137 token/秒（下限 66）", f"约{NBSP}137{NBSP}token/秒（下限{NBSP}66）"),  # and the word before it
         ("~{value} tok/s", f"~{{value}}{NBSP}tok/s"),  # a string of strings.yml, before its figure is put in
     ],
 )
