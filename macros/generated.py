@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from markupsafe import escape
 
@@ -141,13 +142,15 @@ def search_indexes(index_json: str, languages: list[str], data: SiteData) -> dic
 
 
 def not_found_words(site_url: str, languages: list[str]) -> dict[str, dict[str, str]]:
-    """What each language's 404 page says, and its home page's address: the root 404.html, which a host such as
-    GitHub Pages serves for any miss, holds them all."""
-    root = site_url.rstrip("/")
+    """What each language's 404 page says, and its home page's path from the host (``/repo/fr/`` for a site at
+    ``https://owner.github.io/repo/``; ``/fr/`` without a site URL): a 404 page is served at any depth, so its
+    links start from the host, under the site's own path. The root 404.html, which a host such as GitHub Pages
+    serves for any miss, holds every language's words."""
+    root = urlsplit(site_url or "/").path.rstrip("/") + "/"
     return {
         lang: {
             **{key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")},
-            "home_url": root + ("/" if lang == SOURCE_LANGUAGE else f"/{lang}/"),
+            "home_url": root + ("" if lang == SOURCE_LANGUAGE else f"{lang}/"),
         }
         for lang in languages
     }
