@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
-_EXPONENT_WITHOUT_DOT = re.compile(r"^[+-]?\d+[eE][+-]?\d+$")
+_EXPONENT = re.compile(r"^([+-]?\d+(?:\.\d*)?)[eE]([+-]?)(\d+)$")  # YAML 1.1 wants the dot and the sign
 
 
 def split_number(mapping: Mapping[Any, Any]) -> tuple[int, int] | None:
@@ -42,9 +42,11 @@ def trap_hint(found: Any, parent: Any) -> str | None:
         )
     if isinstance(found, str) and _THOUSANDS.match(found):
         return f"write {found.replace(',', '')}, without a thousands comma"
-    if isinstance(found, str) and _EXPONENT_WITHOUT_DOT.match(found.strip()):
-        mantissa, exponent = re.split("[eE]", found.strip())
-        return f"YAML reads {found} as text, not a number: write {mantissa}.0e{exponent}, with a dot before the e"
+    exponent = _EXPONENT.match(found.strip()) if isinstance(found, str) else None
+    if exponent:
+        mantissa, sign, digits = exponent.groups()
+        written = f"{mantissa}{'' if '.' in mantissa else '.0'}e{sign or '+'}{digits}"
+        return f"YAML reads {found} as text, not a number: write {written}, with a dot and a signed exponent"
     return None
 
 
