@@ -16,7 +16,7 @@ from macros.library.configurator import choice_path, choices, search_rows
 from macros.library.context import MacroContext
 from macros.output.strings import text
 from macros.site.site_data import SiteData
-from sizing.views.api import catalog_document, fit_document
+from sizing.views.api import api_schemas, catalog_document, fit_document
 
 
 def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
@@ -79,13 +79,14 @@ def compact_json(document: Any) -> str:
 
 def api_files(data: SiteData) -> dict[str, str]:
     """``api/catalog.json``, ``api/fit.json`` (every model) and ``api/fit/<model>.json`` (one model each,
-    what the configurator page loads), by path inside the site."""
+    what the configurator page loads), and the JSON Schema of each beside them, by path inside the site."""
     fit = fit_document(data.catalog, data.matrix)
     files = {"api/catalog.json": compact_json(catalog_document(data.catalog)), "api/fit.json": compact_json(fit)}
     for model_id, model in fit["models"].items():
         files[f"api/fit/{model_id}.json"] = compact_json(
             {**{k: v for k, v in fit.items() if k != "models"}, "model": model_id, **model}
         )
+    files |= {path: json.dumps(schema, ensure_ascii=False, indent=1) for path, schema in api_schemas().items()}
     return files
 
 
