@@ -19,7 +19,7 @@ APT := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
 .PHONY: serve serve-en serve-fr serve-zh build check publish rollback test lint browser translations lock clean
 
 $(BUILD_STAMP): requirements.txt
-	@echo "==> Python packages to build and serve the site (requirements.txt, about 60 MB) into $(VENV)/"
+	@echo "==> Python packages to build and serve the site (requirements.txt, about 220 MB) into $(VENV)/"
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.txt
 	@rm -f $(VENV)/.installed-build-* && touch $@
