@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 from chromium import launch
-from sitebuild import BASE_PATH
+from playwright.sync_api import sync_playwright
+from sitebuild import BASE_PATH, build
 
 from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
 
@@ -38,13 +42,10 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once for the whole test session."""
-    from sitebuild import ROOT as project
-    from sitebuild import build
-
     if os.environ.get("BUILT_SITE"):  # CI: the site it built and checked, and will publish
         return Path(os.environ["BUILT_SITE"]).resolve()
     target = tmp_path_factory.mktemp("built") / "site"
-    result = build(project, target)
+    result = build(ROOT, target)
     assert result.returncode == 0, result.stderr
     return target
 
@@ -52,10 +53,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def server(site: Path):
     """The built site served on a free loopback port."""
-    import functools
-    import http.server
-    import threading
-
     handler = functools.partial(QuietHandler, directory=str(site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -64,13 +61,13 @@ def server(site: Path):
     httpd.shutdown()
 
 
-class QuietHandler(__import__("http.server").server.SimpleHTTPRequestHandler):
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
     """Serves the built site at the path of its address (BASE_PATH: / unless $SITE_URL has a path); a path
     outside it is a miss."""
 
     def translate_path(self, path: str) -> str:
         inside = path.startswith(BASE_PATH)
-        return super().translate_path("/" + path[len(BASE_PATH) :] if inside else "/\0outside-the-site")
+        return super().translate_path("/" + path[len(BASE_PATH) :] if inside else "/.outside-the-site/")
 
     def log_message(self, *args: object) -> None:
         pass
@@ -79,8 +76,6 @@ class QuietHandler(__import__("http.server").server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def browser():
     """A headless Chromium driven by Playwright: the one $CHROMIUM names (tests/chromium.py)."""
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as playwright:
         instance = launch(playwright)
         yield instance

@@ -44,7 +44,7 @@ def _outside_fences(source: str) -> list[tuple[int, str]]:
 
 def heading_ids(source: str, page: str, require: bool) -> list[tuple[int, str]]:
     """(line, id) of each heading; with ``require``, a heading without ``{#id}`` is an error."""
-    found = []
+    found: list[tuple[int, str]] = []
     for number, line in _outside_fences(source):
         heading = _HEADING.match(line)
         if not heading:
@@ -72,7 +72,7 @@ def heading_ids(source: str, page: str, require: bool) -> list[tuple[int, str]]:
 
 def headings(source: str) -> list[tuple[int, str | None]]:
     """(line, pinned id or None) of every heading."""
-    found = []
+    found: list[tuple[int, str | None]] = []
     for number, line in _outside_fences(source):
         heading = _HEADING.match(line)
         if heading:
