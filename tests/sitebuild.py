@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
 
@@ -33,6 +37,27 @@ def build(project: Path, site: Path) -> subprocess.CompletedProcess[str]:
     from build_site import build as atomic_build
 
     return atomic_build(project / "mkdocs.yml", site)
+
+
+@dataclass(frozen=True)
+class BuiltSite:
+    path: Path
+    result: subprocess.CompletedProcess[str]  # what the build printed
+
+
+@contextlib.contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` with ``values`` set for the ``with`` block (a build passes its environment to MkDocs)."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def page(site: Path, lang: str, path: str) -> str:
