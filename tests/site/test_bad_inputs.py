@@ -1,7 +1,8 @@
 """What only a real build shows of a bad input: MkDocs stops, prints the refusal as it reaches it, exits
 non-zero, and the published site stays exactly as it was. One case per event of the build that can refuse
-(MkDocs reading mkdocs.yml, the hook's on_config, on_files and on_page_markdown); tests/unit/test_bad_inputs.py
-holds the corpus of refusals, each tested in-process on the function that refuses."""
+(MkDocs reading mkdocs.yml, the hook's on_config, on_files and on_page_markdown);
+tests/unit/test_bad_input_corpus.py holds the corpus of refusals, each tested in-process on the function that
+refuses."""
 
 import shutil
 from pathlib import Path
