@@ -207,9 +207,16 @@ def pytest_configure(config: pytest.Config) -> None:
             _count_build(target, options.get("env") or os.environ)
         popen_init(self, args, *rest, **options)
 
+    running: list[object] = []  # mkdocs-static-i18n builds each further language by calling build() again
+
     def counting_build(mkdocs_config, *rest, **options):
-        _count_build(Path(mkdocs_config.config_file_path), os.environ)
-        return build_in_process(mkdocs_config, *rest, **options)
+        if not running:
+            _count_build(Path(mkdocs_config.config_file_path), os.environ)
+        running.append(mkdocs_config)
+        try:
+            return build_in_process(mkdocs_config, *rest, **options)
+        finally:
+            running.pop()
 
     subprocess.Popen.__init__ = counting_popen_init
     mkdocs.commands.build.build = counting_build
