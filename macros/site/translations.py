@@ -108,7 +108,22 @@ def stamp(translation: Path, docs_dir: Path) -> str:
     else:
         text = "".join(lines[: end - 1]) + f"source_hash: {value}\n" + "".join(lines[end - 1 :])
     translation.write_text(text, encoding="utf-8")
+    prune_stamped_texts(docs_dir)
     return value
+
+
+def prune_stamped_texts(docs_dir: Path) -> list[Path]:
+    """Remove the kept English texts that no translation's stamp names any more; the paths removed."""
+    named = {
+        found.group(1)
+        for lang in TRANSLATIONS
+        for page in (docs_dir / lang).rglob("*.md")
+        if (found := re.search(r"^source_hash: *(\w+)", page.read_text(encoding="utf-8-sig"), re.M))
+    }
+    stale = [kept for kept in stamped_texts(docs_dir).glob("*.md") if kept.stem not in named]
+    for kept in stale:
+        kept.unlink()
+    return stale
 
 
 @dataclass(frozen=True)
