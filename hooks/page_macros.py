@@ -23,6 +23,7 @@ if str(ROOT) not in sys.path:
 from macros.base.errors import MacroError, PageError  # noqa: E402
 from macros.base.languages import LANGUAGES, SOURCE_LANGUAGE  # noqa: E402
 from macros.base.links import PageLinks  # noqa: E402
+from macros.base.project_files import project_file_problems  # noqa: E402
 from macros.generated import (  # noqa: E402
     configurator_page_uris,
     generated_page_source,
@@ -95,6 +96,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         config.extra["not_found_by_language"] = not_found_words(config.site_url, state.languages)
         config.extra["not_found"] = config.extra["not_found_by_language"][state.language]
         if not state.building_another:
+            if problems := project_file_problems(Path(config.config_file_path).resolve().parent):
+                raise PluginError("\n".join(problems))
             data_dir = Path(config.config_file_path).resolve().parent / "data"
             _builds[config.docs_dir] = SiteBuild(site_data(data_dir), RenderedPages(Path(config.docs_dir)), set())
     except (StringsError, CatalogError) as exc:

@@ -6,6 +6,7 @@ exists in every language (translated or served from English), and no template sy
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from html.parser import HTMLParser
@@ -49,9 +50,39 @@ class _Page(HTMLParser):
 
 
 def _parse(path: Path) -> _Page:
+    """The page's links and ids; ValueError naming the line of a byte that is not UTF-8."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(f"line {line}: byte 0x{data[exc.start]:02x} is not UTF-8") from None
     parser = _Page()
-    parser.feed(path.read_text(encoding="utf-8"))
+    parser.feed(text)
     return parser
+
+
+def _symlinks(site: Path) -> list[str]:
+    """Every symlink in the built site: it would publish a file from outside the project."""
+    found = []
+    for root, dirs, files in os.walk(site):
+        for name in [*dirs, *files]:
+            path = Path(root, name)
+            if path.is_symlink():
+                found.append(f"{path.relative_to(site).as_posix()}: a symlink (to {os.readlink(path)}); remove it")
+    return found
+
+
+def _parsed_pages(site: Path, problems: list[str]) -> dict[Path, _Page]:
+    """Every HTML page of the site, parsed; one problem per page that cannot be read."""
+    pages = {}
+    for path in sorted(site.rglob("*.html")):
+        try:
+            pages[path] = _parse(path)
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+            problems.append(f"{path.relative_to(site).as_posix()}: cannot be read ({reason}); write it as UTF-8")
+    return pages
 
 
 def _target_file(site: Path, page: Path, link: str) -> tuple[Path | None, str]:
@@ -70,8 +101,8 @@ def _target_file(site: Path, page: Path, link: str) -> tuple[Path | None, str]:
 def check_site(site: Path, english_docs: Path = ROOT / "docs" / "en") -> list[str]:
     """Every problem found, as 'page: what'."""
     site = site.resolve()
-    problems: list[str] = []
-    pages = {path: _parse(path) for path in sorted(site.rglob("*.html"))}
+    problems: list[str] = _symlinks(site)
+    pages = _parsed_pages(site, problems)
     for path, parsed in pages.items():
         where = path.relative_to(site).as_posix()
         text = "".join(parsed.text_outside_code)
@@ -85,10 +116,8 @@ def check_site(site: Path, english_docs: Path = ROOT / "docs" / "en") -> list[st
                 continue
             if not str(target).startswith(str(site)) or not target.exists():
                 problems.append(f"{where}: link to '{link}' leads to no file")
-            elif anchor and target.suffix == ".html":
-                ids = pages[target].ids if target in pages else _parse(target).ids
-                if anchor not in ids:
-                    problems.append(f"{where}: link to '{link}' has no anchor '#{anchor}' in its target")
+            elif anchor and target.suffix == ".html" and target in pages and anchor not in pages[target].ids:
+                problems.append(f"{where}: link to '{link}' has no anchor '#{anchor}' in its target")
     for source in sorted(english_docs.rglob("*.md")):
         relative = source.relative_to(english_docs).with_suffix("")
         url = relative.parent if relative.name == "index" else relative

@@ -59,14 +59,26 @@ def check_before_rendering(page: PageSource, docs_dir: Path, exists: Callable[[s
     check_links(page.source, page.path, exists)
 
 
+SHOWN_LINES = 5  # a message quotes a few lines of a page, never the whole of it
+SHOWN_CHARACTERS = 80
+
+
+def excerpt(text: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """``text`` stripped and cut to ``limit`` characters: what a message may quote of any input."""
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def check_hand_typed(page: PageSource, data: SiteData) -> None:
     typed = hand_typed_figures(page.source, product_names(data.catalog))
     if typed:
+        shown = [f"  {page.path}:{t.line}: {excerpt(t.text)}" for t in typed[:SHOWN_LINES]]
+        more = len(typed) - SHOWN_LINES
         raise PageError(
             page.path,
             typed[0].line,
             "figures typed by hand (every figure must come from a macro; see the writer's "
-            "reference):\n" + "\n".join(f"  {page.path}:{t.line}: {t.text.strip()}" for t in typed),
+            "reference):\n" + "\n".join(shown + ([f"  and {more} more lines"] if more > 0 else [])),
         )
 
 
