@@ -23,6 +23,7 @@ class LineDict(dict):
 MAX_FILE_BYTES = 4_000_000  # ten times the largest data file a catalog of 4,100 nodes needs
 MAX_EXPANDED_NODES = 1_000_000  # aliases (*name) repeat nodes: a bound on what they expand to, not on the file
 MAX_NESTING = 50  # data files nest a handful of levels
+MAX_DIGITS = 30  # a whole number longer than any figure (Python refuses to read one of 4,300 digits)
 MAX_ALIASES = 1_000  # data files use none; a bound checked on the text, before any parser runs
 
 
@@ -49,6 +50,17 @@ class _StrictLineLoader(_SafeBase):
                 node.start_mark,
             ) from None
 
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        digits = sum(character.isdigit() for character in node.value)
+        if digits > MAX_DIGITS:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"a whole number of {digits:,} digits; no figure needs more than {MAX_DIGITS}",
+                node.start_mark,
+            )
+        return super().construct_yaml_int(node)
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> LineDict:
         self.flatten_mapping(node)  # merge keys (<<), as SafeConstructor does
         mapping = LineDict()
@@ -73,6 +85,7 @@ class _StrictLineLoader(_SafeBase):
 
 _StrictLineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _StrictLineLoader.construct_mapping)
 _StrictLineLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLineLoader.construct_yaml_timestamp)
+_StrictLineLoader.add_constructor("tag:yaml.org,2002:int", _StrictLineLoader.construct_yaml_int)
 
 
 def read_text_file(path: Path) -> str:
