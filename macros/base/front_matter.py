@@ -27,6 +27,8 @@ def parse_front_matter(lines: list[str], end: int, page: str) -> object:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark else 1
+        if isinstance(exc, yaml.constructor.ConstructorError):  # a key twice, aliases or nesting past the bounds
+            raise PageError(page, line, f"front matter: {exc.problem}") from None
         raise PageError(
             page,
             line,
