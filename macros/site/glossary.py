@@ -5,11 +5,11 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from sizing.catalog.yaml_lines import read_text_file, safe_load
+from sizing.catalog.yaml_lines import load_yaml
 
 GLOSSARY_FILE = Path(__file__).resolve().parent / "glossary.yml"
 
 
 @cache
 def glossary() -> dict[str, dict[str, object]]:
-    return safe_load(read_text_file(GLOSSARY_FILE))
+    return load_yaml(GLOSSARY_FILE)

@@ -23,7 +23,7 @@ from macros.output.formatting import formatter
 from macros.output.strings import text
 from macros.site.reading import plain_text, reading_minutes
 from sizing.catalog.errors import did_you_mean
-from sizing.catalog.yaml_lines import read_text_file, safe_load
+from sizing.catalog.yaml_lines import load_yaml
 
 GUIDES_FILE = Path(__file__).resolve().parent / "guides.yml"
 _PLACEHOLDER = re.compile(r'<span data-reading-time="([^"]+)" data-lang="([^"]+)"></span>')
@@ -32,7 +32,7 @@ _CARDS = re.compile(r'<ul class="guide-cards">.*?</ul>', re.S)  # other guides' 
 
 @cache
 def guide_pages() -> tuple[str, ...]:
-    return tuple(safe_load(read_text_file(GUIDES_FILE)))
+    return tuple(load_yaml(GUIDES_FILE))
 
 
 _PAGE_PATH = re.compile(r"[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*\.md")  # no '..', no '/' first, no '~'

@@ -431,8 +431,8 @@ def _check_price_per_gpu_hour(
                     line_of(raw, "price_per_month"),
                     node.id,
                     "price_per_month.amount",
-                    f"{node.price_per_month.amount:g} USD a month for {node.cards} card(s) is ${per_hour:.4f} per GPU-hour "
-                    f"at {hours_per_month} hours a month; a price is at least "
+                    f"{node.price_per_month.amount:g} USD a month for {node.cards} card(s) is ${per_hour:.4f} per "
+                    f"GPU-hour at {hours_per_month} hours a month; a price is at least "
                     f"${MIN_PRICE_PER_GPU_HOUR_USD:.2f} per GPU-hour",
                 )
             )

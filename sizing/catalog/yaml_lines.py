@@ -206,11 +206,6 @@ def expanded_size(root: yaml.Node) -> tuple[int, int]:
     return sizes[id(root)]
 
 
-def safe_load(text: str) -> Any:
-    """Plain YAML (no line tracking), parsed by libyaml where available."""
-    return yaml.load(text, Loader=_SafeBase)
-
-
 def line_of(container: Any, key: str | int | None = None) -> int | None:
     """Line of ``key`` inside ``container`` (or of the container itself)."""
     if isinstance(container, LineDict):
