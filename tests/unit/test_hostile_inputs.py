@@ -25,6 +25,7 @@ from macros.page.pipeline import check_hand_typed
 from macros.page.source import PageSource
 from macros.site.guides import RenderedPages, guide_front_matter
 from macros.site.site_data import site_data
+from macros.site.translations import State, page_status
 from sizing.catalog.yaml_lines import DataFileError, check_yaml_bounds, load_yaml, load_yaml_text
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -96,6 +97,18 @@ def test_a_byte_order_mark_changes_nothing_in_a_guide_card(tmp_path: Path):
     with_bom = guide_front_matter(docs, "guides/quantization.md", "en")
     assert with_bom == guide_front_matter(ROOT / "docs", "guides/quantization.md", "en")
     assert with_bom["title"] and with_bom["description"]
+
+
+def test_a_byte_order_mark_does_not_make_a_translation_outdated(tmp_path: Path):
+    docs = tmp_path / "docs"
+    for lang in ("en", "fr"):
+        (docs / lang / "guides").mkdir(parents=True)
+        source = ROOT / "docs" / lang / "guides/quantization.md"
+        (docs / lang / "guides/quantization.md").write_text("\ufeff" + source.read_text(encoding="utf-8"))
+    assert page_status(docs, "fr", "guides/quantization.md") == page_status(
+        ROOT / "docs", "fr", "guides/quantization.md"
+    )
+    assert page_status(docs, "fr", "guides/quantization.md").state is State.CURRENT
 
 
 def test_the_hand_typed_figure_check_quotes_a_few_short_lines_only(data):
