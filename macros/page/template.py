@@ -187,7 +187,10 @@ def _scan(markdown: str) -> CompiledPage:
         texts.append(markdown[position : found.start()])
         call = Call(line, found.group(1).strip())
         _check_shape(call.text, line)
-        expression(call.text)
+        try:
+            expression(call.text)
+        except Exception as exc:  # the shape was checked: whatever still fails to compile is named at its line
+            raise BadPage(line, f"this call cannot be compiled ({type(exc).__name__}); check its parentheses") from None
         calls.append(call)
         position = found.end()
     texts.append(markdown[position:])
