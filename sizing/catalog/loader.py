@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -242,6 +243,12 @@ def _check_nodes(
             sub = raw.get("link") if field.startswith("link.") else raw
             problems.append(Problem(path, line_of(sub, field.rsplit(".", maxsplit=1)[-1]), node.id, field, message))
 
+        named = re.match(r"(\d+)x-", node.id)
+        if named and int(named.group(1)) != node.cards:
+            bad(
+                "cards",
+                f"expected {named.group(1)} cards, as the node's id says (or rename the node); found {node.cards}",
+            )
         gpu, link = gpus.get(node.gpu), links.get(node.link.interconnect)
         if gpu is None:
             bad("gpu", f"unknown gpu '{node.gpu}' (not in gpus.yml); {did_you_mean(node.gpu, gpus)}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import re
 from typing import Annotated, Any, Generic, Literal, TypeVar, Union
 
 from pydantic import (
@@ -259,14 +258,6 @@ class Node(Record):
     cards: Annotated[int, Field(ge=1, le=8)]
     link: NodeLink
     price_per_month: Price
-
-    @field_validator("cards")
-    @classmethod
-    def _cards_in_the_id(cls, cards: int, info: ValidationInfo) -> int:
-        named = re.match(r"(\d+)x-", info.data.get("id", ""))
-        if named and int(named.group(1)) != cards:
-            raise ValueError(f"{named.group(1)} cards, as the node's id '{info.data['id']}' says (or rename the node)")
-        return cards
 
 
 class NodesFile(Record):

@@ -52,8 +52,8 @@ CASES = {
         "nodes.yml",
         "  - id: 4x-rtx-4090\n    gpu: rtx-4090\n    cards: 4",
         "  - id: 4x-rtx-4090\n    gpu: rtx-4090\n    cards: 1",
-        "data/nodes.yml:26: record '4x-rtx-4090': field 'nodes.cards': expected: 4 cards, as the node's id "
-        "'4x-rtx-4090' says (or rename the node); found: 1",
+        "data/nodes.yml:26: record '4x-rtx-4090': field 'cards': expected 4 cards, as the node's id says (or rename "
+        "the node); found 1",
     ),
     "NVLink 5 at 1 GB/s": (
         "interconnects.yml",
