@@ -63,16 +63,17 @@ SHOWN_LINES = 5  # a message quotes a few lines of a page, never the whole of it
 SHOWN_CHARACTERS = 80
 
 
-def excerpt(text: str, limit: int = SHOWN_CHARACTERS) -> str:
-    """``text`` stripped and cut to ``limit`` characters: what a message may quote of any input."""
-    text = text.strip()
-    return text if len(text) <= limit else text[:limit] + "…"
+def excerpt(text: str, column: int = 0, limit: int = SHOWN_CHARACTERS) -> str:
+    """At most ``limit`` characters of ``text`` around ``column``: what a message may quote of any input."""
+    start = max(0, min(column - limit // 3, len(text) - limit))
+    shown = text[start : start + limit].strip()
+    return ("…" if start else "") + shown + ("…" if start + limit < len(text) else "")
 
 
 def check_hand_typed(page: PageSource, data: SiteData) -> None:
     typed = hand_typed_figures(page.source, product_names(data.catalog))
     if typed:
-        shown = [f"  {page.path}:{t.line}: {excerpt(t.text)}" for t in typed[:SHOWN_LINES]]
+        shown = [f"  {page.path}:{t.line}: {excerpt(t.text, t.column)}" for t in typed[:SHOWN_LINES]]
         more = len(typed) - SHOWN_LINES
         raise PageError(
             page.path,
