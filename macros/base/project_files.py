@@ -51,6 +51,17 @@ def project_file_problems(root: Path) -> list[str]:
     return problems
 
 
+class ProjectFileError(Exception):
+    """Files under the site's sources that the build refuses; one line each."""
+
+
+def check_project_files(root: Path) -> None:
+    """ProjectFileError listing every symlink or undecodable text file under ``root``'s source folders."""
+    problems = project_file_problems(root)
+    if problems:
+        raise ProjectFileError("\n".join(problems))
+
+
 def read_page(path: Path, shown: str) -> str:
     """A page's text (``shown``: its name in messages, docs/<lang>/<page>.md), read as UTF-8 with or without
     a BOM; a PageError naming the line of a byte that is not UTF-8."""

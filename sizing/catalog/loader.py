@@ -8,13 +8,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from sizing.catalog.configurations import Configuration, group_configurations
-from sizing.catalog.errors import CatalogError, Problem, did_you_mean
+from sizing.catalog.errors import CatalogError, Problem, did_you_mean, shown_value
 from sizing.catalog.fingerprint import DATA_DIR
 from sizing.catalog.schema import (
     LINK_KINDS,
@@ -41,7 +41,7 @@ from sizing.catalog.schema import (
 )
 from sizing.catalog.yaml_lines import DataFileError, line_of, load_yaml
 
-FILES = {
+FILES: dict[str, tuple[str, type[BaseModel]]] = {
     "gpus": ("gpus.yml", GpusFile),
     "interconnects": ("interconnects.yml", InterconnectsFile),
     "nodes": ("nodes.yml", NodesFile),
@@ -52,7 +52,14 @@ FILES = {
     "engines": ("engines.yml", EnginesFile),
 }
 Model = Llm | DiffusionModel
-R = TypeVar("R")
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+I = TypeVar("I", bound=_Identified)  # a record with an id
 
 
 @dataclass(frozen=True)
@@ -154,15 +161,8 @@ def _walk(raw: Any, loc: tuple[Any, ...]) -> tuple[int | None, str | None]:
 
 
 def _shown(value: Any, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters: a message never formats an unbounded input."""
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, int) and value.bit_length() > 200:
-        return f"a whole number of about {int(value.bit_length() * 0.30103):,} digits"
-    if isinstance(value, (Mapping, list)):
-        return f"a {'mapping' if isinstance(value, Mapping) else 'list'} of {len(value)} entries"
-    shown = repr(value[:limit] if isinstance(value, str) else value)
-    return shown if len(shown) <= limit and not (isinstance(value, str) and len(value) > limit) else shown[:limit] + "…"
+    """A value as a message quotes it (``shown_value``), a date as YYYY-MM-DD."""
+    return value.isoformat() if isinstance(value, datetime.date) else shown_value(value, limit)
 
 
 def _schema_problem(path: Path, raw: Any, error: Mapping[str, Any], model: type[BaseModel]) -> Problem:
@@ -188,7 +188,7 @@ def _schema_problem(path: Path, raw: Any, error: Mapping[str, Any], model: type[
     return Problem(path, line, record, field, message)
 
 
-def _read(data_dir: Path, name: str, model: type[R]) -> tuple[R | None, Any, list[Problem]]:
+def _read(data_dir: Path, name: str, model: type[BaseModel]) -> tuple[BaseModel | None, Any, list[Problem]]:
     path = data_dir / name
     if not path.exists():
         return None, None, [Problem(path, None, None, None, "file is missing; every catalog file is required")]
@@ -213,16 +213,16 @@ def _read(data_dir: Path, name: str, model: type[R]) -> tuple[R | None, Any, lis
     if not isinstance(raw, Mapping):
         return None, raw, [Problem(path, 1, None, None, "expected a YAML mapping at the top of the file")]
     try:
-        return model.model_validate(raw), raw, []  # type: ignore[attr-defined]
+        return model.model_validate(raw), raw, []
     except ValidationError as exc:
         return None, raw, [_schema_problem(path, raw, e, model) for e in exc.errors()]
 
 
 # --- cross-file checks -----------------------------------------------------------------------------
-def _index(records: Iterable[R], path: Path, raw_list: list[Any], problems: list[Problem]) -> dict[str, R]:
-    index: dict[str, R] = {}
+def _index(records: Iterable[I], path: Path, raw_list: list[Any], problems: list[Problem]) -> dict[str, I]:
+    index: dict[str, I] = {}
     for record, raw in zip(records, raw_list):
-        rid = record.id  # type: ignore[attr-defined]
+        rid = record.id
         if rid in index:
             problems.append(Problem(path, line_of(raw), rid, "id", "duplicate id; every id must be unique"))
         index[rid] = record
@@ -503,8 +503,9 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     nodes = _index(parsed["nodes"].nodes, path("nodes"), raws["nodes"]["nodes"], problems)
     precisions = _index(parsed["precisions"].precisions, path("precisions"), raws["precisions"]["precisions"], problems)
     models_file: ModelsFile = parsed["models"]
+    every_model: list[Llm | DiffusionModel] = [*models_file.llms, *models_file.diffusion]
     models = _index(
-        [*models_file.llms, *models_file.diffusion],
+        every_model,
         path("models"),
         [*raws["models"]["llms"], *raws["models"]["diffusion"]],
         problems,

@@ -11,33 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal, Protocol
+from typing import Literal
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DiffusionModel, Gpu, InlineGpu, LlamaCppEngine, Llm, Node, Precision, ServerEngine
-from sizing.catalog.units import GIB
-from sizing.engine.memory import (
-    component_bytes,
-    kv_cache_bytes,
-    kv_cache_bytes_layer_split,
-    require_precision,
-    weight_bytes,
-)
+from sizing.catalog.units import GIB, MIB
+from sizing.engine.memory import component_bytes, kv_cache_bytes_per_card, model_weight_bytes, require_precision
+from sizing.engine.specs import LlmShape, llm_shape
 
-MIB = 2**20
 Engine = ServerEngine | LlamaCppEngine
-
-
-class ModelShape(Protocol):
-    """What an engine's reserve depends on: a catalog model (``schema.Llm``) or a decode scenario's
-    (``decode.ModelSpec``)."""
-
-    @property
-    def vocab_size(self) -> int: ...
-    @property
-    def attention_heads(self) -> int: ...
-    @property
-    def is_moe(self) -> bool: ...
 
 
 class Verdict(str, Enum):
@@ -146,7 +128,7 @@ def card_budget(
 
 
 # --- what a card needs -------------------------------------------------------------------------------------
-def valid_splits(model: Llm, max_cards: int) -> list[int]:
+def valid_splits(model: LlmShape, max_cards: int) -> list[int]:
     """Tensor-parallel degrees k ≤ max_cards: heads divisible by k; KV heads divide k or k divides them."""
 
     def ok(k: int) -> bool:
@@ -157,7 +139,7 @@ def valid_splits(model: Llm, max_cards: int) -> list[int]:
     return [k for k in range(1, max_cards + 1) if ok(k)]
 
 
-def engine_splits(engine: Engine, model: Llm, max_cards: int) -> list[int]:
+def engine_splits(engine: Engine, model: LlmShape, max_cards: int) -> list[int]:
     """Card counts an engine can spread ``model`` over: tensor parallelism needs the heads to divide; a layer
     split (llama.cpp) takes any count up to the number of layers."""
     if engine.parallelism == "tensor":
@@ -165,14 +147,14 @@ def engine_splits(engine: Engine, model: Llm, max_cards: int) -> list[int]:
     return list(range(1, min(max_cards, model.layers) + 1))
 
 
-def activation_peak_bytes(engine: ServerEngine, model: ModelShape) -> float:
+def activation_peak_bytes(engine: ServerEngine, model: LlmShape) -> float:
     """A server engine's activation peak on every card, whatever the split: the float32 logits of one profiling
     batch (``activation_tokens × vocab × 4 B``) plus the rest of the forward pass (more for mixture-of-experts)."""
     base = engine.activation_base_gib.value + (engine.activation_moe_extra_gib.value if model.is_moe else 0.0)
     return engine.activation_tokens.value * model.vocab_size * engine.logits_bytes_per_vocab_entry.value + base * GIB
 
 
-def compute_buffer_bytes(engine: LlamaCppEngine, model: ModelShape, context_tokens: int, batch: int = 1) -> float:
+def compute_buffer_bytes(engine: LlamaCppEngine, model: LlmShape, context_tokens: int, batch: int = 1) -> float:
     """llama.cpp's compute buffer on each card: one layer's float32 attention scores for every head
     (``n_ctx × n_ubatch × n_head × 4 B``) and the logits of a batch (``n_ubatch × vocab × 4 B``)."""
     ubatch = engine.ubatch_tokens.value
@@ -181,7 +163,7 @@ def compute_buffer_bytes(engine: LlamaCppEngine, model: ModelShape, context_toke
 
 
 def engine_reserve_bytes(
-    engine: Engine, model: ModelShape, context_tokens: int, batch: int, cards: int
+    engine: Engine, model: LlmShape, context_tokens: int, batch: int, cards: int
 ) -> tuple[float, float]:
     """What the engine keeps on each card of a ``cards``-way split besides weights and KV cache:
     (activations, overhead). llama.cpp: its compute buffer and CUDA context; a server engine: its activation
@@ -199,13 +181,11 @@ def llm_need(
 ) -> MemoryNeed:
     """What each card of a ``cards``-way split needs, with the engine that runs ``precision``."""
     engine = catalog.engine_of(precision)
+    shape = llm_shape(model)
     bytes_per_element = catalog.assumptions.kv_cache_bytes_per_element.value
-    if isinstance(engine, LlamaCppEngine):
-        kv_cache = kv_cache_bytes_layer_split(model, context_tokens, batch, bytes_per_element, cards)
-    else:
-        kv_cache = kv_cache_bytes(model, context_tokens, batch, bytes_per_element, cards)
-    activations, overhead = engine_reserve_bytes(engine, model, context_tokens, batch, cards)
-    return MemoryNeed(weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
+    kv_cache = kv_cache_bytes_per_card(shape, context_tokens, batch, bytes_per_element, cards, engine.parallelism)
+    activations, overhead = engine_reserve_bytes(engine, shape, context_tokens, batch, cards)
+    return MemoryNeed(model_weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
 
 
 def split_needs(
@@ -224,7 +204,7 @@ def split_needs(
     engine = catalog.engine_of(precision)
     return {
         k: llm_need(catalog, model, precision, context_tokens, batch, k)
-        for k in engine_splits(engine, model, max_cards)
+        for k in engine_splits(engine, llm_shape(model), max_cards)
     }
 
 
@@ -295,6 +275,17 @@ def fit_llm_on(
     return Fit(Verdict.NO_FIT, k, needs[k], budget, engine.id, shown)
 
 
+def fit_on_cards(
+    catalog: Catalog, model: Llm, precision: Precision, gpu: Gpu, cards: int, context_tokens: int | None = None
+) -> Fit | None:
+    """The verdict on exactly ``cards`` cards (one copy of the model spread over all of them, as
+    ``--tensor-parallel-size`` forces it), None when the format's engine cannot split the model that way."""
+    needs = split_needs(catalog, model, precision, cards, context_tokens)
+    if cards not in needs:
+        return None
+    return fit_llm_on(catalog, model, precision, gpu, cards, context_tokens, needs={cards: needs[cards]})
+
+
 def fit_llm(
     catalog: Catalog,
     model: Llm,
@@ -307,34 +298,46 @@ def fit_llm(
     return fit_llm_on(catalog, model, precision, catalog.gpu_of(node), node.cards, context_tokens, batch)
 
 
-def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision, node: Node) -> Fit:
-    """One job per card; if the pipeline does not fit on one card, place its components on several
-    (text encoders beside the denoiser, as diffusers' device_map does), largest first. A pipeline plans with
-    the server engine's default share of the card (``card_budget`` without an engine)."""
+def pipeline_need(catalog: Catalog, model: DiffusionModel, precision: Precision) -> MemoryNeed:
+    """What a whole image or video pipeline needs on one card: every component's weights, the working memory of
+    its workload and the CUDA context."""
     require_precision(model, precision)
-    a = catalog.assumptions
+    overhead = catalog.assumptions.runtime_overhead_single_card_gib.value * GIB
+    return MemoryNeed(model_weight_bytes(model, precision), 0.0, model.activation_reserve_gib * GIB, overhead)
+
+
+def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision, node: Node) -> Fit:
+    """One job per card; if the pipeline does not fit on one card, place its components on at most the node's
+    cards (text encoders beside the denoiser, as diffusers' device_map does), largest first, each where it fits,
+    else on the least loaded card. A pipeline plans with the server engine's default share of the card
+    (``card_budget`` without an engine). The need a verdict gives is that of the layout it judged: the whole
+    pipeline on a node of one card, else the busiest card of the node's layout."""
     budget = card_budget(catalog, catalog.gpu_of(node))
-    activation = model.activation_reserve_gib * GIB
-    single = a.runtime_overhead_single_card_gib.value * GIB
-    whole = MemoryNeed(weight_bytes(model, precision), 0.0, activation, single)
+    whole = pipeline_need(catalog, model, precision)
     if whole.total <= budget:
         return Fit(Verdict.ONE_CARD, 1, whole, budget)
+    if node.cards == 1:
+        return Fit(Verdict.NO_FIT, 1, whole, budget)
     denoiser = next(c for c in model.components if c.role == "denoiser")
     others = sorted(
         (component_bytes(c.role, c.params, precision) for c in model.components if c is not denoiser), reverse=True
     )
-    split_overhead = a.runtime_overhead_split_gib.value * GIB
-    cards = [MemoryNeed(component_bytes("denoiser", denoiser.params, precision), 0.0, activation, split_overhead)]
+    split_overhead = catalog.assumptions.runtime_overhead_split_gib.value * GIB
+    cards = [
+        MemoryNeed(component_bytes("denoiser", denoiser.params, precision), 0.0, whole.activations, split_overhead)
+    ]
     for size in others:
         slot = next((i for i, card in enumerate(cards) if card.total + size <= budget), None)
-        if slot is None:
+        if slot is None and len(cards) < node.cards:
             cards.append(MemoryNeed(size, 0.0, 0.0, split_overhead))
-        else:
-            card = cards[slot]
-            cards[slot] = MemoryNeed(card.weights + size, 0.0, card.activations, card.overhead)
+            continue
+        if slot is None:
+            slot = min(range(len(cards)), key=lambda i: cards[i].total)
+        card = cards[slot]
+        cards[slot] = MemoryNeed(card.weights + size, 0.0, card.activations, card.overhead)
     busiest = max(cards, key=lambda card: card.total)
-    if busiest.total > budget or len(cards) > node.cards:
-        return Fit(Verdict.NO_FIT, min(len(cards), node.cards), busiest, budget)
+    if busiest.total > budget:
+        return Fit(Verdict.NO_FIT, len(cards), busiest, budget)
     return Fit(Verdict.SPLIT, len(cards), busiest, budget)
 
 

@@ -20,7 +20,8 @@ from sizing.engine.fit import (
     tight_utilization,
     visible_memory,
 )
-from sizing.engine.memory import kv_cache_bytes, weight_bytes
+from sizing.engine.memory import kv_cache_bytes, model_weight_bytes
+from sizing.engine.specs import llm_shape
 
 MIB = 2**20
 
@@ -96,15 +97,15 @@ def test_a_precision_no_engine_runs_is_refused(data_copy):
 def test_the_server_activation_peak_does_not_shrink_with_tensor_parallelism(catalog):
     llama = catalog.models["llama-3.3-70b"]
     # 8,192 tokens × 128,256 vocab × 4 B = 4,202,692,608 B = 3.914 GiB of float32 logits, + 1.0 GiB
-    assert activation_peak_bytes(catalog.server_engine, llama) / GIB == pytest.approx(4.914, abs=1e-3)
+    assert activation_peak_bytes(catalog.server_engine, llm_shape(llama)) / GIB == pytest.approx(4.914, abs=1e-3)
     needs = [llm_need(catalog, llama, catalog.precisions["bf16"], 8192, 1, k) for k in (1, 2, 4, 8)]
     assert len({n.activations for n in needs}) == 1
     # overhead: CUDA context 0.15 + CUDA graphs 0.5 on one card; + NCCL buffers 0.4 on each card of a split
     assert [n.overhead / GIB for n in needs] == pytest.approx([0.65, 1.05, 1.05, 1.05])
     # mixture of experts: + 0.25 GiB; DeepSeek V3 vocab 129,280: 8,192 × 129,280 × 4 B = 3.945 GiB + 1.25
-    assert activation_peak_bytes(catalog.server_engine, catalog.models["deepseek-v3"]) / GIB == pytest.approx(
-        5.195, abs=1e-3
-    )
+    assert activation_peak_bytes(
+        catalog.server_engine, llm_shape(catalog.models["deepseek-v3"])
+    ) / GIB == pytest.approx(5.195, abs=1e-3)
 
 
 def test_llama_cpp_has_no_utilization_cap(catalog):
@@ -119,14 +120,14 @@ def test_llama_cpp_compute_buffer_grows_with_context_and_ubatch(catalog):
     engine = catalog.engine_of(catalog.precisions["gguf-q4_k_m"])
     llama = catalog.models["llama-3.3-70b"]
     # 512 ubatch × (8,192 ctx × 64 heads × 4 B + 128,256 vocab × 4 B) = 512 × 2,610,176 = 1,336,410,112 B = 1.245 GiB
-    assert compute_buffer_bytes(engine, llama, 8192) == 1_336_410_112
+    assert compute_buffer_bytes(engine, llm_shape(llama), 8192) == 1_336_410_112
     # at 32K: 512 × (32,768 × 64 × 4 + 513,024) = 4,557,635,584 B = 4.245 GiB
-    assert compute_buffer_bytes(engine, llama, 32768) == 4_557_635_584
+    assert compute_buffer_bytes(engine, llm_shape(llama), 32768) == 4_557_635_584
 
 
 def test_llama_cpp_shares_out_layers_so_kv_heads_are_never_replicated(catalog):
     qwen = catalog.models["qwen3-235b-a22b"]  # 4 KV heads, 94 layers
-    whole = kv_cache_bytes(qwen, 8192, 1, 2)
+    whole = kv_cache_bytes(llm_shape(qwen), 8192, 1, 2)
     gguf = llm_need(catalog, qwen, catalog.precisions["gguf-q4_k_m"], 8192, 1, 8)
     bf16 = llm_need(catalog, qwen, catalog.precisions["bf16"], 8192, 1, 8)
     assert gguf.kv_cache == whole / 8  # a layer split: 1/8 of the layers, every head
@@ -219,4 +220,4 @@ def test_a_tight_fit_through_the_setting_also_gives_the_context_that_fits_withou
 
 def test_weights_of_a_gguf_split_are_shared_out_evenly(catalog):
     model, q8 = catalog.models["llama-3.1-8b"], catalog.precisions["gguf-q8_0"]
-    assert llm_need(catalog, model, q8, 8192, 1, 3).weights == pytest.approx(weight_bytes(model, q8) / 3)
+    assert llm_need(catalog, model, q8, 8192, 1, 3).weights == pytest.approx(model_weight_bytes(model, q8) / 3)
