@@ -88,7 +88,7 @@ def _bounds_problem(call: nodes.Call) -> str | None:
     values = [*call.args, *(k.value for k in call.kwargs)]
     items = [item for v in values for item in (v.items if isinstance(v, nodes.List) else [v])]
     for item in items:
-        value = item.value
+        value = item.value if isinstance(item, nodes.Const) else None
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_WHOLE_NUMBER:
             shown = str(value)[:12] + "…"
             return f"the whole number {shown} is larger than {MAX_WHOLE_NUMBER:,}, more than any figure needs"

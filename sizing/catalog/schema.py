@@ -181,8 +181,8 @@ class Interconnect(Record):
     @field_validator("per_direction_gbps")
     @classmethod
     def _rate_of_its_family(cls, rate: float, info: ValidationInfo) -> float:
-        family = info.data.get("family")
-        low, high = LINK_RATES_GBPS.get(family, (0, float("inf")))
+        family = str(info.data.get("family"))
+        low, high = LINK_RATES_GBPS.get(family, (0.0, float("inf")))
         if not low <= rate <= high:
             raise ValueError(f"GB/s each way of a {family} link from {low:g} to {high:g}")
         return rate
@@ -441,16 +441,19 @@ class FittedAssumption(Assumption[T], Generic[T]):
     fitted_on: Annotated[list[Id], Field(min_length=1)]
 
 
-def _share(low: float, what: str) -> Any:
-    return Annotated[Fraction, within(low, 1, what)]
+CardShare = Annotated[Fraction, within(0.5, 1, "a share of the card")]
+VisibleShare = Annotated[Fraction, within(0.8, 1, "a share of the card")]
+BandwidthShare = Annotated[Fraction, within(0.1, 1, "a share of the memory bandwidth")]
+ComputeShare = Annotated[Fraction, within(0.05, 1, "a share of the compute")]
+FloorShare = Annotated[Fraction, within(0.2, 1, "a share of the typical speed")]
 
 
 StepSeconds = Annotated[NonNegative, within(0, 0.01, "seconds")]
 
 
 class Assumptions(Record):
-    usable_memory_fraction: Assumption[_share(0.5, "a share of the card")]
-    runtime_visible_memory_fraction: Assumption[_share(0.8, "a share of the card")]
+    usable_memory_fraction: Assumption[CardShare]
+    runtime_visible_memory_fraction: Assumption[VisibleShare]
     tight_min_context_tokens: Assumption[ContextTokens]
     runtime_overhead_single_card_gib: Assumption[Annotated[Positive, within(0.01, 64, "GiB")]]
     runtime_overhead_split_gib: Assumption[Annotated[Positive, within(0.01, 64, "GiB")]]
@@ -460,16 +463,16 @@ class Assumptions(Record):
     hours_per_month: Assumption[Annotated[PositiveInt, within(672, 744, "hours in a month")]]
     allreduces_per_layer: Assumption[Annotated[PositiveInt, within(1, 8, "all-reduces per layer")]]
     context_presets_tokens: Assumption[Annotated[list[ContextTokens], Field(min_length=1, max_length=16)]]
-    decode_bandwidth_fraction_server: FittedAssumption[_share(0.1, "a share of the memory bandwidth")]
-    decode_bandwidth_fraction_llama_cpp: FittedAssumption[_share(0.1, "a share of the memory bandwidth")]
-    decode_compute_fraction: Assumption[_share(0.05, "a share of the compute")]
+    decode_bandwidth_fraction_server: FittedAssumption[BandwidthShare]
+    decode_bandwidth_fraction_llama_cpp: FittedAssumption[BandwidthShare]
+    decode_compute_fraction: Assumption[ComputeShare]
     decode_combine_exponent: FittedAssumption[Annotated[Positive, within(1, 16, "an exponent")]]
     decode_sublayer_seconds: FittedAssumption[StepSeconds]
     decode_moe_sublayer_extra_seconds: FittedAssumption[StepSeconds]
     decode_mla_sublayer_extra_seconds: FittedAssumption[StepSeconds]
     decode_step_host_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
     decode_step_host_seconds_llama_cpp: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
-    decode_floor_factor: FittedAssumption[_share(0.2, "a share of the typical speed")]
+    decode_floor_factor: FittedAssumption[FloorShare]
     max_running_streams: Assumption[Annotated[PositiveInt, within(1, 100_000, "streams")]]
 
 
@@ -495,7 +498,7 @@ class ServerEngine(Record):
     parallelism: Literal["tensor"]
     utilization_flag: Text
     precisions: Annotated[list[Id], Field(min_length=1)]
-    tight_memory_utilization: Figure[_share(0.5, "a share of the card")]
+    tight_memory_utilization: Figure[CardShare]
     tight_min_card_gib: Figure[Annotated[Positive, within(1, 1024, "GiB")]]
     activation_tokens: Figure[Annotated[PositiveInt, within(1, 1_000_000, "tokens")]]
     logits_bytes_per_vocab_entry: Figure[Annotated[Positive, within(1, 8, "bytes")]]

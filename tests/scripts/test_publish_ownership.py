@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,7 +84,7 @@ def test_a_publish_killed_while_deleting_never_lists_the_half_deleted_release(
         publish_as(target, f"R{n}")
     real_rmtree = shutil.rmtree
 
-    def killed_half_way(path: Path, *args: object, **kwargs: object) -> None:
+    def killed_half_way(path: Path, *args: Any, **kwargs: Any) -> None:
         if Path(path).parent == target / "releases":
             (Path(path) / "index.html").unlink()  # half of the release is gone, then the process dies
             raise KeyboardInterrupt
