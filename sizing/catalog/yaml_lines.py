@@ -184,6 +184,11 @@ def check_yaml_bounds(text: str) -> None:
             raise DataFileError(f"more than {MAX_ALIASES:,} aliases (*name); write the values out", number)
 
 
+def safe_load(text: str) -> Any:
+    """YAML text as values, with the bounds of ``load_yaml_text`` (no parser sees an unbounded text)."""
+    return load_yaml_text(text)
+
+
 def expanded_size(root: yaml.Node) -> tuple[int, int]:
     """How many nodes the document holds once every alias is expanded, and how deep they nest, found
     without expanding them (a node reached twice counts twice; its own size is computed once)."""
