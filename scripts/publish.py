@@ -323,7 +323,10 @@ def _point_current_to(target: Path, release: Path) -> None:
 
 def _refuse_overlap(site: Path, target: Path) -> None:
     """The target may be neither the site, nor inside it, nor hold it: a copy would copy itself."""
-    site_real, target_real = site.resolve(), target.resolve()
+    try:
+        site_real, target_real = site.resolve(), target.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: an unusable target, which _prepare_target reports
+        return
     if site_real == target_real or site_real in target_real.parents or target_real in site_real.parents:
         raise TargetError(
             target,
