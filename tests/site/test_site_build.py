@@ -133,7 +133,7 @@ def test_no_chinese_article_shows_a_space_between_two_chinese_characters_or_besi
     """Within a paragraph or a list item, inline markup removed: a space there is one a reader sees."""
     chinese = "[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]"
     punctuation = "[\u3000-\u303f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]"
-    stray = {}
+    stray: dict[str, list[str]] = {}
     for path in sorted((site / "zh").rglob("index.html")):
         article = re.search(r"<article[^>]*>(.*?)</article>", path.read_text(encoding="utf-8"), re.S).group(1)
         html = re.sub(r"<(pre|code)[^>]*>.*?</\1>", "x", article, flags=re.S)  # code reads as a word

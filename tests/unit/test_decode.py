@@ -2,7 +2,7 @@
 
 import pytest
 
-from sizing.catalog.schema import DecodeScenario, MlaAttention
+from sizing.catalog.schema import DecodeScenario, EngineClass, MlaAttention, Parallelism
 from sizing.catalog.units import GIB
 from sizing.engine.decode import (
     DecodeConstants,
@@ -230,7 +230,7 @@ def test_llama_70b_bf16_on_four_a100_holds_52_streams_of_8k(catalog):
     )
     assert resolved.card_memory.card_budget_bytes == pytest.approx(71.325 * GIB)
     assert resolved.card_memory.reserved_bytes == pytest.approx(5.964 * GIB, abs=0.001 * GIB)
-    estimate = estimate_decode(card_memory=resolved.card_memory, **resolved.setup())
+    estimate = estimate_decode(card_memory=resolved.card_memory, **resolved.setup())  # type: ignore[arg-type]  # setup() is the scenario's keyword arguments
     assert estimate.streams_that_fit == 52
     assert estimate.floor_tokens_per_s_per_stream == pytest.approx(0.55 * estimate.typical_tokens_per_s_per_stream)
     # 52 streams share each step: more per step, less per stream, far more in total
@@ -265,10 +265,11 @@ def test_more_streams_share_a_step_slower_each_faster_in_all(constants):
 
 def test_a_scenario_reserves_what_the_fit_verdict_reserves(catalog):
     """One memory rule: ``estimate`` charges each card the engine's reserve that ``fit.llm_need`` charges."""
-    for precision, engine_class, parallelism, cards in (
+    setups: tuple[tuple[str, EngineClass, Parallelism, int], ...] = (
         ("bf16", "server", "tensor", 2),
         ("gguf-q4_k_m", "llama.cpp", "layers", 3),
-    ):
+    )
+    for precision, engine_class, parallelism, cards in setups:
         resolved = resolve(
             catalog,
             DecodeScenario(
