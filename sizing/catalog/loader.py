@@ -31,6 +31,7 @@ from sizing.catalog.schema import (
     LlamaCppEngine,
     Llm,
     MeasurementsFile,
+    MemoryMeasurement,
     ModelsFile,
     Node,
     NodesFile,
@@ -67,6 +68,7 @@ class Catalog:
     assumptions: Assumptions
     measurements: tuple[DecodeMeasurement, ...]
     held_out_measurements: tuple[DecodeMeasurement, ...]
+    memory_measurements: tuple[MemoryMeasurement, ...]
     engines: Mapping[str, ServerEngine | LlamaCppEngine]
 
     def engine_of(self, precision: Precision) -> ServerEngine | LlamaCppEngine:
@@ -294,7 +296,7 @@ def _check_default_precisions(
 
 def _check_measurements(
     catalog_parts: dict[str, Mapping[str, Any]],
-    measurements: Iterable[DecodeMeasurement],
+    measurements: Iterable[DecodeMeasurement | MemoryMeasurement],
     raw_list: list[Any],
     path: Path,
     problems: list[Problem],
@@ -324,7 +326,12 @@ def _check_measurements(
         ):
             bad("model", f"'{m.model}' is not a language model; decode measurements are for models.yml llms")
         links = catalog_parts["interconnects"]
-        if isinstance(m.link, str) and m.link not in LINK_KINDS and m.link not in links:
+        if (
+            isinstance(m, DecodeMeasurement)
+            and isinstance(m.link, str)
+            and m.link not in LINK_KINDS
+            and m.link not in links
+        ):
             bad(
                 "link",
                 f"unknown link '{m.link}': one of {', '.join(LINK_KINDS)} or an interconnects.yml id; "
@@ -448,6 +455,13 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         path("measurements"),
         problems,
     )
+    _check_measurements(
+        {"gpus": gpus, "models": models, "precisions": precisions, "interconnects": links},
+        measured.memory,
+        raws["measurements"].get("memory", []),
+        path("measurements"),
+        problems,
+    )
     _check_fitted_on(
         parsed["assumptions"].assumptions,
         raws["assumptions"]["assumptions"],
@@ -468,5 +482,6 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         assumptions=parsed["assumptions"].assumptions,
         measurements=tuple(measured.decode),
         held_out_measurements=tuple(measured.held_out),
+        memory_measurements=tuple(measured.memory),
         engines=engines,
     )

@@ -406,6 +406,22 @@ class Figure(Record, Generic[T]):
     source: Text
 
 
+class BatchDefaults(Record):
+    tokens: PositiveInt
+    sequences: PositiveInt
+
+
+class BatchBudgetRule(Record):
+    """vLLM's default batch by card class (``EngineArgs.get_batch_defaults``, ``vllm serve``): the larger one on
+    cards of at least ``large_card_min_gib`` whose name contains none of ``large_card_excluded_names``."""
+
+    large_card_min_gib: Positive
+    large_card_excluded_names: list[Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]+$")]]
+    large_card: BatchDefaults
+    other_cards: BatchDefaults
+    source: Text
+
+
 class ServerEngine(Record):
     """vLLM, SGLang: a utilization cap (assumptions.yml usable_memory_fraction by default), an activation peak
     profiled on one batch (not shrinking with tensor parallelism), CUDA graphs, NCCL buffers when split."""
@@ -420,6 +436,8 @@ class ServerEngine(Record):
     tight_min_card_gib: Figure[Positive]
     activation_tokens: Figure[PositiveInt]
     logits_bytes_per_vocab_entry: Figure[Positive]
+    batch_budget: BatchBudgetRule
+    sampler_bytes_per_vocab_entry: Figure[Positive]
     activation_base_gib: Figure[NonNegative]
     activation_moe_extra_gib: Figure[NonNegative]
     cuda_context_gib: Figure[NonNegative]
@@ -587,9 +605,48 @@ class DecodeMeasurement(DecodeScenario):
         return self
 
 
+KvCacheDtype = Literal["auto", "fp8"]
+
+
+class MemoryMeasurement(Record):
+    """KV-cache memory an engine reported at start-up ("Available KV cache memory: N GiB" in vLLM's log), with
+    the setup it started in. ``cuda_graphs_in_budget``: the engine charged its CUDA graphs inside the budget
+    (vLLM since v0.21) rather than outside it. ``unreliable`` (the reason) keeps a record out of the statistics."""
+
+    id: Id
+    engine: Text
+    engine_class: EngineClass = "server"
+    gpu: GpuRef
+    cards: PositiveInt = 1
+    model: LlmRef
+    precision: PrecisionRef | None = None
+    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)]
+    max_model_len: PositiveInt
+    max_num_seqs: PositiveInt | None = None
+    max_num_batched_tokens: PositiveInt | None = None
+    kv_cache_dtype: KvCacheDtype = "auto"
+    cuda_graphs_in_budget: bool
+    kv_cache_gib: Positive
+    kv_cache_tokens: PositiveInt | None = None
+    source: Text
+    quote: Text
+    assumed: Text | None = None
+    unreliable: Text | None = None
+
+    @model_validator(mode="after")
+    def _inline_figures_have_a_source(self) -> MemoryMeasurement:
+        for field in ("gpu", "model", "precision"):
+            value = getattr(self, field)
+            if not isinstance(value, (str, type(None))) and value.source is None:
+                raise ValueError(f"inline {field} needs a source")
+        return self
+
+
 class MeasurementsFile(Record):
     """``decode``: the records the constants are fitted on and the build checks; ``held_out``: records never
-    fitted, to judge the model on figures it has not seen."""
+    fitted, to judge the model on figures it has not seen; ``memory``: KV-cache memory engines reported at
+    start-up, to judge the reserve."""
 
     decode: Annotated[list[DecodeMeasurement], Field(min_length=1)]
     held_out: list[DecodeMeasurement] = []
+    memory: list[MemoryMeasurement] = []
