@@ -539,6 +539,7 @@ class InlinePrecision(Record):
 
 Parallelism = Literal["tensor", "layers"]
 EngineClass = Literal["server", "llama.cpp"]
+KvCacheDtype = Literal["bf16", "fp8"]  # what the KV cache is kept in: 16 bits, or 8 (vLLM --kv-cache-dtype fp8)
 LINK_KINDS = ("none", "pcie", "nvlink", "nvlink-bridge")
 # Tags of the catalog-id-or-inline unions below; catalog error messages leave them out of field paths.
 UNION_TAGS = ("catalog-id", "inline")
@@ -577,6 +578,7 @@ class DecodeScenario(Record):
     context_tokens: PositiveInt | None = None
     engine_class: EngineClass = "server"
     prompt_tokens_per_output_token: NonNegative = 0.0
+    kv_cache_dtype: KvCacheDtype = "bf16"
 
 
 class DecodeMeasurement(DecodeScenario):
@@ -605,9 +607,6 @@ class DecodeMeasurement(DecodeScenario):
         return self
 
 
-KvCacheDtype = Literal["auto", "fp8"]
-
-
 class MemoryMeasurement(Record):
     """KV-cache memory an engine reported at start-up ("Available KV cache memory: N GiB" in vLLM's log), with
     the setup it started in. ``cuda_graphs_in_budget``: the engine charged its CUDA graphs inside the budget
@@ -624,7 +623,7 @@ class MemoryMeasurement(Record):
     max_model_len: PositiveInt
     max_num_seqs: PositiveInt | None = None
     max_num_batched_tokens: PositiveInt | None = None
-    kv_cache_dtype: KvCacheDtype = "auto"
+    kv_cache_dtype: KvCacheDtype = "bf16"
     cuda_graphs_in_budget: bool
     kv_cache_gib: Positive
     kv_cache_tokens: PositiveInt | None = None
