@@ -294,6 +294,21 @@ def _check_default_precisions(
             )
 
 
+def _check_figure_origins(
+    records: list[Interconnect], raw_list: list[Any], path: Path, problems: list[Problem]
+) -> None:
+    """A link figure copied or derived from another link names a link of interconnects.yml."""
+    links = {link.id for link in records}
+    for link, raw in zip(records, raw_list, strict=True):
+        origins = link.figure_origins
+        for field in ("allreduce_latency_us", "allreduce_busbw_gbps"):
+            source = getattr(origins, field).from_link
+            if source is not None and source not in links:
+                where = line_of(raw.get("figure_origins"), field) if isinstance(raw, dict) else None
+                message = f"from_link '{source}' is not in interconnects.yml; {did_you_mean(source, links)}"
+                problems.append(Problem(path, where, link.id, f"figure_origins.{field}", message))
+
+
 def _check_measurements(
     catalog_parts: dict[str, Mapping[str, Any]],
     measurements: Iterable[DecodeMeasurement | MemoryMeasurement],
@@ -433,6 +448,9 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     gpus = _index(parsed["gpus"].gpus, path("gpus"), raws["gpus"]["gpus"], problems)
     links = _index(
         parsed["interconnects"].interconnects, path("interconnects"), raws["interconnects"]["interconnects"], problems
+    )
+    _check_figure_origins(
+        parsed["interconnects"].interconnects, raws["interconnects"]["interconnects"], path("interconnects"), problems
     )
     nodes = _index(parsed["nodes"].nodes, path("nodes"), raws["nodes"]["nodes"], problems)
     precisions = _index(parsed["precisions"].precisions, path("precisions"), raws["precisions"]["precisions"], problems)

@@ -126,6 +126,31 @@ class HealthyAllreduce(Record):
         return max(run.busbw_gbps for run in self.runs)
 
 
+class FigureOrigin(Record):
+    """Where a link figure comes from: ``measured`` on this link (``reference``: the run), ``copied`` from
+    another link's figure (``from_link``) or from a published model (``reference``), or ``derived`` from another
+    link's figures (``from_link``) by the rule its sources state."""
+
+    basis: Literal["measured", "derived", "copied"]
+    reference: Annotated[str, StringConstraints(pattern=r"^[\w.-]+/[\w.-]+(?: PR)? ?#\d+$")] | None = None
+    from_link: Id | None = None
+
+    @model_validator(mode="after")
+    def _says_where(self) -> FigureOrigin:
+        if self.basis == "measured" and self.reference is None:
+            raise ValueError("a measured figure names its run: reference (owner/repo#number)")
+        if self.basis != "measured" and self.from_link is None and self.reference is None:
+            raise ValueError(f"a {self.basis} figure names where it comes from: from_link or reference")
+        return self
+
+
+class FigureOrigins(Record):
+    """The origin of each all-reduce figure of a link (the speed page shows them)."""
+
+    allreduce_latency_us: FigureOrigin
+    allreduce_busbw_gbps: FigureOrigin
+
+
 class Interconnect(Record):
     id: Id
     name: Text
@@ -138,6 +163,7 @@ class Interconnect(Record):
     host_staged_allreduce_latency_us: Positive | None = None
     host_staged_allreduce_busbw_gbps: Positive | None = None
     healthy_allreduce: list[HealthyAllreduce] = []
+    figure_origins: FigureOrigins
     sources: Sources
 
     @model_validator(mode="after")

@@ -84,6 +84,43 @@ def metrics(checks: Iterable[RecordCheck]) -> AccuracyMetrics:
     )
 
 
+FLOOR_STEP = 0.05
+
+
+def floor_misses(checks: Iterable[RecordCheck]) -> tuple[int, int]:
+    """Usable records whose measurement falls below the floor, and the usable records: (below, of)."""
+    usable = [c for c in checks if c.unreliable is None]
+    return sum(c.floor > c.measured for c in usable), len(usable)
+
+
+def largest_floor_step(checks: Iterable[RecordCheck], step: float = FLOOR_STEP) -> float:
+    """The largest multiple of ``step`` that, as the floor factor, keeps the floor at or below at least
+    ``MIN_FLOOR_AT_OR_BELOW_MEASURED`` of the usable records (the floor factor is one step below it)."""
+    usable = [c for c in checks if c.unreliable is None]
+    best = 0.0
+    for k in range(1, round(1 / step) + 1):
+        factor = round(k * step, 10)
+        share = sum(c.typical * factor <= c.measured for c in usable) / len(usable)
+        if share >= MIN_FLOOR_AT_OR_BELOW_MEASURED:
+            best = factor
+    return best
+
+
+def setup_of(record: DecodeMeasurement) -> tuple[str, int, str, str]:
+    """GPU, cards, model and format of a record, by catalog id or the id an inline figure gives itself."""
+
+    def named(ref: object) -> str:
+        return ref if isinstance(ref, str) else str(getattr(ref, "id", None))
+
+    return named(record.gpu), record.cards, named(record.model), named(record.precision)
+
+
+def held_out_sharing_a_setup(catalog: Catalog) -> list[str]:
+    """Held-out records whose GPU, cards, model and format are those of a fitted record."""
+    fitted = {setup_of(m) for m in catalog.measurements}
+    return [m.id for m in catalog.held_out_measurements if setup_of(m) in fitted]
+
+
 def missed_targets(m: AccuracyMetrics) -> list[str]:
     """One sentence per target missed; empty when the model holds them."""
     missed = []
