@@ -457,6 +457,7 @@ class ServerEngine(Record):
     name: Text
     parallelism: Literal["tensor"]
     utilization_flag: Text
+    kv_cache_dtype_flag: Text
     precisions: Annotated[list[Id], Field(min_length=1)]
     tight_memory_utilization: Figure[Fraction]
     tight_min_card_gib: Figure[Positive]

@@ -11,33 +11,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Literal, Protocol
+from typing import Literal
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DiffusionModel, Gpu, InlineGpu, LlamaCppEngine, Llm, Node, Precision, ServerEngine
+from sizing.catalog.schema import (
+    DiffusionModel,
+    Gpu,
+    InlineGpu,
+    KvCacheDtype,
+    LlamaCppEngine,
+    Llm,
+    Node,
+    Precision,
+    ServerEngine,
+)
 from sizing.catalog.units import GIB
 from sizing.engine.memory import (
+    EIGHT_BIT_BYTES,
     component_bytes,
     kv_cache_bytes,
     kv_cache_bytes_layer_split,
     require_precision,
     weight_bytes,
 )
+from sizing.engine.reserve import (
+    BatchBudget,
+    ReserveShape,
+    llama_cpp_reserve,
+    server_batch_budget,
+    server_reserve,
+)
 
 MIB = 2**20
 Engine = ServerEngine | LlamaCppEngine
-
-
-class ModelShape(Protocol):
-    """What an engine's reserve depends on: a catalog model (``schema.Llm``) or a decode scenario's
-    (``decode.ModelSpec``)."""
-
-    @property
-    def vocab_size(self) -> int: ...
-    @property
-    def attention_heads(self) -> int: ...
-    @property
-    def is_moe(self) -> bool: ...
 
 
 class Verdict(str, Enum):
@@ -87,7 +93,8 @@ class Fit:
     the verdict assumes (``memory_utilization``: vLLM's ``--gpu-memory-utilization``, the default or the tight
     setting; None for llama.cpp, which has no cap, and for image and video pipelines).
     A TIGHT fit says how (``tight_by``): ``"utilization"`` fits at the context asked for once the engine is given
-    ``memory_utilization``; ``"context"`` fits at the default setting only with a context of at most
+    ``memory_utilization``; ``"kv_cache_dtype"`` fits at the default setting with the KV cache in FP8;
+    ``"context"`` fits at the default setting only with a context of at most
     ``longest_context_tokens`` (then ``need`` exceeds ``budget``). ``longest_context_tokens`` is also given for a
     ``"utilization"`` fit when a context at least ``tight_min_context_tokens`` long fits at the default setting."""
 
@@ -97,7 +104,7 @@ class Fit:
     budget: float
     engine: str | None = None
     memory_utilization: float | None = None
-    tight_by: Literal["utilization", "context"] | None = None
+    tight_by: Literal["utilization", "kv_cache_dtype", "context"] | None = None
     longest_context_tokens: int | None = None
 
     @property
@@ -165,46 +172,65 @@ def engine_splits(engine: Engine, model: Llm, max_cards: int) -> list[int]:
     return list(range(1, min(max_cards, model.layers) + 1))
 
 
-def activation_peak_bytes(engine: ServerEngine, model: ModelShape) -> float:
-    """A server engine's activation peak on every card, whatever the split: the float32 logits of one profiling
-    batch (``activation_tokens × vocab × 4 B``) plus the rest of the forward pass (more for mixture-of-experts)."""
-    base = engine.activation_base_gib.value + (engine.activation_moe_extra_gib.value if model.is_moe else 0.0)
-    return engine.activation_tokens.value * model.vocab_size * engine.logits_bytes_per_vocab_entry.value + base * GIB
+def kv_element_bytes(catalog: Catalog, kv_cache_dtype: KvCacheDtype) -> float:
+    """Bytes of one KV-cache element: 16 bits by default (assumptions.yml), one byte in FP8."""
+    return catalog.assumptions.kv_cache_bytes_per_element.value if kv_cache_dtype == "bf16" else EIGHT_BIT_BYTES
 
 
-def compute_buffer_bytes(engine: LlamaCppEngine, model: ModelShape, context_tokens: int, batch: int = 1) -> float:
-    """llama.cpp's compute buffer on each card: one layer's float32 attention scores for every head
-    (``n_ctx × n_ubatch × n_head × 4 B``) and the logits of a batch (``n_ubatch × vocab × 4 B``)."""
-    ubatch = engine.ubatch_tokens.value
-    scores = context_tokens * batch * model.attention_heads * engine.attention_scores_bytes.value
-    return ubatch * (scores + model.vocab_size * engine.logits_bytes_per_vocab_entry.value)
+def batch_budget_on(engine: Engine, gpu: Gpu | InlineGpu | None, catalog: Catalog) -> BatchBudget | None:
+    """The batch a server engine profiles on this card by default (``vllm serve``); on a card not named, the
+    larger one, so that a verdict holds on every card. None for llama.cpp."""
+    if not isinstance(engine, ServerEngine):
+        return None
+    if gpu is None:
+        large = engine.batch_budget.large_card
+        return BatchBudget(large.tokens, large.sequences)
+    name = " ".join(part for part in (gpu.id, getattr(gpu, "name", None)) if part)
+    return server_batch_budget(engine, visible_memory(catalog, gpu), name)
 
 
 def engine_reserve_bytes(
-    engine: Engine, model: ModelShape, context_tokens: int, batch: int, cards: int
+    engine: Engine,
+    model: ReserveShape,
+    context_tokens: int,
+    batch: int,
+    cards: int,
+    budget: BatchBudget | None = None,
 ) -> tuple[float, float]:
     """What the engine keeps on each card of a ``cards``-way split besides weights and KV cache:
-    (activations, overhead). llama.cpp: its compute buffer and CUDA context; a server engine: its activation
-    peak, and CUDA context, CUDA graphs and, when split, NCCL buffers."""
+    (activations, overhead) (``sizing.engine.reserve``). llama.cpp: its compute buffer and CUDA context; a server
+    engine: the activation peak of its profiling batch ``budget`` (the larger default when not given), memory
+    outside PyTorch and CUDA graphs."""
     if isinstance(engine, LlamaCppEngine):
-        return compute_buffer_bytes(engine, model, context_tokens, batch), engine.cuda_context_gib.value * GIB
-    overhead_gib = engine.cuda_context_gib.value + engine.cuda_graphs_gib.value
-    if cards > 1:
-        overhead_gib += engine.nccl_buffers_gib.value
-    return activation_peak_bytes(engine, model), overhead_gib * GIB
+        reserve = llama_cpp_reserve(engine, model, context_tokens, batch)
+    else:
+        if budget is None:
+            large = engine.batch_budget.large_card
+            budget = BatchBudget(large.tokens, large.sequences)
+        reserve = server_reserve(engine, model, cards, budget)
+    return reserve.activations, reserve.overhead
 
 
 def llm_need(
-    catalog: Catalog, model: Llm, precision: Precision, context_tokens: int, batch: int, cards: int
+    catalog: Catalog,
+    model: Llm,
+    precision: Precision,
+    context_tokens: int,
+    batch: int,
+    cards: int,
+    *,
+    gpu: Gpu | InlineGpu | None = None,
+    kv_cache_dtype: KvCacheDtype = "bf16",
 ) -> MemoryNeed:
-    """What each card of a ``cards``-way split needs, with the engine that runs ``precision``."""
+    """What each card of a ``cards``-way split of ``gpu`` needs, with the engine that runs ``precision``."""
     engine = catalog.engine_of(precision)
-    bytes_per_element = catalog.assumptions.kv_cache_bytes_per_element.value
+    bytes_per_element = kv_element_bytes(catalog, kv_cache_dtype)
     if isinstance(engine, LlamaCppEngine):
         kv_cache = kv_cache_bytes_layer_split(model, context_tokens, batch, bytes_per_element, cards)
     else:
         kv_cache = kv_cache_bytes(model, context_tokens, batch, bytes_per_element, cards)
-    activations, overhead = engine_reserve_bytes(engine, model, context_tokens, batch, cards)
+    budget = batch_budget_on(engine, gpu, catalog)
+    activations, overhead = engine_reserve_bytes(engine, model, context_tokens, batch, cards, budget)
     return MemoryNeed(weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
 
 
@@ -215,21 +241,33 @@ def split_needs(
     max_cards: int,
     context_tokens: int | None = None,
     batch: int | None = None,
+    *,
+    gpu: Gpu | InlineGpu | None = None,
+    kv_cache_dtype: KvCacheDtype = "bf16",
 ) -> dict[int, MemoryNeed]:
-    """What one card needs for each split k ≤ ``max_cards`` the engine allows, smallest k first. It depends on
-    the model, not on the GPU: one computation serves every node."""
+    """What one card of ``gpu`` needs for each split k ≤ ``max_cards`` the engine allows, smallest k first. It
+    depends on the model and on the card's class (the engine's default batch), not on the node: one computation
+    serves every node of a class."""
     a = catalog.assumptions
     context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
     batch = a.default_batch.value if batch is None else batch
     engine = catalog.engine_of(precision)
     return {
-        k: llm_need(catalog, model, precision, context_tokens, batch, k)
+        k: llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype=kv_cache_dtype)
         for k in engine_splits(engine, model, max_cards)
     }
 
 
 def longest_context(
-    catalog: Catalog, model: Llm, precision: Precision, cards: int, budget: float, below: int, batch: int | None = None
+    catalog: Catalog,
+    model: Llm,
+    precision: Precision,
+    cards: int,
+    budget: float,
+    below: int,
+    batch: int | None = None,
+    *,
+    gpu: Gpu | InlineGpu | None = None,
 ) -> int | None:
     """The longest context, in whole tokens, shorter than ``below`` (and at most the model's), whose need on each
     of ``cards`` cards stays within ``budget``; None when not even ``tight_min_context_tokens`` fits."""
@@ -238,7 +276,7 @@ def longest_context(
     low, high = a.tight_min_context_tokens.value, min(below - 1, model.max_context_tokens)
 
     def fits(tokens: int) -> bool:
-        return llm_need(catalog, model, precision, tokens, batch, cards).total <= budget
+        return llm_need(catalog, model, precision, tokens, batch, cards, gpu=gpu).total <= budget
 
     if low > high or not fits(low):
         return None
@@ -258,18 +296,22 @@ def fit_llm_on(
     context_tokens: int | None = None,
     batch: int | None = None,
     needs: dict[int, MemoryNeed] | None = None,
+    kv_cache_dtype: KvCacheDtype = "bf16",
 ) -> Fit:
     """The verdict for ``model`` on ``cards`` cards of ``gpu``, in order of preference: the fewest cards that
     fit at the engine's default setting (ONE_CARD, SPLIT); else TIGHT: the fewest cards that fit at the context
-    asked for with the tight setting, or else the split that holds the longest context at the default setting;
-    else NO_FIT with the largest split as the best attempt. ``needs`` (from ``split_needs``, any ``max_cards``
-    ≥ ``cards``) saves recomputing them."""
+    asked for with the tight utilization, or else with the KV cache in FP8, or else the split that holds the
+    longest context at the default setting; else NO_FIT with the largest split as the best attempt. ``needs``
+    (from ``split_needs`` for this card and KV-cache precision, any ``max_cards`` ≥ ``cards``) saves recomputing
+    them."""
     a = catalog.assumptions
     context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
     batch = a.default_batch.value if batch is None else batch
     engine = catalog.engine_of(precision)
     if needs is None:
-        needs = split_needs(catalog, model, precision, cards, context_tokens, batch)
+        needs = split_needs(
+            catalog, model, precision, cards, context_tokens, batch, gpu=gpu, kv_cache_dtype=kv_cache_dtype
+        )
     splits = [k for k in needs if k <= cards]
     share = default_utilization(catalog, engine)
     shown = share if isinstance(engine, ServerEngine) else None
@@ -279,7 +321,7 @@ def fit_llm_on(
             return Fit(Verdict.ONE_CARD if k == 1 else Verdict.SPLIT, k, needs[k], budget, engine.id, shown)
 
     def longest(k: int) -> int | None:
-        return longest_context(catalog, model, precision, k, budget, context_tokens, batch)
+        return longest_context(catalog, model, precision, k, budget, context_tokens, batch, gpu=gpu)
 
     higher = tight_utilization(catalog, engine, gpu)
     if higher is not None:
@@ -287,6 +329,11 @@ def fit_llm_on(
         for k in splits:
             if needs[k].total <= tight_budget:
                 return Fit(Verdict.TIGHT, k, needs[k], tight_budget, engine.id, higher, "utilization", longest(k))
+    if isinstance(engine, ServerEngine) and kv_cache_dtype == "bf16":
+        for k in splits:
+            need = llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype="fp8")
+            if need.total <= budget:
+                return Fit(Verdict.TIGHT, k, need, budget, engine.id, shown, "kv_cache_dtype", longest(k))
     shorter = [(tokens, k) for k in splits if (tokens := longest(k)) is not None]
     if shorter:
         tokens, k = max(shorter, key=lambda found: (found[0], -found[1]))  # longest context, then fewest cards
@@ -352,8 +399,15 @@ def fit(
 
 
 def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
-    """The engine option a fit tight by utilization needs, as typed: ``--gpu-memory-utilization 0.95``."""
-    if fit.verdict is not Verdict.TIGHT or fit.tight_by != "utilization" or fit.engine is None:
+    """The engine option a fit tight by utilization or by KV-cache precision needs, as typed:
+    ``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``."""
+    if fit.verdict is not Verdict.TIGHT or fit.engine is None:
         return None
     engine = catalog.engines[fit.engine]
-    return f"{engine.utilization_flag} {fit.memory_utilization:g}" if isinstance(engine, ServerEngine) else None
+    if not isinstance(engine, ServerEngine):
+        return None
+    if fit.tight_by == "utilization":
+        return f"{engine.utilization_flag} {fit.memory_utilization:g}"
+    if fit.tight_by == "kv_cache_dtype":
+        return f"{engine.kv_cache_dtype_flag} fp8"
+    return None

@@ -8,6 +8,7 @@ from sizing.catalog.errors import SizingError
 from sizing.catalog.schema import DiffusionModel, HybridAttention, Llm, MlaAttention, Precision, SlidingAttention
 
 SIXTEEN_BIT_BYTES = 2
+EIGHT_BIT_BYTES = 1  # an FP8 element (a KV cache kept in FP8)
 
 
 class LlmShape(Protocol):

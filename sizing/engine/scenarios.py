@@ -31,7 +31,7 @@ from sizing.engine.decode import (
     estimate_decode,
     step_seconds,
 )
-from sizing.engine.fit import Engine, card_budget, engine_reserve_bytes
+from sizing.engine.fit import Engine, batch_budget_on, card_budget, engine_reserve_bytes
 
 NVLINK_TOPOLOGIES = {"nvlink": ("nvswitch", "mesh"), "nvlink-bridge": ("bridged-pairs",)}
 
@@ -217,7 +217,8 @@ def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
     link = resolve_link(catalog, scenario.link, gpu, scenario.cards)
     context_tokens = scenario.context_tokens or a.default_context_tokens.value
     engine = engine_of_class(catalog, scenario.engine_class)
-    reserved = sum(engine_reserve_bytes(engine, model, context_tokens, a.default_batch.value, scenario.cards))
+    budget = batch_budget_on(engine, gpu, catalog)
+    reserved = sum(engine_reserve_bytes(engine, model, context_tokens, a.default_batch.value, scenario.cards, budget))
     return ResolvedScenario(
         gpu=gpu_spec(gpu),
         link=link,

@@ -4,7 +4,7 @@ total at that load, and what a million output tokens cost at it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Llm, Node, Precision
@@ -17,7 +17,7 @@ from sizing.engine.decode import (
     price_per_million_output_tokens,
     step_seconds,
 )
-from sizing.engine.fit import Fit
+from sizing.engine.fit import Fit, kv_element_bytes
 from sizing.engine.scenarios import gpu_spec, link_spec, model_spec, precision_spec
 
 
@@ -89,6 +89,8 @@ def speed_for_fit(
     if fit.tight_by == "context" and fit.longest_context_tokens is not None:
         context_tokens = fit.longest_context_tokens
     constants = DecodeConstants.from_assumptions(catalog.assumptions)
+    if fit.tight_by == "kv_cache_dtype":  # it fits with the KV cache in FP8: it runs so
+        constants = replace(constants, kv_cache_bytes_per_element=kv_element_bytes(catalog, "fp8"))
     engine_class, parallelism = engine_of(catalog, precision)
     spec = model_spec(catalog, model.id)
     setup = dict(

@@ -44,7 +44,7 @@ def forced_split_speed(
 ) -> Speed | None:
     """The speed of ``model`` split over exactly ``cards`` cards of ``node``, even where fewer would hold it (as
     ``--tensor-parallel-size`` forces it); None when the engine cannot split it so or it does not fit that way."""
-    needs = split_needs(catalog, model, precision, cards, context_tokens)
+    needs = split_needs(catalog, model, precision, cards, context_tokens, gpu=catalog.gpu_of(node))
     if cards not in needs:
         return None
     fit = fit_llm_on(

@@ -41,7 +41,7 @@ def fit_on_cards(
 ) -> Fit | None:
     """The verdict on exactly ``cards`` cards (one copy of the model spread over all of them), None when the
     format's engine cannot split the model that way."""
-    needs = split_needs(catalog, model, precision, cards, context_tokens)
+    needs = split_needs(catalog, model, precision, cards, context_tokens, gpu=gpu)
     if cards not in needs:
         return None
     return fit_llm_on(catalog, model, precision, gpu, cards, context_tokens, needs={cards: needs[cards]})

@@ -17,9 +17,11 @@ from sizing.engine.decode import (
 from sizing.engine.fit import (
     Fit,
     Verdict,
+    batch_budget_on,
     card_budget,
     engine_reserve_bytes,
     fit_llm_on,
+    kv_element_bytes,
     tight_setting,
 )
 from sizing.engine.scenarios import (
@@ -32,7 +34,6 @@ from sizing.engine.scenarios import (
     resolve_link,
 )
 
-KV_CACHE_BYTES_PER_ELEMENT: dict[KvCacheDtype, float] = {"bf16": 2, "fp8": 1}
 KV_CACHE_DTYPE_FLAG = "--kv-cache-dtype fp8"
 MAX_CARDS_SUGGESTED = 64
 
@@ -110,9 +111,9 @@ def with_implied_engine(catalog: Catalog, scenario: DecodeScenario) -> DecodeSce
     return scenario.model_copy(update=update)
 
 
-def with_kv_cache_dtype(resolved: ResolvedScenario, dtype: KvCacheDtype) -> ResolvedScenario:
+def with_kv_cache_dtype(catalog: Catalog, resolved: ResolvedScenario, dtype: KvCacheDtype) -> ResolvedScenario:
     """The resolved scenario with its KV cache kept in ``dtype``."""
-    constants = replace(resolved.constants, kv_cache_bytes_per_element=KV_CACHE_BYTES_PER_ELEMENT[dtype])
+    constants = replace(resolved.constants, kv_cache_bytes_per_element=kv_element_bytes(catalog, dtype))
     return replace(resolved, constants=constants)
 
 
@@ -126,7 +127,10 @@ def cell_fit(catalog: Catalog, scenario: DecodeScenario, context_tokens: int) ->
     if not isinstance(model, Llm) or isinstance(scenario.precision, InlinePrecision):
         return None
     precision = catalog.precisions[scenario.precision or model.default_precision]
-    return fit_llm_on(catalog, model, precision, catalog.gpus[scenario.gpu], scenario.cards, context_tokens)
+    gpu = catalog.gpus[scenario.gpu]
+    return fit_llm_on(
+        catalog, model, precision, gpu, scenario.cards, context_tokens, kv_cache_dtype=scenario.kv_cache_dtype
+    )
 
 
 def scenario_budget(catalog: Catalog, gpu: Gpu | InlineGpu, scenario: DecodeScenario, fit: Fit | None) -> float:
@@ -159,14 +163,14 @@ class CardMemoryPlan:
         return self.budget - self.weights - self.reserve
 
 
-def card_plan(catalog: Catalog, resolved: ResolvedScenario, budget: float, cards: int) -> CardMemoryPlan:
-    """The plan of one card when the model is spread over ``cards`` cards."""
+def card_plan(
+    catalog: Catalog, resolved: ResolvedScenario, gpu: Gpu | InlineGpu, budget: float, cards: int
+) -> CardMemoryPlan:
+    """The plan of one card of ``gpu`` when the model is spread over ``cards`` cards."""
     engine = engine_of_class(catalog, resolved.engine_class)
-    reserve = sum(
-        engine_reserve_bytes(
-            engine, resolved.model, resolved.context_tokens, catalog.assumptions.default_batch.value, cards
-        )
-    )
+    batch = catalog.assumptions.default_batch.value
+    profiled = batch_budget_on(engine, gpu, catalog)
+    reserve = sum(engine_reserve_bytes(engine, resolved.model, resolved.context_tokens, batch, cards, profiled))
     kv = kv_bytes_per_stream_per_card(
         resolved.model,
         resolved.context_tokens,
@@ -185,10 +189,12 @@ def reason_not_fitting(plan: CardMemoryPlan, fitting: int, concurrency: int) -> 
     return "kv_cache" if fitting < concurrency else None
 
 
-def cards_that_hold_one_stream(catalog: Catalog, resolved: ResolvedScenario, budget: float) -> int | None:
+def cards_that_hold_one_stream(
+    catalog: Catalog, resolved: ResolvedScenario, gpu: Gpu | InlineGpu, budget: float
+) -> int | None:
     """The fewest cards over which one stream of the context fits; None beyond ``MAX_CARDS_SUGGESTED``."""
     for cards in range(resolved.cards + 1, MAX_CARDS_SUGGESTED + 1):
-        plan = card_plan(catalog, resolved, budget, cards)
+        plan = card_plan(catalog, resolved, gpu, budget, cards)
         if plan.room_for_kv >= plan.kv_per_stream:
             return cards
     return None
@@ -210,13 +216,18 @@ def longest_context_for(resolved: ResolvedScenario, room: float, streams: int) -
 
 
 def ways_to_fit(
-    catalog: Catalog, resolved: ResolvedScenario, plan: CardMemoryPlan, fitting: int, dtype: KvCacheDtype
+    catalog: Catalog,
+    resolved: ResolvedScenario,
+    gpu: Gpu | InlineGpu,
+    plan: CardMemoryPlan,
+    fitting: int,
+    dtype: KvCacheDtype,
 ) -> list[str]:
     """What would make every stream fit, each with its figure."""
     concurrency, context = resolved.concurrency, resolved.context_tokens
     ways = []
     if plan.room_for_kv < plan.kv_per_stream:
-        cards = cards_that_hold_one_stream(catalog, resolved, plan.budget)
+        cards = cards_that_hold_one_stream(catalog, resolved, gpu, plan.budget)
         if cards is not None:
             ways.append(f"{cards} cards of this GPU hold the weights and one stream of {context:,} tokens")
     if plan.room_for_kv > 0:
@@ -253,10 +264,13 @@ def notes(running: int, concurrency: int, room_for_kv: float, setting: str | Non
 def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
     """Everything the estimator says about one scenario (raises ScenarioError for an unknown id)."""
     scenario = with_implied_engine(catalog, scenario)
-    resolved = with_kv_cache_dtype(resolve(catalog, scenario), scenario.kv_cache_dtype)
+    resolved = resolve(catalog, scenario)
     gpu = gpu_record(catalog, scenario.gpu)
     fit = cell_fit(catalog, scenario, resolved.context_tokens)
-    plan = card_plan(catalog, resolved, scenario_budget(catalog, gpu, scenario, fit), resolved.cards)
+    if fit is not None and fit.tight_by == "kv_cache_dtype":  # the verdict's setting: the KV cache in FP8
+        scenario = scenario.model_copy(update={"kv_cache_dtype": "fp8"})
+    resolved = with_kv_cache_dtype(catalog, resolved, scenario.kv_cache_dtype)
+    plan = card_plan(catalog, resolved, gpu, scenario_budget(catalog, gpu, scenario, fit), resolved.cards)
     fitting = streams_that_fit(
         plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, resolved.constants.max_running_streams
     )
@@ -269,7 +283,7 @@ def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
         kv_cache_dtype=scenario.kv_cache_dtype,
         fits=reason is None,
         reason=reason,
-        to_fit=[] if reason is None else ways_to_fit(catalog, resolved, plan, fitting, scenario.kv_cache_dtype),
+        to_fit=[] if reason is None else ways_to_fit(catalog, resolved, gpu, plan, fitting, scenario.kv_cache_dtype),
         streams_that_fit=fitting,
         streams_running=running,
         streams_waiting=scenario.concurrency - running if running else 0,

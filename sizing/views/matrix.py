@@ -8,7 +8,8 @@ from functools import cached_property
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Llm
-from sizing.engine.fit import Fit, MemoryNeed, fit_diffusion, fit_llm_on, split_needs
+from sizing.engine.fit import Fit, MemoryNeed, batch_budget_on, fit_diffusion, fit_llm_on, split_needs
+from sizing.engine.reserve import BatchBudget
 from sizing.engine.speeds import Speed, speed_for_fit
 
 Key = tuple[str, str, int | None, str]  # model, precision, context tokens (None for diffusion), node
@@ -34,9 +35,9 @@ class VerdictMatrix:
         self._cells: dict[Key, Cell] = {}
         # A verdict and its floor depend on the GPU and the card count, not on which node (or price):
         # nodes sharing both share one computation. What a card needs for each split depends on the
-        # model alone: one computation serves every GPU.
+        # model and on the engine's batch on the card (its class): one computation serves every GPU of a class.
         self._by_hardware: dict[tuple[str, str, int | None, str, int], Cell] = {}
-        self._needs: dict[tuple[str, str, int], dict[int, MemoryNeed]] = {}
+        self._needs: dict[tuple[str, str, int, BatchBudget | None], dict[int, MemoryNeed]] = {}
         self._max_cards = max((n.cards for n in catalog.nodes.values()), default=1)
 
     def cell(self, model_id: str, precision_id: str, node_id: str, context_tokens: int | None = None) -> Cell:
@@ -54,11 +55,12 @@ class VerdictMatrix:
             if found is None:
                 gpu = c.gpu_of(node)
                 if isinstance(model, Llm):
-                    needs_key = (model_id, precision_id, context_tokens)
+                    card_class = batch_budget_on(c.engine_of(precision), gpu, c)  # the engine's batch on it
+                    needs_key = (model_id, precision_id, context_tokens, card_class)
                     needs = self._needs.get(needs_key)
                     if needs is None:
                         needs = self._needs[needs_key] = split_needs(
-                            c, model, precision, self._max_cards, context_tokens
+                            c, model, precision, self._max_cards, context_tokens, gpu=gpu
                         )
                     verdict = fit_llm_on(c, model, precision, gpu, node.cards, context_tokens, needs=needs)
                     found = Cell(verdict, speed_for_fit(c, model, precision, node, verdict, context_tokens))

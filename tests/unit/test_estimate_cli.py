@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 from sitebuild import ROOT
 
+from sizing.catalog.schema import DecodeScenario
+from sizing.engine.fit import tight_setting
 from sizing.estimate import main
+from sizing.views.estimates import cell_fit, cell_setting
+from sizing.views.matrix import VerdictMatrix
 
 SCENARIOS = """\
 - id: llama-70b-on-4-a100
@@ -60,12 +64,12 @@ def test_json_has_one_result_per_scenario_in_order(tmp_path, capsys):
         assert set(r["tokens_per_s_per_stream"]) == {"typical", "floor"}
         assert set(r["tokens_per_s_total"]) == {"typical", "floor"}
     first = results[0]
-    # the hand-checked case of tests/unit/test_decode.py: 52 streams of 8k on 4 x A100 80GB
-    assert first["fits"] is True and first["streams_that_fit"] == 52 and first["verdict"] == "split"
+    # the hand-checked case of tests/unit/test_decode.py: 57 streams of 8k on 4 x A100 80GB
+    assert first["fits"] is True and first["streams_that_fit"] == 57 and first["verdict"] == "split"
     assert first["tokens_per_s_per_stream"]["floor"] < first["tokens_per_s_per_stream"]["typical"]
     # one stream asked: the total is that stream's; full load runs the 52 that fit
     assert first["tokens_per_s_total"]["typical"] == first["tokens_per_s_per_stream"]["typical"]
-    assert first["full_load"]["streams"] == 52
+    assert first["full_load"]["streams"] == 57
     assert first["full_load"]["tokens_per_s_total"]["typical"] > first["tokens_per_s_total"]["typical"]
     assert results[1]["verdict"] is None  # inline figures: no configurator cell shows them
     too_big = results[3]
@@ -90,7 +94,7 @@ def test_the_total_is_at_the_scenarios_concurrency(tmp_path, capsys):
 
 
 def test_more_streams_than_fit_run_what_fits_and_queue_the_rest(tmp_path, capsys):
-    text = "- gpu: h100-sxm5-80gb\n  model: llama-3.3-70b\n  precision: fp8\n  concurrency: 500\n"
+    text = "- gpu: h100-sxm5-80gb\n  cards: 2\n  link: nvlink\n  model: llama-3.3-70b\n  concurrency: 500\n"
     (r,) = answers(tmp_path, capsys, text)
     fitting = r["streams_that_fit"]
     assert not r["fits"] and r["reason"] == "kv_cache" and 0 < fitting < 500
@@ -114,11 +118,25 @@ def test_a_gguf_format_runs_on_llama_cpp_unless_told_otherwise(tmp_path, capsys)
 
 
 def test_the_estimator_and_the_configurator_apply_the_same_rule(tmp_path, capsys):
-    # 70B BF16 on 2 x A100 PCIe: the site says tight at --gpu-memory-utilization 0.95; so does the estimator
-    text = "- gpu: a100-pcie-80gb\n  cards: 2\n  link: pcie\n  model: llama-3.3-70b\n  precision: bf16\n"
+    # 70B BF16 on 2 x H100 PCIe: the site says tight at --gpu-memory-utilization 0.95; so does the estimator
+    text = "- gpu: h100-pcie-80gb\n  cards: 2\n  link: pcie\n  model: llama-3.3-70b\n  precision: bf16\n"
     (r,) = answers(tmp_path, capsys, text)
     assert r["verdict"] == "tight" and r["setting"] == "--gpu-memory-utilization 0.95"
     assert r["fits"] and "--gpu-memory-utilization 0.95" in r["note"]
+
+
+def test_the_estimator_gives_the_configurator_cells_verdict_for_every_cell(catalog):
+    """Every language-model cell of the configurator, asked as a scenario: the same verdict and setting."""
+    matrix = VerdictMatrix(catalog)
+    for (model, precision, context, node_id), cell in matrix.everything.items():
+        if context is None:
+            continue
+        node = catalog.nodes[node_id]
+        scenario = DecodeScenario(gpu=node.gpu, cards=node.cards, link="pcie" if node.cards > 1 else "none",
+                                  model=model, precision=precision, context_tokens=context)  # fmt: skip
+        fit = cell_fit(catalog, scenario, context)
+        assert fit is not None and fit.verdict is cell.fit.verdict and fit.cards == cell.fit.cards, (model, node_id)
+        assert cell_setting(catalog, fit) == tight_setting(catalog, cell.fit), (model, precision, context, node_id)
 
 
 def test_every_problem_of_a_file_is_reported_at_once_at_its_line(tmp_path, capsys):
@@ -140,7 +158,7 @@ def test_without_json_a_table(tmp_path, capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split()[:3] == ["id", "fits", "streams"]
-    assert lines[2].startswith("llama-70b-on-4-a100") and " 52 " in lines[2]
+    assert lines[2].startswith("llama-70b-on-4-a100") and " 57 " in lines[2]
 
 
 @pytest.mark.parametrize(
