@@ -429,3 +429,16 @@ def engine_figure(ctx: MacroContext, name: str) -> str:
     if name not in figures:
         raise MacroError(f"unknown engine figure '{name}'; one of {', '.join(figures)}")
     return figures[name]
+
+
+@macro
+def claim_fits_with_fp8_kv_cache(ctx: MacroContext, model: str, precision: str, node: str, context: int) -> str:
+    """Fails the build unless the verdict for the model on the node at this context is tight, and fits by the
+    KV cache in FP8 (``--kv-cache-dtype fp8``). Prints nothing."""
+    fit = ctx.cell(model, precision, node, context).fit
+    if fit.tight_by != "kv_cache_dtype":
+        raise MacroError(
+            f"the page says {model} in {precision} on {node} at {context} tokens fits only with an FP8 KV cache; "
+            f"its verdict is now {fit.verdict.value} ({fit.tight_by or 'at the default setting'}): fix the sentence"
+        )
+    return ""
