@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from common import PYTHON, ROOT, mkdocs_build
 from sitebuild import copy_project
 
-LANGS = ("en", "fr", "zh")
+from macros.base.languages import LANGUAGES
 
 
 # --- baseline: the same site, macros pre-rendered, no hook --------------------------------------------
@@ -55,7 +55,7 @@ def prerendered_project(target: Path) -> Path:
     project = copy_project(target)
     data = site_data()
     docs = project / "docs"
-    for lang in LANGS:
+    for lang in LANGUAGES:
         for uri in configurator_page_uris(data, lang):
             (docs / uri).parent.mkdir(parents=True, exist_ok=True)
             (docs / uri).write_text(generated_page_source(data, uri))

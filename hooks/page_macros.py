@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -20,25 +20,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from macros.base.errors import MacroError, PageError  # noqa: E402
-from macros.base.languages import LANGUAGES, SOURCE_LANGUAGE  # noqa: E402
-from macros.base.links import PageLinks  # noqa: E402
-from macros.generated import (  # noqa: E402
-    configurator_page_uris,
-    generated_page_source,
+from macros.build import (  # noqa: E402
+    BUILD_ERRORS,
+    LANGUAGES,
+    SOURCE_LANGUAGE,
+    SiteBuild,
+    empty_language_folders,
+    missing_nav_pages,
     not_found_words,
-    write_site_files,
 )
-from macros.output.strings import StringsError  # noqa: E402
-from macros.page.nav import empty_language_folders, missing_nav_pages  # noqa: E402
-from macros.page.pipeline import render_page  # noqa: E402
-from macros.page.render import Rendered  # noqa: E402
-from macros.page.source import PageSource  # noqa: E402
-from macros.site.guides import RenderedPages  # noqa: E402
-from macros.site.reading import reading_rates  # noqa: E402
-from macros.site.site_data import SiteData, site_data  # noqa: E402
-from macros.site.translations import translation_banner  # noqa: E402
-from sizing.catalog.errors import CatalogError  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -69,16 +59,6 @@ def page_languages(file: File) -> tuple[str, str]:
     return text_lang, getattr(file, "locale_alternate_of", None) or text_lang
 
 
-@dataclass(frozen=True)
-class SiteBuild:
-    """What every page of one site build (all its languages) shares."""
-
-    data: SiteData
-    rendered: RenderedPages
-    generated: set[str]  # src_uri of every generated configurator page
-    blocks: dict[str, Rendered] = field(default_factory=dict)  # a page's blocks, from its Markdown to its HTML
-
-
 _builds: dict[str, SiteBuild] = {}  # by docs_dir
 _english_404: dict[str, bytes] = {}  # by site_dir
 
@@ -96,8 +76,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         config.extra["not_found"] = config.extra["not_found_by_language"][state.language]
         if not state.building_another:
             data_dir = Path(config.config_file_path).resolve().parent / "data"
-            _builds[config.docs_dir] = SiteBuild(site_data(data_dir), RenderedPages(Path(config.docs_dir)), set())
-    except (StringsError, CatalogError) as exc:
+            _builds[config.docs_dir] = SiteBuild.start(Path(config.docs_dir), data_dir)
+    except BUILD_ERRORS as exc:
         raise PluginError(str(exc)) from None
     return config
 
@@ -110,7 +90,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     if empty:
         raise PluginError("\n".join(empty))
     for lang in languages:
-        for uri in configurator_page_uris(build.data, lang):
+        for uri in build.configurator_pages(lang):
             if files.get_file_from_path(uri) is None:
                 files.append(
                     File(
@@ -125,54 +105,35 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     return files
 
 
-def generated_source(page: Page, build: SiteBuild) -> str | None:
-    """The text of a generated configurator page; None for a page with a file of its own."""
-    return generated_page_source(build.data, page.file.src_uri) if page.file.src_uri in build.generated else None
-
-
 def on_page_read_source(page: Page, config: MkDocsConfig) -> str | None:
-    return generated_source(page, _builds[config.docs_dir])
+    return _builds[config.docs_dir].generated_source(page.file.src_uri)
 
 
 @event_priority(60)  # before mkdocs-static-i18n's: the page's own text
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    build, docs_dir, src_uri = _builds[config.docs_dir], Path(config.docs_dir), page.file.src_uri
-    text_lang, lang = page_languages(page.file)
-    generated = generated_source(page, build)
-    source = PageSource(
-        f"docs/{src_uri}", text_lang, generated or page.file.content_string, markdown, generated is not None
-    )
-    links = PageLinks.at(page.file.url, lang)
+    build, (text_lang, lang) = _builds[config.docs_dir], page_languages(page.file)
+    written = page.file.src_uri not in build.generated  # a generated page has no file to read
+    content = page.file.content_string if written else None
     try:
-        rendered = render_page(source, docs_dir, build.data, links)
-    except PageError as exc:
+        rendered = build.page_markdown(page.file.src_uri, text_lang, lang, content, markdown, page.url)
+    except BUILD_ERRORS as exc:
         raise PluginError(str(exc)) from None
-    if generated is None:
-        page.meta["banner"] = translation_banner(
-            docs_dir,
-            Path(src_uri).relative_to(text_lang).as_posix(),
-            lang,
-            text_lang,
-            english_url=links.root + page.url.removeprefix(f"{lang}/"),
-            lang_root=links.lang_root,
-        )
-    build.rendered.remember(src_uri, rendered.whole)
-    build.blocks[src_uri] = rendered
+    if written:
+        page.meta["banner"] = rendered.banner
     return rendered.markdown
 
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     """The blocks of HTML the page's macros wrote, back in their places once Markdown has run."""
-    return _builds[config.docs_dir].blocks.pop(page.file.src_uri).fill(html)
+    return _builds[config.docs_dir].page_html(page.file.src_uri, html)
 
 
 @event_priority(100)  # before the search plugin indexes the page: every page's Markdown is rendered by now
 def on_page_context(context: dict[str, object], page: Page, config: MkDocsConfig, nav: object) -> dict[str, object]:
-    build = _builds[config.docs_dir]
     try:
-        page.content = build.rendered.fill_reading_times(page.content, reading_rates(build.data.catalog))
-    except MacroError as exc:
-        raise PluginError(f"docs/{page.file.src_uri}: {exc}") from None
+        page.content = _builds[config.docs_dir].with_reading_times(page.file.src_uri, page.content or "")
+    except BUILD_ERRORS as exc:
+        raise PluginError(str(exc)) from None
     return context
 
 
@@ -196,7 +157,7 @@ def finish_site(config: MkDocsConfig) -> None:
     site = Path(config.site_dir)  # the i18n plugin writes every language below the same site_dir
     if config.site_dir in _english_404:
         (site / "404.html").write_bytes(_english_404.pop(config.site_dir))
-    write_site_files(site, _builds[config.docs_dir].data, state.languages)
+    _builds[config.docs_dir].write_site_files(site, state.languages)
 
 
 on_post_build = CombinedEvent(keep_language_404, finish_site)

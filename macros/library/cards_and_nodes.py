@@ -5,23 +5,29 @@ from __future__ import annotations
 
 from macros.base.errors import MacroError
 from macros.library.claims import claim
-from macros.library.context import MacroContext
+from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import table
 from macros.output.strings import text
 from sizing.catalog.schema import DiffusionModel, Llm, Node, Precision
 from sizing.catalog.units import GB, GIB
 from sizing.engine.fit import Verdict, card_budget, visible_memory
-from sizing.engine.memory import component_bytes, weight_bytes
+from sizing.engine.memory import component_bytes, model_weight_bytes
 from sizing.views.api import speed_for_display
-from sizing.views.choices import CardChoice, card_choices, cheapest_per_gpu_hour, nodes_that_hold, one_card_choices
-from sizing.views.comparisons import format_tflops, roomier_choice, tflops_per_dollar_per_job
+from sizing.views.comparisons import (
+    CardChoice,
+    card_choices,
+    cheapest_per_gpu_hour,
+    format_tflops,
+    nodes_that_hold,
+    one_card_choices,
+    roomier_choice,
+    tflops_per_dollar_per_job,
+)
 from sizing.views.matrix import Cell
 from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, warnings_for
 
-
-def _t(ctx: MacroContext, key: str, **values: object) -> str:
-    return text("guides", key, ctx.lang, **values)
+_t = section_text("guides")
 
 
 def _workload(ctx: MacroContext, model: DiffusionModel) -> str:
@@ -42,7 +48,13 @@ def diffusion_memory_table(ctx: MacroContext, precision: str) -> str:
             return sum(component_bytes(c.role, c.params, prec) for c in model.components if c.role == role)
 
         working = model.activation_reserve_gib * GIB
-        sizes = (part("denoiser"), part("text_encoder"), part("vae"), working, weight_bytes(model, prec) + working)
+        sizes = (
+            part("denoiser"),
+            part("text_encoder"),
+            part("vae"),
+            working,
+            model_weight_bytes(model, prec) + working,
+        )
         rows.append([model.name, _workload(ctx, model), *[ctx.f.gib_from_bytes(size) for size in sizes]])
     headers = [_t(ctx, k) for k in ("model", "workload", "denoiser", "text_encoders", "vae", "working", "total")]
     return table(_t(ctx, "memory_caption", precision=prec.name), headers, rows)
@@ -325,7 +337,7 @@ def pipeline_memory(ctx: MacroContext, model: str, precision: str) -> str:
     memory at its usual resolution or clip length."""
     chosen, prec = ctx.diffusion_model(model), ctx.precision(precision)
     ctx.check_pair(model, precision)
-    return ctx.f.gib_from_bytes(weight_bytes(chosen, prec) + chosen.activation_reserve_gib * GIB)
+    return ctx.f.gib_from_bytes(model_weight_bytes(chosen, prec) + chosen.activation_reserve_gib * GIB)
 
 
 @macro

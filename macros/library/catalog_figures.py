@@ -107,7 +107,7 @@ def link_ratio(ctx: MacroContext, faster: str, slower: str) -> str:
 @macro
 def allreduces_per_token(ctx: MacroContext, model: str) -> str:
     """All-reduces per generated token under tensor parallelism (two per layer)."""
-    return ctx.f.number(collectives.allreduces_per_token(ctx.catalog, ctx.llm(model)))
+    return ctx.f.number(collectives.sublayers(ctx.llm_shape(model), ctx.catalog.assumptions.allreduces_per_layer.value))
 
 
 @macro

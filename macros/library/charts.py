@@ -6,22 +6,20 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from macros.library.context import MacroContext
+from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import block
-from macros.output.strings import text
 from macros.output.svg import BarChart, Chart, ScatterChart, draw
 from sizing.catalog.units import GIB
 from sizing.engine.fit import card_budget, llm_need
-from sizing.views.choices import nodes_that_hold
+from sizing.views.comparisons import nodes_that_hold
 
 COLOURS = {"nvlink": "#3949ab", "pcie": "#8d6e63"}
 # the memory chart: each engine's bars and the dashed line of its budget (a server engine, then llama.cpp)
 ENGINE_COLOURS = {"server": ("#3949ab", "#c62828"), "llama.cpp": ("#8d6e63", "#2e7d32")}
 
 
-def _t(ctx: MacroContext, key: str, **values: object) -> str:
-    return text("charts", key, ctx.lang, **values)
+_t = section_text("charts")
 
 
 def _items(ctx: MacroContext, items: list[tuple[str, str]]) -> str:

@@ -13,11 +13,11 @@ from typing import Any
 from markupsafe import Markup
 
 from macros.base.errors import MacroError
-from macros.library.context import MacroContext
+from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.formatting import BABEL_LOCALES
 from macros.output.html import TEMPLATES, block
-from macros.output.strings import strings, text
+from macros.output.strings import strings
 from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Llm
@@ -30,8 +30,7 @@ GUIDE = "guides/nvlink-or-pcie/"
 RUNS = {Verdict.ONE_CARD, Verdict.SPLIT}
 
 
-def _t(ctx: MacroContext, key: str, **values: Any) -> str:
-    return text("configurator", key, ctx.lang, **values)
+_t = section_text("configurator")
 
 
 # --- which precision and context a page shows, and where its page stands ---------------------------------
@@ -184,7 +183,7 @@ def summary_lines(ctx: MacroContext, rows: list[Offer]) -> list[str]:
         lines.append(_t(ctx, "summary_no_single"))
     elif single.configuration.id != runs.configuration.id:
         lines.append(named("summary_single", single, gpu=ctx.catalog.gpu_of(single.node).short_name))
-    if tight is not None and tight.price_per_month < runs.price_per_month:
+    if tight is not None and tight.price_per_month.amount < runs.price_per_month.amount:
         lines.append(named("summary_tight", tight, verdict=ctx.verdict_text(tight.fit)))
     return lines
 

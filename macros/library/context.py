@@ -3,7 +3,7 @@ id is a MacroError with the closest valid ones) and the labels several families 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from sizing.catalog.errors import closest
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DiffusionModel, Gpu, Interconnect, Llm, Node, Precision
 from sizing.engine.fit import Fit, Verdict, tight_setting
+from sizing.engine.specs import LlmShape, llm_shape
 from sizing.views.matrix import Cell, VerdictMatrix
 
 
@@ -76,6 +77,10 @@ class MacroContext:
         if not isinstance(model, Llm):
             raise MacroError(f"'{model_id}' is an image or video model; this macro needs a language model")
         return model
+
+    def llm_shape(self, model_id: str) -> LlmShape:
+        """The shape the engine's formulas read, of a language model of the catalog."""
+        return llm_shape(self.llm(model_id))
 
     def diffusion_model(self, model_id: str) -> DiffusionModel:
         model = self.model(model_id)
@@ -139,3 +144,13 @@ class MacroContext:
             code(configuration.id),
             self.text("reference", "offers_of_hardware", count=self.f.number(len(configuration.nodes))),
         )
+
+
+def section_text(group: str) -> Callable[..., str]:
+    """A macro module's shortcut to its own group of ``strings.yml``: ``_t = section_text("links")``, then
+    ``_t(ctx, "key", value=...)``."""
+
+    def text_of(ctx: MacroContext, key: str, **values: object) -> str:
+        return ctx.text(group, key, **values)
+
+    return text_of

@@ -11,7 +11,7 @@ from sizing.catalog.errors import closest
 from sizing.catalog.schema import DecodeMeasurement, Node
 from sizing.views import comparisons
 from sizing.views.accuracy import RecordCheck, check_records
-from sizing.views.choices import nodes_that_hold
+from sizing.views.comparisons import nodes_that_hold
 
 WITHIN_FACTOR = 2.0  # a guide's speeds must agree with every published run of the model to this factor
 

@@ -6,15 +6,12 @@ from markupsafe import Markup, escape
 
 from macros.base.errors import MacroError
 from macros.base.languages import SOURCE_LANGUAGE
-from macros.library.context import MacroContext
+from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import block
-from macros.output.strings import text
 from macros.site.guides import guide_front_matter, guide_pages, reading_time_placeholder
 
-
-def _t(ctx: MacroContext, key: str, **values: object) -> str:
-    return text("guides", key, ctx.lang, **values)
+_t = section_text("guides")
 
 
 @macro

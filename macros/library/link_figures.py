@@ -8,22 +8,15 @@ from markupsafe import Markup
 
 from macros.base.errors import MacroError
 from macros.library.claims import claim
-from macros.library.context import MacroContext
+from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import table
 from sizing.catalog.schema import HealthyAllreduce, Node
-from sizing.catalog.units import GIB
-from sizing.engine import links as collectives
-from sizing.engine import training
-from sizing.engine.scenarios import link_spec
-from sizing.engine.speeds import Speed
+from sizing.catalog.units import GIB, KIB, MIB
+from sizing.engine import links, training
+from sizing.engine.speeds import Speed, speed_on_cards
 
-KIB = 1024
-MIB = 1024 * KIB
-
-
-def _t(ctx: MacroContext, key: str, **values: object) -> str:
-    return ctx.text("links", key, **values)
+_t = section_text("links")
 
 
 def duration(ctx: MacroContext, seconds: float) -> str:
@@ -49,6 +42,13 @@ def _multi_card(ctx: MacroContext, node: str) -> Node:
     return chosen
 
 
+def _allreduce_seconds(ctx: MacroContext, model: str, node: str, tokens: int) -> float:
+    """One tensor-parallel all-reduce of ``tokens`` hidden states over every card of ``node``."""
+    chosen = _multi_card(ctx, node)
+    link = links.node_link(ctx.catalog, chosen, chosen.cards)
+    return links.tensor_allreduce_seconds(link, chosen.cards, ctx.llm_shape(model), tokens)
+
+
 # --- a tensor-parallel all-reduce ----------------------------------------------------------------------------
 @macro
 def token_count(ctx: MacroContext, tokens: int) -> str:
@@ -60,29 +60,29 @@ def token_count(ctx: MacroContext, tokens: int) -> str:
 def allreduce_message(ctx: MacroContext, model: str, tokens: int = 1) -> str:
     """What one tensor-parallel all-reduce carries: hidden size × 2 bytes per token in flight (one at one
     stream; the whole prompt in prefill)."""
-    return message_size(ctx, collectives.tensor_parallel_message_bytes(ctx.llm(model), tokens))
+    return message_size(ctx, links.tensor_parallel_message_bytes(ctx.llm_shape(model), tokens))
 
 
 @macro
 def tp_allreduce_time(ctx: MacroContext, model: str, node: str, tokens: int = 1) -> str:
     """One tensor-parallel all-reduce over every card of a node: the link's latency plus the message over its
     measured bus bandwidth (data/interconnects.yml), as the speed model counts it."""
-    return duration(ctx, training.tensor_allreduce_seconds(ctx.catalog, _multi_card(ctx, node), ctx.llm(model), tokens))
+    return duration(ctx, _allreduce_seconds(ctx, model, node, tokens))
 
 
 @macro
 def tp_sync_time(ctx: MacroContext, model: str, node: str, tokens: int = 1) -> str:
     """Every all-reduce of one forward pass (two per layer) over ``tokens`` tokens, one after the other."""
-    return duration(ctx, training.tensor_sync_seconds(ctx.catalog, _multi_card(ctx, node), ctx.llm(model), tokens))
+    chosen = _multi_card(ctx, node)
+    link = links.node_link(ctx.catalog, chosen, chosen.cards)
+    per_layer = ctx.catalog.assumptions.allreduces_per_layer.value
+    return duration(ctx, links.tensor_sync_seconds(link, chosen.cards, ctx.llm_shape(model), per_layer, tokens))
 
 
 @macro
 def tp_allreduce_ratio(ctx: MacroContext, model: str, slow_node: str, fast_node: str, tokens: int = 1) -> str:
     """How many times longer a tensor-parallel all-reduce takes on one node than on another."""
-    llm = ctx.llm(model)
-    slow, fast = (
-        training.tensor_allreduce_seconds(ctx.catalog, _multi_card(ctx, n), llm, tokens) for n in (slow_node, fast_node)
-    )
+    slow, fast = (_allreduce_seconds(ctx, model, n, tokens) for n in (slow_node, fast_node))
     return ctx.f.times_more(slow / fast)
 
 
@@ -92,7 +92,9 @@ def claim_allreduce_bound(ctx: MacroContext, model: str, node: str, tokens: int,
     ``bound``: "latency" (the link's latency is most of its time) or "bandwidth" (the transfer is)."""
     if bound not in ("latency", "bandwidth"):
         raise MacroError(f'bound must be "latency" or "bandwidth", found {bound!r}')
-    share = training.tensor_allreduce_latency_share(ctx.catalog, _multi_card(ctx, node), ctx.llm(model), tokens)
+    chosen = _multi_card(ctx, node)
+    link = links.node_link(ctx.catalog, chosen, chosen.cards)
+    share = links.tensor_allreduce_latency_share(link, chosen.cards, ctx.llm_shape(model), tokens)
     holds = share > 0.5 if bound == "latency" else share < 0.5
     return claim(
         holds,
@@ -107,7 +109,7 @@ def _split(ctx: MacroContext, model: str, precision: str, node: str, cards: int,
     chosen = ctx.node(node)
     if not 1 <= cards <= chosen.cards:
         raise MacroError(f"'{node}' has {chosen.cards} cards: cards must be between 1 and {chosen.cards}")
-    speed = training.forced_split_speed(ctx.catalog, ctx.llm(model), ctx.precision(precision), chosen, cards, context)
+    speed = speed_on_cards(ctx.catalog, ctx.llm(model), ctx.precision(precision), chosen, cards, context)
     if speed is None:
         raise MacroError(
             f"'{model}' in {precision} cannot run on {cards} cards of '{node}' (the split is not "
@@ -229,12 +231,12 @@ def training_traffic(ctx: MacroContext, model: str, node: str) -> str:
     scattered once, each (n−1)/n of the model (GB, as link bandwidth is counted)."""
     chosen = _multi_card(ctx, node)
     return ctx.f.gb_from_bytes(
-        collectives.sharded_step_bytes_per_card(training.sixteen_bit_weight_bytes(ctx.llm(model)), chosen.cards)
+        links.sharded_step_bytes_per_card(training.sixteen_bit_weight_bytes(ctx.llm(model)), chosen.cards)
     )
 
 
 def _sharded_seconds(ctx: MacroContext, model: str, node: str) -> float:
-    return collectives.node_sharded_step_seconds(
+    return links.node_sharded_step_seconds(
         ctx.catalog, _multi_card(ctx, node), training.sixteen_bit_weight_bytes(ctx.llm(model))
     )
 
@@ -274,19 +276,19 @@ def busbw_table(ctx: MacroContext) -> Markup:
     for configuration in ctx.catalog.configurations.values():
         node = configuration.cheapest
         if node.cards > 1:
-            family = collectives.bus_family(ctx.catalog, node)
+            family = links.bus_family(ctx.catalog, node)
             families.setdefault((family.link.id, family.topology, family.peer_to_peer), []).append(node)
     rows = []
     for (link_id, topology, peer_to_peer), nodes in sorted(
         families.items(), key=lambda item: (-ctx.catalog.interconnects[item[0][0]].per_direction_gbps, item[0])
     ):
-        family = collectives.bus_family(ctx.catalog, nodes[0])
+        family = links.bus_family(ctx.catalog, nodes[0])
         label = ctx.link_label(family.link, topology)
         if not peer_to_peer:
             label = _t(ctx, "host_staged", link=label)
-        healthy = collectives.healthy_allreduce(family)
+        healthy = links.healthy_allreduce(family)
         if healthy is None:
-            assumed = link_spec(family.link, family.peer_to_peer).allreduce_busbw_gbps
+            assumed = links.link_spec(family.link, family.peer_to_peer).allreduce_busbw_gbps
             reaches, measured = _t(ctx, "not_measured", busbw=ctx.f.gbps(assumed)), ctx.text("configurator", "none")
         else:
             reaches, measured = _busbw_range(ctx, healthy), _measured_on(ctx, healthy)

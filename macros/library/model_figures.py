@@ -7,26 +7,23 @@ import math
 
 from macros.base.errors import MacroError
 from macros.library.claims import claim
-from macros.library.context import MacroContext
+from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import table
-from macros.output.strings import text
 from sizing.catalog.schema import Llm, Node
 from sizing.catalog.units import GIB
 from sizing.engine.memory import (
     embedding_params,
     kv_bytes_per_token,
     kv_cache_bytes,
-    weight_bytes,
-    weight_bytes_read_per_token,
+    model_weight_bytes,
+    weight_bytes_read_per_step,
 )
-from sizing.engine.speeds import Speed
-from sizing.views.choices import effective_bits_per_parameter
-from sizing.views.comparisons import kv_cache_bytes_in, speed_on_cards
+from sizing.engine.specs import llm_shape, precision_spec
+from sizing.engine.speeds import Speed, speed_on_cards
+from sizing.views.comparisons import effective_bits_per_parameter, kv_cache_bytes_in
 
-
-def _t(ctx: MacroContext, key: str, **values: object) -> str:
-    return text("guides", key, ctx.lang, **values)
+_t = section_text("guides")
 
 
 @macro
@@ -50,7 +47,7 @@ def weights_size(ctx: MacroContext, model: str, precision: str) -> str:
     mixture-of-experts model)."""
     chosen, prec = ctx.model(model), ctx.precision(precision)
     ctx.check_pair(model, precision)
-    return ctx.f.gib_from_bytes(weight_bytes(chosen, prec))
+    return ctx.f.gib_from_bytes(model_weight_bytes(chosen, prec))
 
 
 @macro
@@ -90,16 +87,15 @@ def embedding_bits(ctx: MacroContext, model: str, precision: str) -> str:
 @macro
 def kv_per_token(ctx: MacroContext, model: str) -> str:
     """KV-cache bytes one token adds (16-bit cache), in KiB."""
-    per_token = kv_bytes_per_token(ctx.llm(model), ctx.catalog.assumptions.kv_cache_bytes_per_element.value)
+    per_token = kv_bytes_per_token(ctx.llm_shape(model), ctx.catalog.assumptions.kv_cache_bytes_per_element.value)
     return _t(ctx, "kib", value=ctx.f.number(per_token / 1024, 1))
 
 
 @macro
 def kv_cache(ctx: MacroContext, model: str, context: int) -> str:
     """KV cache of one sequence of ``context`` tokens, in GiB (the same in every weight format)."""
-    llm = ctx.llm(model)
     bytes_per_element = ctx.catalog.assumptions.kv_cache_bytes_per_element.value
-    return ctx.f.gib_from_bytes(kv_cache_bytes(llm, context, 1, bytes_per_element))
+    return ctx.f.gib_from_bytes(kv_cache_bytes(ctx.llm_shape(model), context, 1, bytes_per_element))
 
 
 @macro
@@ -113,7 +109,7 @@ def kv_cache_in(ctx: MacroContext, model: str, context: int, precision: str) -> 
 def kv_cache_saved(ctx: MacroContext, model: str, context: int, precision: str) -> str:
     """What storing the KV cache of one sequence in ``precision`` instead of 16 bits frees, in GiB."""
     llm, bytes_per_element = ctx.llm(model), ctx.catalog.assumptions.kv_cache_bytes_per_element.value
-    sixteen_bit = kv_cache_bytes(llm, context, 1, bytes_per_element)
+    sixteen_bit = kv_cache_bytes(llm_shape(llm), context, 1, bytes_per_element)
     saved = sixteen_bit - kv_cache_bytes_in(llm, context, ctx.precision(precision))
     if saved <= 0:
         raise MacroError(f"a KV cache in {precision} is no smaller than the 16-bit one; name a smaller format")
@@ -138,7 +134,7 @@ def non_native_gpus(ctx: MacroContext, precision: str) -> str:
 def claim_smaller(ctx: MacroContext, model: str, precision: str, than: str) -> str:
     """Fails the build unless the model's weights are smaller in ``precision`` than in ``than``."""
     llm, a, b = ctx.model(model), ctx.precision(precision), ctx.precision(than)
-    small, large = weight_bytes(llm, a), weight_bytes(llm, b)
+    small, large = model_weight_bytes(llm, a), model_weight_bytes(llm, b)
     return claim(
         small < large,
         f"'{model}' is smaller in {precision} than in {than}",
@@ -153,12 +149,12 @@ def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node:
     llm = ctx.llm(model)
     one, big = ctx.node(gpu_node), ctx.node(split_node)
     context = ctx.catalog.assumptions.default_context_tokens.value
-    kv = kv_cache_bytes(llm, context, 1, ctx.catalog.assumptions.kv_cache_bytes_per_element.value)
-    bf16 = weight_bytes(llm, ctx.catalog.precisions["bf16"])
+    kv = kv_cache_bytes(llm_shape(llm), context, 1, ctx.catalog.assumptions.kv_cache_bytes_per_element.value)
+    bf16 = model_weight_bytes(llm, ctx.catalog.precisions["bf16"])
     cards = _cards_every_format_needs(ctx, llm, big)
     rows = []
     for prec in ctx.catalog.precisions_for(llm):
-        size = weight_bytes(llm, prec)
+        size = model_weight_bytes(llm, prec)
         speed = speed_on_cards(ctx.catalog, llm, prec, big, cards)
         rows.append(
             [
@@ -208,7 +204,7 @@ def claim_fewer_bytes_faster(ctx: MacroContext, model: str, node: str) -> str:
         speed = speed_on_cards(ctx.catalog, llm, prec, big, cards)
         if speed is not None:
             by_engine.setdefault(ctx.catalog.engine_of(prec).id, []).append(
-                (weight_bytes(llm, prec), speed.typical, prec.id)
+                (model_weight_bytes(llm, prec), speed.typical, prec.id)
             )
     slower = [
         (a[2], b[2]) for runs in by_engine.values() for a, b in zip(sorted(runs), sorted(runs)[1:]) if a[1] <= b[1]
@@ -239,22 +235,27 @@ def _speed_cell(ctx: MacroContext, speed: Speed | None) -> str:
 def embedding_share(ctx: MacroContext, model: str) -> str:
     """Share of a model's parameters in its embeddings and output head (which quantized formats keep 16-bit)."""
     llm = ctx.llm(model)
-    return _t(ctx, "percent", value=ctx.f.number(100 * embedding_params(llm) / llm.params))
+    return _t(ctx, "percent", value=ctx.f.number(100 * embedding_params(llm_shape(llm)) / llm.params))
 
 
 @macro
 def read_per_token(ctx: MacroContext, model: str, precision: str) -> str:
-    """Weights one generated token reads, in GiB: all of them for a dense model, the active ones for MoE."""
-    ctx.precision(precision)
-    return ctx.f.gib_from_bytes(weight_bytes_read_per_token(ctx.llm(model), ctx.catalog.precisions[precision]))
+    """Weights one decode step of one stream reads, in GiB: all of them for a dense model, the active ones for
+    MoE; not the input embedding (one row per token), as the speed model counts it."""
+    return ctx.f.gib_from_bytes(_read_per_token_bytes(ctx, model, precision))
+
+
+def _read_per_token_bytes(ctx: MacroContext, model: str, precision: str) -> float:
+    ctx.check_pair(model, precision)
+    return weight_bytes_read_per_step(ctx.llm_shape(model), precision_spec(ctx.precision(precision)), 1)
 
 
 @macro
 def read_ratio(ctx: MacroContext, model: str, precision: str) -> str:
     """How many times less a mixture-of-experts model reads per token than it holds in memory, worded for
     prose: "17×" (less), « 17 fois » (moins), "1/17" in Chinese."""
-    llm, prec = ctx.llm(model), ctx.precision(precision)
-    return ctx.f.times_less(weight_bytes(llm, prec) / weight_bytes_read_per_token(llm, prec))
+    held = model_weight_bytes(ctx.llm(model), ctx.precision(precision))
+    return ctx.f.times_less(held / _read_per_token_bytes(ctx, model, precision))
 
 
 @macro

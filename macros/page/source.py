@@ -3,7 +3,6 @@ comes from."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,15 +16,6 @@ class PageSource:
     source: str  # the whole file, front matter included
     markdown: str  # what MkDocs hands over: the file without its front matter
     generated: bool = False
-
-
-_FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.S)  # as mkdocs.utils.meta has it
-
-
-def markdown_of(source: str) -> str:
-    """The page without its front matter: the text MkDocs hands to the hook."""
-    found = _FRONT_MATTER.match(source)
-    return source[found.end() :].lstrip("\n") if found else source
 
 
 def english_source(path: str, lang: str, docs_dir: Path) -> tuple[str, str] | None:

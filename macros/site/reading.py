@@ -1,18 +1,21 @@
 """Reading time of a page from its own text: words per minute in English and French, characters per
-minute in Chinese (rates from assumptions.yml, with their studies)."""
+minute in Chinese (rates in ``reading.yml``, with their studies)."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Mapping
+from functools import cache
 from html import unescape
-from typing import TYPE_CHECKING
+from pathlib import Path
 
+from macros.base.front_matter import front_matter_end
+from macros.base.languages import LANGUAGES
 from macros.output.svg import DRAWING
+from sizing.catalog.yaml_lines import safe_load
 
-if TYPE_CHECKING:
-    from sizing.catalog.loader import Catalog
+READING_FILE = Path(__file__).resolve().parent / "reading.yml"
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
@@ -21,7 +24,8 @@ _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
 def plain_text(markdown: str) -> str:
     """What a reader reads: no front matter, code blocks, HTML tags, link targets or Markdown marks, and of a
     chart only its title and text alternative (its tick labels are not words to read)."""
-    text = re.sub(r"\A---\n.*?\n---\n", "", markdown, flags=re.S)
+    lines = markdown.split("\n")
+    text = "\n".join(lines[front_matter_end(lines) :])
     text = DRAWING.sub(" ", text)
     text = re.sub(r"^\s*(```|~~~).*?^\s*\1\s*$", " ", text, flags=re.S | re.M)
     text = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", text, flags=re.S)
@@ -37,14 +41,14 @@ def reading_units(text: str, lang: str) -> int:
     return len(_WORD.findall(text))
 
 
-def reading_rates(catalog: Catalog) -> dict[str, int]:
-    """Reading units (``reading_units``) per minute in each language."""
-    a = catalog.assumptions
-    return {
-        "en": a.reading_words_per_minute_en.value,
-        "fr": a.reading_words_per_minute_fr.value,
-        "zh": a.reading_characters_per_minute_zh.value,
-    }
+@cache
+def reading_rates() -> dict[str, int]:
+    """Reading units (``reading_units``) per minute in each language, from ``reading.yml``."""
+    rates = safe_load(READING_FILE.read_text(encoding="utf-8"))
+    missing = [lang for lang in LANGUAGES if not isinstance(rates.get(lang, {}).get("per_minute"), int)]
+    if missing:
+        raise ValueError(f"{READING_FILE}: give a whole 'per_minute' for {', '.join(missing)}")
+    return {lang: rates[lang]["per_minute"] for lang in LANGUAGES}
 
 
 def reading_minutes(text: str, lang: str, rates: Mapping[str, int]) -> int:

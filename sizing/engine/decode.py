@@ -26,70 +26,21 @@ in the names: ``_seconds``, ``_bytes``, ``_gbps`` (1e9 B/s), ``_tflops`` (1e12 F
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
 
-from sizing.catalog.schema import Assumptions, HybridAttention, MlaAttention, SlidingAttention
+from sizing.catalog.schema import Assumptions, EngineClass, MlaAttention, Parallelism
 from sizing.catalog.units import GB
-from sizing.engine.links import ring_allreduce_seconds
-from sizing.engine.memory import SIXTEEN_BIT_BYTES, embedding_params, kv_cache_bytes, kv_layer_tokens
-
-Parallelism = Literal["tensor", "layers"]
-EngineClass = Literal["server", "llama.cpp"]
-ACTIVATION_BYTES = SIXTEEN_BIT_BYTES  # hidden states cross the link in 16 bits
-
-
-# --- plain records ---------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class GpuSpec:
-    memory_gb: float
-    memory_bandwidth_gbps: float
-    bf16_dense_tflops: float
-    fp8_dense_tflops: float | None = None
+from sizing.engine.links import seconds_per_allreduce, sublayers, tensor_parallel_message_bytes
+from sizing.engine.memory import (
+    kv_cache_bytes,
+    kv_cache_bytes_per_card,
+    kv_layer_tokens,
+    weight_bytes,
+    weight_bytes_read_per_step,
+)
+from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec
 
 
-@dataclass(frozen=True)
-class LinkSpec:
-    """The fabric a collective crosses, as measured: small-message latency and large-message bus bandwidth."""
-
-    allreduce_latency_us: float
-    allreduce_busbw_gbps: float
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A language model's shape. ``active_params`` marks a mixture-of-experts model; without ``experts`` its
-    steps read the active parameters only. Field names match ``schema.Llm`` (``memory`` reads both)."""
-
-    params: float
-    layers: int
-    hidden_size: int
-    attention_heads: int
-    kv_heads: int
-    head_dim: int
-    vocab_size: int = 0
-    tie_word_embeddings: bool = False
-    active_params: float | None = None
-    experts: int | None = None
-    experts_per_token: int | None = None
-    moe_layers: int | None = None
-    attention: MlaAttention | SlidingAttention | HybridAttention | None = None
-
-    @property
-    def is_moe(self) -> bool:
-        return self.active_params is not None
-
-
-@dataclass(frozen=True)
-class PrecisionSpec:
-    """Bits per weight of the linear layers (``expert_bits_per_weight`` when routed experts differ, e.g. MXFP4)
-    and the tensor-core format the products run in."""
-
-    bits_per_weight: float
-    keeps_embeddings_16bit: bool
-    expert_bits_per_weight: float | None = None
-    compute_format: Literal["bf16", "fp8"] = "bf16"
-
-
+# --- constants and results -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DecodeConstants:
     bandwidth_fraction_server: float
@@ -154,60 +105,12 @@ class DecodeEstimate:
     typical_tokens_per_s_total: float
 
 
-# --- weights ---------------------------------------------------------------------------------------
-def routed_expert_params(model: ModelSpec) -> float:
-    """Parameters of all routed experts. From ``params = N + R`` and ``active = N + R × a/E``:
-    ``R = (params − active) / (1 − a/E)``. Experts unknown: the inactive ``params − active`` (never read)."""
-    if model.active_params is None:
-        return 0.0
-    if model.experts is None or model.experts_per_token is None:
-        return model.params - model.active_params
-    return (model.params - model.active_params) / (1 - model.experts_per_token / model.experts)
-
-
-def distinct_experts_touched(experts: int, experts_per_token: int, streams: int) -> float:
-    """Expected distinct experts a MoE layer runs when ``streams`` tokens each pick ``experts_per_token`` of
-    ``experts`` (uniform routing): ``E × (1 − (1 − a/E)^c)``; ``a`` at one stream, nearly ``E`` at many."""
-    return experts * (1 - (1 - experts_per_token / experts) ** streams)
-
-
-def _head_bits(precision: PrecisionSpec) -> float:
-    return 16 if precision.keeps_embeddings_16bit else precision.bits_per_weight
-
-
-def weight_bytes_held(model: ModelSpec, precision: PrecisionSpec) -> float:
-    """Every weight in memory (all experts), embeddings at 16 bits where the format keeps them so; equals
-    ``memory.weight_bytes`` when the experts have the same width as the rest."""
-    routed = routed_expert_params(model) if model.experts is not None else 0.0
-    embeddings = embedding_params(model)
-    expert_bits = precision.expert_bits_per_weight or precision.bits_per_weight
-    return (
-        (model.params - routed - embeddings) * precision.bits_per_weight / 8
-        + embeddings * _head_bits(precision) / 8
-        + routed * expert_bits / 8
-    )
-
-
-def weight_bytes_read_per_step(model: ModelSpec, precision: PrecisionSpec, streams: int) -> float:
-    """Weights one step reads over all cards: everything except the input embedding (one row per token), the
-    output head at its own width, and of the routed experts only those the ``streams`` tokens touch."""
-    routed = routed_expert_params(model)
-    head = model.vocab_size * model.hidden_size
-    input_embedding = 0 if model.tie_word_embeddings else head
-    body = model.params - routed - head - input_embedding
-    touched = 0.0
-    if model.experts is not None and model.experts_per_token is not None:
-        touched = routed * distinct_experts_touched(model.experts, model.experts_per_token, streams) / model.experts
-    expert_bits = precision.expert_bits_per_weight or precision.bits_per_weight
-    return body * precision.bits_per_weight / 8 + head * _head_bits(precision) / 8 + touched * expert_bits / 8
-
-
 # --- the terms of a step ---------------------------------------------------------------------------
 def seconds_reading_memory(bytes_read: float, bandwidth_gbps: float, bandwidth_fraction: float) -> float:
     return bytes_read / (bandwidth_gbps * GB * bandwidth_fraction)
 
 
-def flops_per_token(model: ModelSpec, context_tokens: int) -> float:
+def flops_per_token(model: LlmShape, context_tokens: int) -> float:
     """``2 × active params`` for the matrix products + ``4 × q-width × layer-tokens`` for attention scores and
     values (MLA attends over its latent, ``kv_lora_rank + qk_rope_head_dim`` wide per head)."""
     active = model.active_params if model.active_params is not None else model.params
@@ -241,45 +144,34 @@ def prefill_tokens_per_step(concurrency: int, prompt_tokens_per_output_token: fl
     return concurrency * prompt_tokens_per_output_token if concurrency > 1 else 0.0
 
 
-def seconds_per_allreduce(message_bytes: float, cards: int, link: LinkSpec) -> float:
-    """Latency + ring volume over the measured bus bandwidth (nccl-tests: busbw = algbw × 2(n−1)/n)."""
-    return link.allreduce_latency_us * 1e-6 + ring_allreduce_seconds(message_bytes, cards, link.allreduce_busbw_gbps)
-
-
-def sublayers(model: ModelSpec, allreduces_per_layer: int) -> int:
-    """Attention and MLP/MoE per transformer layer (Megatron all-reduces after each); one mixer per layer of
-    a Mamba hybrid."""
-    return model.layers if isinstance(model.attention, HybridAttention) else allreduces_per_layer * model.layers
-
-
-def moe_sublayers(model: ModelSpec) -> int:
+def moe_sublayers(model: LlmShape) -> int:
     if not model.is_moe:
         return 0
     return model.moe_layers if model.moe_layers is not None else model.layers
 
 
-def mla_sublayers(model: ModelSpec) -> int:
+def mla_sublayers(model: LlmShape) -> int:
     return model.layers if isinstance(model.attention, MlaAttention) else 0
 
 
 def seconds_communicating(
-    model: ModelSpec, link: LinkSpec, cards: int, streams: int, allreduces_per_layer: int
+    model: LlmShape, link: LinkSpec, cards: int, streams: int, allreduces_per_layer: int
 ) -> float:
     """Tensor split: one all-reduce of the streams' hidden states after every sub-layer."""
     if cards == 1:
         return 0.0
-    message_bytes = streams * model.hidden_size * ACTIVATION_BYTES
+    message_bytes = tensor_parallel_message_bytes(model, streams)
     return sublayers(model, allreduces_per_layer) * seconds_per_allreduce(message_bytes, cards, link)
 
 
-def seconds_handing_over(model: ModelSpec, link: LinkSpec, streams: int) -> float:
+def seconds_handing_over(model: LlmShape, link: LinkSpec, streams: int) -> float:
     """Layer split: the hidden states cross one card boundary."""
-    return link.allreduce_latency_us * 1e-6 + streams * model.hidden_size * ACTIVATION_BYTES / (
+    return link.allreduce_latency_us * 1e-6 + tensor_parallel_message_bytes(model, streams) / (
         link.allreduce_busbw_gbps * GB
     )
 
 
-def seconds_overhead(model: ModelSpec, constants: DecodeConstants, engine_class: EngineClass) -> float:
+def seconds_overhead(model: LlmShape, constants: DecodeConstants, engine_class: EngineClass) -> float:
     """Per-step host cost + a fixed cost per sub-layer + extras per MoE and per MLA sub-layer. Every card of a
     tensor split pays all of it."""
     host = constants.step_host_seconds_llama_cpp if engine_class == "llama.cpp" else constants.step_host_seconds_server
@@ -300,7 +192,7 @@ def step_seconds(
     *,
     gpu: GpuSpec,
     link: LinkSpec | None,
-    model: ModelSpec,
+    model: LlmShape,
     precision: PrecisionSpec,
     cards: int,
     parallelism: Parallelism,
@@ -371,26 +263,17 @@ def streams_that_fit(
     return min(int(free // kv_bytes_per_stream_per_card), max_streams)
 
 
-def price_per_million_output_tokens(monthly_price: float, hours_per_month: float, tokens_per_s_total: float) -> float:
+def price_per_million_tokens(monthly_price: float, hours_per_month: float, tokens_per_s_total: float) -> float:
     """What a million generated tokens cost on a node rented by the month and kept busy at ``tokens_per_s_total``."""
     return monthly_price / (hours_per_month * 3600 * tokens_per_s_total) * 1e6
 
 
 # --- the estimate ----------------------------------------------------------------------------------
-def kv_bytes_per_stream_per_card(
-    model: ModelSpec, context_tokens: int, cards: int, parallelism: Parallelism, bytes_per_element: float
-) -> float:
-    """Tensor split: each card holds its KV heads (replicated past ``kv_heads``); layer split: its layers."""
-    if parallelism == "layers":
-        return kv_cache_bytes(model, context_tokens, 1, bytes_per_element) / cards
-    return kv_cache_bytes(model, context_tokens, 1, bytes_per_element, cards)
-
-
 def estimate_decode(
     *,
     gpu: GpuSpec,
     link: LinkSpec | None,
-    model: ModelSpec,
+    model: LlmShape,
     precision: PrecisionSpec,
     cards: int,
     parallelism: Parallelism,
@@ -418,9 +301,9 @@ def estimate_decode(
     typical = 1 / step_seconds(concurrency=concurrency, **setup).total  # type: ignore[arg-type]
     fitting = streams_that_fit(
         card_memory.card_budget_bytes,
-        weight_bytes_held(model, precision) / cards,
+        weight_bytes(model, precision) / cards,
         card_memory.reserved_bytes,
-        kv_bytes_per_stream_per_card(model, context_tokens, cards, parallelism, constants.kv_cache_bytes_per_element),
+        kv_cache_bytes_per_card(model, context_tokens, 1, constants.kv_cache_bytes_per_element, cards, parallelism),
         constants.max_running_streams,
     )
     total = fitting / step_seconds(concurrency=fitting, **setup).total if fitting else 0.0  # type: ignore[arg-type]

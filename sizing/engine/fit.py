@@ -25,24 +25,17 @@ from sizing.catalog.schema import (
     Precision,
     ServerEngine,
 )
-from sizing.catalog.units import GIB
+from sizing.catalog.units import GIB, MIB
 from sizing.engine.memory import (
     EIGHT_BIT_BYTES,
     component_bytes,
-    kv_cache_bytes,
-    kv_cache_bytes_layer_split,
+    kv_cache_bytes_per_card,
+    model_weight_bytes,
     require_precision,
-    weight_bytes,
 )
-from sizing.engine.reserve import (
-    BatchBudget,
-    ReserveShape,
-    llama_cpp_reserve,
-    server_batch_budget,
-    server_reserve,
-)
+from sizing.engine.reserve import BatchBudget, llama_cpp_reserve, server_batch_budget, server_reserve
+from sizing.engine.specs import LlmShape, llm_shape
 
-MIB = 2**20
 Engine = ServerEngine | LlamaCppEngine
 
 
@@ -93,8 +86,8 @@ class Fit:
     the verdict assumes (``memory_utilization``: vLLM's ``--gpu-memory-utilization``, the default or the tight
     setting; None for llama.cpp, which has no cap, and for image and video pipelines).
     A TIGHT fit says how (``tight_by``): ``"utilization"`` fits at the context asked for once the engine is given
-    ``memory_utilization``; ``"kv_cache_dtype"`` fits at the default setting with the KV cache in FP8;
-    ``"context"`` fits at the default setting only with a context of at most
+    ``memory_utilization``; ``"kv_cache_dtype"`` fits at the default setting with the KV cache in FP8 (``need``
+    is then with it); ``"context"`` fits at the default setting only with a context of at most
     ``longest_context_tokens`` (then ``need`` exceeds ``budget``). ``longest_context_tokens`` is also given for a
     ``"utilization"`` fit when a context at least ``tight_min_context_tokens`` long fits at the default setting."""
 
@@ -153,7 +146,7 @@ def card_budget(
 
 
 # --- what a card needs -------------------------------------------------------------------------------------
-def valid_splits(model: Llm, max_cards: int) -> list[int]:
+def valid_splits(model: LlmShape, max_cards: int) -> list[int]:
     """Tensor-parallel degrees k ≤ max_cards: heads divisible by k; KV heads divide k or k divides them."""
 
     def ok(k: int) -> bool:
@@ -164,7 +157,7 @@ def valid_splits(model: Llm, max_cards: int) -> list[int]:
     return [k for k in range(1, max_cards + 1) if ok(k)]
 
 
-def engine_splits(engine: Engine, model: Llm, max_cards: int) -> list[int]:
+def engine_splits(engine: Engine, model: LlmShape, max_cards: int) -> list[int]:
     """Card counts an engine can spread ``model`` over: tensor parallelism needs the heads to divide; a layer
     split (llama.cpp) takes any count up to the number of layers."""
     if engine.parallelism == "tensor":
@@ -191,7 +184,7 @@ def batch_budget_on(engine: Engine, gpu: Gpu | InlineGpu | None, catalog: Catalo
 
 def engine_reserve_bytes(
     engine: Engine,
-    model: ReserveShape,
+    model: LlmShape,
     context_tokens: int,
     batch: int,
     cards: int,
@@ -222,16 +215,15 @@ def llm_need(
     gpu: Gpu | InlineGpu | None = None,
     kv_cache_dtype: KvCacheDtype = "bf16",
 ) -> MemoryNeed:
-    """What each card of a ``cards``-way split of ``gpu`` needs, with the engine that runs ``precision``."""
+    """What each card of a ``cards``-way split of ``gpu`` needs, with the engine that runs ``precision`` and the
+    KV cache in ``kv_cache_dtype``."""
     engine = catalog.engine_of(precision)
+    shape = llm_shape(model)
     bytes_per_element = kv_element_bytes(catalog, kv_cache_dtype)
-    if isinstance(engine, LlamaCppEngine):
-        kv_cache = kv_cache_bytes_layer_split(model, context_tokens, batch, bytes_per_element, cards)
-    else:
-        kv_cache = kv_cache_bytes(model, context_tokens, batch, bytes_per_element, cards)
+    kv_cache = kv_cache_bytes_per_card(shape, context_tokens, batch, bytes_per_element, cards, engine.parallelism)
     budget = batch_budget_on(engine, gpu, catalog)
-    activations, overhead = engine_reserve_bytes(engine, model, context_tokens, batch, cards, budget)
-    return MemoryNeed(weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
+    activations, overhead = engine_reserve_bytes(engine, shape, context_tokens, batch, cards, budget)
+    return MemoryNeed(model_weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
 
 
 def split_needs(
@@ -254,7 +246,7 @@ def split_needs(
     engine = catalog.engine_of(precision)
     return {
         k: llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype=kv_cache_dtype)
-        for k in engine_splits(engine, model, max_cards)
+        for k in engine_splits(engine, llm_shape(model), max_cards)
     }
 
 
@@ -342,6 +334,17 @@ def fit_llm_on(
     return Fit(Verdict.NO_FIT, k, needs[k], budget, engine.id, shown)
 
 
+def fit_on_cards(
+    catalog: Catalog, model: Llm, precision: Precision, gpu: Gpu, cards: int, context_tokens: int | None = None
+) -> Fit | None:
+    """The verdict on exactly ``cards`` cards (one copy of the model spread over all of them, as
+    ``--tensor-parallel-size`` forces it), None when the format's engine cannot split the model that way."""
+    needs = split_needs(catalog, model, precision, cards, context_tokens, gpu=gpu)
+    if cards not in needs:
+        return None
+    return fit_llm_on(catalog, model, precision, gpu, cards, context_tokens, needs={cards: needs[cards]})
+
+
 def fit_llm(
     catalog: Catalog,
     model: Llm,
@@ -363,7 +366,7 @@ def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision,
     budget = card_budget(catalog, catalog.gpu_of(node))
     activation = model.activation_reserve_gib * GIB
     single = a.runtime_overhead_single_card_gib.value * GIB
-    whole = MemoryNeed(weight_bytes(model, precision), 0.0, activation, single)
+    whole = MemoryNeed(model_weight_bytes(model, precision), 0.0, activation, single)
     if whole.total <= budget:
         return Fit(Verdict.ONE_CARD, 1, whole, budget)
     denoiser = next(c for c in model.components if c.role == "denoiser")

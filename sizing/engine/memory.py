@@ -1,26 +1,24 @@
-"""Bytes of weights and of KV cache, per precision and per card of a split."""
+"""Bytes of weights (held, and read by one decode step) and of KV cache, per format and per card of a split.
+
+The formulas read a model's ``LlmShape`` and a ``PrecisionSpec``; ``model_weight_bytes`` applies them to catalog
+records (a language model through its shape, an image or video pipeline by its components)."""
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from sizing.catalog.errors import SizingError
-from sizing.catalog.schema import DiffusionModel, HybridAttention, Llm, MlaAttention, Precision, SlidingAttention
+from sizing.catalog.schema import (
+    DiffusionModel,
+    HybridAttention,
+    Llm,
+    MlaAttention,
+    Parallelism,
+    Precision,
+    SlidingAttention,
+)
+from sizing.engine.specs import LlmShape, PrecisionSpec, llm_shape, precision_spec
 
 SIXTEEN_BIT_BYTES = 2
 EIGHT_BIT_BYTES = 1  # an FP8 element (a KV cache kept in FP8)
-
-
-class LlmShape(Protocol):
-    """What the KV and embedding formulas read: a models.yml ``Llm`` or a ``decode.ModelSpec``."""
-
-    layers: int
-    hidden_size: int
-    kv_heads: int
-    head_dim: int
-    vocab_size: int
-    tie_word_embeddings: bool
-    attention: MlaAttention | SlidingAttention | HybridAttention | None
 
 
 def require_precision(model: Llm | DiffusionModel, precision: Precision) -> None:
@@ -28,55 +26,97 @@ def require_precision(model: Llm | DiffusionModel, precision: Precision) -> None
         raise SizingError(f"precision '{precision.id}' does not apply to {model.kind} model '{model.id}'")
 
 
-def embedding_params(model: Llm | LlmShape) -> int:
+# --- weights -----------------------------------------------------------------------------------------------
+def embedding_params(model: LlmShape) -> int:
     """Input embeddings plus output head (one matrix when tied)."""
     return model.vocab_size * model.hidden_size * (1 if model.tie_word_embeddings else 2)
 
 
-def _llm_bytes(model: Llm, params: int, precision: Precision) -> float:
-    if not precision.keeps_embeddings_16bit:
-        return params * precision.bits_per_weight / 8
+def routed_expert_params(model: LlmShape) -> float:
+    """Parameters of all routed experts. From ``params = N + R`` and ``active = N + R × a/E``:
+    ``R = (params − active) / (1 − a/E)``. Experts unknown: the inactive ``params − active`` (never read)."""
+    if model.active_params is None:
+        return 0.0
+    if model.experts is None or model.experts_per_token is None:
+        return model.params - model.active_params
+    return (model.params - model.active_params) / (1 - model.experts_per_token / model.experts)
+
+
+def distinct_experts_touched(experts: int, experts_per_token: int, streams: int) -> float:
+    """Expected distinct experts a MoE layer runs when ``streams`` tokens each pick ``experts_per_token`` of
+    ``experts`` (uniform routing): ``E × (1 − (1 − a/E)^c)``; ``a`` at one stream, nearly ``E`` at many."""
+    return experts * (1 - (1 - experts_per_token / experts) ** streams)
+
+
+def _embedding_bits(precision: PrecisionSpec) -> float:
+    return 16 if precision.keeps_embeddings_16bit else precision.bits_per_weight
+
+
+def _expert_bits(precision: PrecisionSpec) -> float:
+    return precision.expert_bits_per_weight or precision.bits_per_weight
+
+
+def weight_bytes(model: LlmShape, precision: PrecisionSpec) -> float:
+    """Every weight held in memory (all experts), embeddings at 16 bits where the format keeps them so."""
+    routed = routed_expert_params(model) if model.experts is not None else 0.0
     embeddings = embedding_params(model)
-    return (params - embeddings) * precision.bits_per_weight / 8 + embeddings * SIXTEEN_BIT_BYTES
+    return (
+        (model.params - routed - embeddings) * precision.bits_per_weight / 8
+        + embeddings * _embedding_bits(precision) / 8
+        + routed * _expert_bits(precision) / 8
+    )
 
 
-def weight_bytes(model: Llm | DiffusionModel, precision: Precision) -> float:
-    """Bytes of every weight held in memory (MoE: all experts). A diffusion VAE stays 16-bit."""
-    require_precision(model, precision)
-    if isinstance(model, DiffusionModel):
-        return sum(component_bytes(c.role, c.params, precision) for c in model.components)
-    return _llm_bytes(model, model.params, precision)
+def weight_bytes_read_per_step(model: LlmShape, precision: PrecisionSpec, streams: int) -> float:
+    """Weights one decode step reads over all cards: everything except the input embedding (one row per token),
+    the output head at its own width, and of the routed experts only those the ``streams`` tokens touch."""
+    routed = routed_expert_params(model)
+    head = model.vocab_size * model.hidden_size
+    input_embedding = 0 if model.tie_word_embeddings else head
+    body = model.params - routed - head - input_embedding
+    touched = 0.0
+    if model.experts is not None and model.experts_per_token is not None:
+        touched = routed * distinct_experts_touched(model.experts, model.experts_per_token, streams) / model.experts
+    return (
+        body * precision.bits_per_weight / 8
+        + head * _embedding_bits(precision) / 8
+        + touched * _expert_bits(precision) / 8
+    )
 
 
 def component_bytes(role: str, params: int, precision: Precision) -> float:
+    """One component of an image or video pipeline; its VAE stays 16-bit."""
     bits = 16 if role == "vae" else precision.bits_per_weight
     return params * bits / 8
 
 
-def weight_bytes_read_per_token(model: Llm, precision: Precision) -> float:
-    """Bytes of weights one decode step reads: all for a dense model, the active parameters for MoE."""
+def model_weight_bytes(model: Llm | DiffusionModel, precision: Precision) -> float:
+    """Bytes of every weight of a catalog model in a catalog format."""
     require_precision(model, precision)
-    return _llm_bytes(model, model.params_read_per_token, precision)
+    if isinstance(model, DiffusionModel):
+        return sum(component_bytes(c.role, c.params, precision) for c in model.components)
+    return weight_bytes(llm_shape(model), precision_spec(precision))
 
 
-def kv_heads_per_card(model: Llm | LlmShape, cards: int) -> float:
+# --- KV cache ----------------------------------------------------------------------------------------------
+def kv_heads_per_card(model: LlmShape, cards: int) -> float:
     """KV heads each card holds under a ``cards``-way split; replicated when the split exceeds them."""
     return max(model.kv_heads / cards, 1)
 
 
-def kv_bytes_per_token_per_layer(model: Llm | LlmShape, cards: int, bytes_per_element: float) -> float:
+def kv_bytes_per_token_per_layer(model: LlmShape, cards: int, bytes_per_element: float) -> float:
     if isinstance(model.attention, MlaAttention):
         # One latent vector per layer, kept whole on every card of the split.
         return (model.attention.kv_lora_rank + model.attention.qk_rope_head_dim) * bytes_per_element
     return 2 * kv_heads_per_card(model, cards) * model.head_dim * bytes_per_element
 
 
-def kv_bytes_per_token(model: Llm, bytes_per_element: float, cards: int = 1) -> float:
+def kv_bytes_per_token(model: LlmShape, bytes_per_element: float, cards: int = 1) -> float:
     """``2 × layers × kv_heads × head_dim × bytes`` (MLA: ``layers × (rank + rope) × bytes``), per card."""
     return model.layers * kv_bytes_per_token_per_layer(model, cards, bytes_per_element)
 
 
-def kv_layer_tokens(model: Llm | LlmShape, context_tokens: int) -> int:
+def kv_layer_tokens(model: LlmShape, context_tokens: int) -> int:
     """Layer × token pairs that hold a KV entry at ``context_tokens``: sliding-window layers hold at most the
     window, Mamba layers of a hybrid none."""
     if isinstance(model.attention, SlidingAttention):
@@ -89,17 +129,25 @@ def kv_layer_tokens(model: Llm | LlmShape, context_tokens: int) -> int:
     return model.layers * context_tokens
 
 
-def kv_cache_bytes(
-    model: Llm | LlmShape, context_tokens: int, batch: int, bytes_per_element: float, cards: int = 1
-) -> float:
-    """KV cache one card holds for ``batch`` sequences of ``context_tokens`` (sliding windows honoured)."""
+def kv_cache_bytes(model: LlmShape, context_tokens: int, batch: int, bytes_per_element: float, cards: int = 1) -> float:
+    """KV cache one card holds for ``batch`` sequences of ``context_tokens`` under a tensor split of ``cards``
+    (sliding windows honoured)."""
     per_layer = kv_bytes_per_token_per_layer(model, cards, bytes_per_element)
     return per_layer * kv_layer_tokens(model, context_tokens) * batch
 
 
 def kv_cache_bytes_layer_split(
-    model: Llm | LlmShape, context_tokens: int, batch: int, bytes_per_element: float, cards: int = 1
+    model: LlmShape, context_tokens: int, batch: int, bytes_per_element: float, cards: int = 1
 ) -> float:
     """KV cache one card holds when the layers are shared out (llama.cpp's layer split): every KV head of its
     ``1 / cards`` of the layers, never replicated, unlike a tensor split's heads."""
     return kv_cache_bytes(model, context_tokens, batch, bytes_per_element, 1) / cards
+
+
+def kv_cache_bytes_per_card(
+    model: LlmShape, context_tokens: int, batch: int, bytes_per_element: float, cards: int, parallelism: Parallelism
+) -> float:
+    """KV cache one card holds under the split the engine makes: its KV heads (tensor) or its layers (layers)."""
+    if parallelism == "layers":
+        return kv_cache_bytes_layer_split(model, context_tokens, batch, bytes_per_element, cards)
+    return kv_cache_bytes(model, context_tokens, batch, bytes_per_element, cards)

@@ -19,21 +19,10 @@ Plain numbers in, bytes out."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 from sizing.catalog.schema import LlamaCppEngine, ServerEngine
 from sizing.catalog.units import GIB
-
-
-class ReserveShape(Protocol):
-    """What a reserve depends on in a language model: its vocabulary, heads and whether it routes experts."""
-
-    @property
-    def vocab_size(self) -> int: ...
-    @property
-    def attention_heads(self) -> int: ...
-    @property
-    def is_moe(self) -> bool: ...
+from sizing.engine.specs import LlmShape
 
 
 @dataclass(frozen=True)
@@ -107,7 +96,7 @@ def non_torch_bytes(cards: int, cuda_context_bytes: float, split_extra_bytes: fl
 
 def server_reserve(
     engine: ServerEngine,
-    model: ReserveShape,
+    model: LlmShape,
     cards: int,
     budget: BatchBudget,
     cuda_graphs_in_budget: bool = True,
@@ -145,7 +134,7 @@ def compute_buffer_bytes(
     return ubatch_tokens * (scores + vocab_size * logits_bytes)
 
 
-def llama_cpp_reserve(engine: LlamaCppEngine, model: ReserveShape, context_tokens: int, batch: int) -> Reserve:
+def llama_cpp_reserve(engine: LlamaCppEngine, model: LlmShape, context_tokens: int, batch: int) -> Reserve:
     """What llama.cpp keeps on each card: its compute buffer and CUDA context."""
     buffer = compute_buffer_bytes(
         context_tokens,

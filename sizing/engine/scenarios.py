@@ -1,37 +1,27 @@
-"""Decode scenarios: catalog ids or inline figures resolved into the plain records of ``sizing.engine.decode``."""
+"""Decode scenarios: catalog ids or inline figures resolved into the engine's specs (``sizing.engine.specs``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sizing.catalog.errors import SizingError, did_you_mean
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import (
     LINK_KINDS,
     DecodeScenario,
+    EngineClass,
     Gpu,
     InlineGpu,
     InlineLink,
     InlineLlm,
     InlinePrecision,
-    Interconnect,
     Llm,
-)
-from sizing.engine.decode import (
-    CardMemory,
-    DecodeConstants,
-    DecodeEstimate,
-    EngineClass,
-    GpuSpec,
-    LinkSpec,
-    ModelSpec,
     Parallelism,
-    PrecisionSpec,
-    StepSeconds,
-    estimate_decode,
-    step_seconds,
 )
-from sizing.engine.fit import Engine, batch_budget_on, card_budget, engine_reserve_bytes
+from sizing.engine.decode import CardMemory, DecodeConstants, DecodeEstimate, StepSeconds, estimate_decode, step_seconds
+from sizing.engine.fit import Engine, batch_budget_on, card_budget, engine_reserve_bytes, kv_element_bytes
+from sizing.engine.links import link_spec, node_bus_link
+from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec, gpu_spec, llm_shape, precision_spec
 
 NVLINK_TOPOLOGIES = {"nvlink": ("nvswitch", "mesh"), "nvlink-bridge": ("bridged-pairs",)}
 
@@ -44,7 +34,7 @@ class ScenarioError(SizingError):
 class ResolvedScenario:
     gpu: GpuSpec
     link: LinkSpec | None
-    model: ModelSpec
+    model: LlmShape
     precision: PrecisionSpec
     cards: int
     parallelism: Parallelism
@@ -86,18 +76,6 @@ def gpu_record(catalog: Catalog, gpu: str | InlineGpu) -> Gpu | InlineGpu:
     return catalog.gpus[gpu]
 
 
-def gpu_spec(gpu: Gpu | InlineGpu) -> GpuSpec:
-    return GpuSpec(gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.bf16_dense_tflops, gpu.fp8_dense_tflops)
-
-
-def link_spec(link: Interconnect, peer_to_peer: bool) -> LinkSpec:
-    """Cards without peer-to-peer (GeForce) stage PCIe collectives through host memory."""
-    if link.family == "pcie" and not peer_to_peer:
-        assert link.host_staged_allreduce_latency_us is not None and link.host_staged_allreduce_busbw_gbps is not None
-        return LinkSpec(link.host_staged_allreduce_latency_us, link.host_staged_allreduce_busbw_gbps)
-    return LinkSpec(link.allreduce_latency_us, link.allreduce_busbw_gbps)
-
-
 def resolve_link(catalog: Catalog, link: str | InlineLink, gpu: Gpu | InlineGpu, cards: int) -> LinkSpec | None:
     """``none``/``pcie``/``nvlink``/``nvlink-bridge`` against the GPU's nodes, an interconnect id, or inline."""
     if isinstance(link, InlineLink):
@@ -126,9 +104,7 @@ def resolve_link(catalog: Catalog, link: str | InlineLink, gpu: Gpu | InlineGpu,
     for topology in NVLINK_TOPOLOGIES[link]:
         for node in catalog.nodes_of_gpu.get(gpu.id, ()):
             if node.link.topology == topology:
-                if topology == "bridged-pairs" and cards > 2:  # pairs talk over the host (collectives.node_bus_link)
-                    return link_spec(catalog.host_pcie_of(gpu), gpu.peer_to_peer)
-                return link_spec(catalog.interconnect_of(node), gpu.peer_to_peer)
+                return link_spec(node_bus_link(catalog, node, cards), gpu.peer_to_peer)
     offered = sorted(
         {
             k
@@ -143,9 +119,9 @@ def resolve_link(catalog: Catalog, link: str | InlineLink, gpu: Gpu | InlineGpu,
     )
 
 
-def model_spec(catalog: Catalog, model: str | InlineLlm) -> ModelSpec:
+def scenario_shape(catalog: Catalog, model: str | InlineLlm) -> LlmShape:
     if isinstance(model, InlineLlm):
-        return ModelSpec(
+        return LlmShape(
             params=model.params_b * 1e9,
             layers=model.layers,
             hidden_size=model.hidden_size,
@@ -168,24 +144,12 @@ def model_spec(catalog: Catalog, model: str | InlineLlm) -> ModelSpec:
             f"model '{model}' is an image or video model; decode speed is for language models: "
             f"{', '.join(m for m, v in catalog.models.items() if isinstance(v, Llm))}"
         )
-    return ModelSpec(
-        params=float(llm.params),
-        layers=llm.layers,
-        hidden_size=llm.hidden_size,
-        attention_heads=llm.attention_heads,
-        kv_heads=llm.kv_heads,
-        head_dim=llm.head_dim,
-        vocab_size=llm.vocab_size,
-        tie_word_embeddings=llm.tie_word_embeddings,
-        active_params=None if llm.active_params is None else float(llm.active_params),
-        experts=llm.experts,
-        experts_per_token=llm.experts_per_token,
-        moe_layers=llm.moe_layers,
-        attention=llm.attention,
-    )
+    return llm_shape(llm)
 
 
-def precision_spec(catalog: Catalog, precision: str | InlinePrecision | None, model: str | InlineLlm) -> PrecisionSpec:
+def scenario_precision(
+    catalog: Catalog, precision: str | InlinePrecision | None, model: str | InlineLlm
+) -> PrecisionSpec:
     if isinstance(precision, InlinePrecision):
         return PrecisionSpec(
             precision.bits_per_weight,
@@ -199,7 +163,7 @@ def precision_spec(catalog: Catalog, precision: str | InlinePrecision | None, mo
     if record is None or "llm" not in record.applies_to:
         valid = [p for p, r in catalog.precisions.items() if "llm" in r.applies_to]
         raise _unknown("precision", precision, "precisions.yml for language models", valid)
-    return PrecisionSpec(record.bits_per_weight, record.keeps_embeddings_16bit, None, record.compute_format)
+    return precision_spec(record)
 
 
 def engine_of_class(catalog: Catalog, engine_class: EngineClass) -> Engine:
@@ -212,8 +176,8 @@ def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
     """Every id looked up, every default filled in; raises ScenarioError naming what is wrong."""
     a = catalog.assumptions
     gpu = gpu_record(catalog, scenario.gpu)
-    model = model_spec(catalog, scenario.model)
-    precision = precision_spec(catalog, scenario.precision, scenario.model)
+    model = scenario_shape(catalog, scenario.model)
+    precision = scenario_precision(catalog, scenario.precision, scenario.model)
     link = resolve_link(catalog, scenario.link, gpu, scenario.cards)
     context_tokens = scenario.context_tokens or a.default_context_tokens.value
     engine = engine_of_class(catalog, scenario.engine_class)
@@ -231,7 +195,10 @@ def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
         engine_class=scenario.engine_class,
         prompt_tokens_per_output_token=scenario.prompt_tokens_per_output_token,
         card_memory=CardMemory(card_budget(catalog, gpu, engine), reserved),
-        constants=DecodeConstants.from_assumptions(a),
+        constants=replace(
+            DecodeConstants.from_assumptions(a),
+            kv_cache_bytes_per_element=kv_element_bytes(catalog, scenario.kv_cache_dtype),
+        ),
     )
 
 

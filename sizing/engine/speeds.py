@@ -1,24 +1,18 @@
 """Decode speed of a model on the cards a fit verdict uses, over the node's own link (``sizing.engine.decode``):
 typical and floor for one stream, how many streams fit beside the weights at the context, the typical
-total at that load, and what a million output tokens cost at it."""
+total at that load, and what a million generated tokens cost at it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import Llm, Node, Precision
-from sizing.engine.decode import (
-    DecodeConstants,
-    EngineClass,
-    LinkSpec,
-    Parallelism,
-    kv_bytes_per_stream_per_card,
-    price_per_million_output_tokens,
-    step_seconds,
-)
-from sizing.engine.fit import Fit, kv_element_bytes
-from sizing.engine.scenarios import gpu_spec, link_spec, model_spec, precision_spec
+from sizing.catalog.schema import EngineClass, Llm, Node, Parallelism, Precision
+from sizing.engine.decode import DecodeConstants, price_per_million_tokens, step_seconds, streams_that_fit
+from sizing.engine.fit import Fit, fit_on_cards, kv_element_bytes
+from sizing.engine.links import node_link
+from sizing.engine.memory import kv_cache_bytes_per_card
+from sizing.engine.specs import gpu_spec, llm_shape, precision_spec
 
 
 @dataclass(frozen=True)
@@ -44,13 +38,11 @@ class Speed:
         return self.copies_on(node) * self.total_per_copy
 
     def price_per_million_tokens(self, catalog: Catalog, node: Node) -> float | None:
-        """What a million output tokens cost on ``node`` kept at full load all month."""
+        """What a million generated tokens cost on ``node`` kept at full load all month."""
         total = self.total_on(node)
         if total <= 0:
             return None
-        return price_per_million_output_tokens(
-            node.price_per_month.amount, catalog.assumptions.hours_per_month.value, total
-        )
+        return price_per_million_tokens(node.price_per_month.amount, catalog.assumptions.hours_per_month.value, total)
 
 
 def engine_of(catalog: Catalog, precision: Precision) -> tuple[EngineClass, Parallelism]:
@@ -60,23 +52,15 @@ def engine_of(catalog: Catalog, precision: Precision) -> tuple[EngineClass, Para
     return engine.kind, engine.parallelism
 
 
-def node_link(catalog: Catalog, node: Node, cards: int) -> LinkSpec | None:
-    """The link ``cards`` cards of ``node`` talk over: none on one card; bridged pairs beyond two cards
-    talk over the host's PCIe (``collectives.node_bus_link``)."""
-    if cards == 1:
-        return None
-    gpu = catalog.gpu_of(node)
-    if node.link.topology == "bridged-pairs" and cards > 2:
-        return link_spec(catalog.host_pcie_of(gpu), gpu.peer_to_peer)
-    return link_spec(catalog.interconnect_of(node), gpu.peer_to_peer)
-
-
 def streams_beside_weights(fit: Fit, kv_bytes_per_stream: float, max_streams: int) -> int:
     """Streams whose KV cache fits in what the card keeps after weights, activations and runtime: the fit's
     own budget and need, so the count and the verdict never disagree."""
+    if kv_bytes_per_stream <= 0:
+        return max_streams
     need = fit.need
-    free = fit.budget - need.weights - need.activations - need.overhead
-    return max(0, min(int(free // kv_bytes_per_stream), max_streams)) if kv_bytes_per_stream > 0 else max_streams
+    return streams_that_fit(
+        fit.budget, need.weights, need.activations + need.overhead, kv_bytes_per_stream, max_streams
+    )
 
 
 def speed_for_fit(
@@ -92,12 +76,12 @@ def speed_for_fit(
     if fit.tight_by == "kv_cache_dtype":  # it fits with the KV cache in FP8: it runs so
         constants = replace(constants, kv_cache_bytes_per_element=kv_element_bytes(catalog, "fp8"))
     engine_class, parallelism = engine_of(catalog, precision)
-    spec = model_spec(catalog, model.id)
+    shape = llm_shape(model)
     setup = dict(
         gpu=gpu_spec(catalog.gpu_of(node)),
         link=node_link(catalog, node, fit.cards),
-        model=spec,
-        precision=precision_spec(catalog, precision.id, model.id),
+        model=shape,
+        precision=precision_spec(precision),
         cards=fit.cards,
         parallelism=parallelism,
         context_tokens=context_tokens,
@@ -105,9 +89,21 @@ def speed_for_fit(
         engine_class=engine_class,
     )
     typical = 1 / step_seconds(concurrency=1, **setup).total  # type: ignore[arg-type]
-    kv_per_stream = kv_bytes_per_stream_per_card(
-        spec, context_tokens, fit.cards, parallelism, constants.kv_cache_bytes_per_element
+    kv_per_stream = kv_cache_bytes_per_card(
+        shape, context_tokens, 1, constants.kv_cache_bytes_per_element, fit.cards, parallelism
     )
     streams = max(1, streams_beside_weights(fit, kv_per_stream, constants.max_running_streams))
     total = streams / step_seconds(concurrency=streams, **setup).total  # type: ignore[arg-type]
     return Speed(fit.cards, typical, typical * constants.floor_factor, streams, total)
+
+
+def speed_on_cards(
+    catalog: Catalog, model: Llm, precision: Precision, node: Node, cards: int, context_tokens: int | None = None
+) -> Speed | None:
+    """Decode speed of one copy of the model spread over exactly ``cards`` cards of ``node`` (even where fewer
+    would hold it), so that formats and splits compare on the same hardware; None when it cannot run so."""
+    context_tokens = catalog.assumptions.default_context_tokens.value if context_tokens is None else context_tokens
+    fit = fit_on_cards(catalog, model, precision, catalog.gpu_of(node), cards, context_tokens)
+    if fit is None:
+        return None
+    return speed_for_fit(catalog, model, precision, node, fit, context_tokens)

@@ -12,10 +12,11 @@ from sizing.catalog.errors import SizingError
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DecodeMeasurement, Gpu, InlineGpu, MemoryMeasurement, ServerEngine
 from sizing.catalog.units import GIB
-from sizing.engine.decode import DecodeConstants, StepSeconds, step_seconds, weight_bytes_held
+from sizing.engine.decode import DecodeConstants, StepSeconds, step_seconds
 from sizing.engine.fit import visible_memory
+from sizing.engine.memory import weight_bytes
 from sizing.engine.reserve import BatchBudget, kv_cache_room_bytes, server_batch_budget, server_reserve
-from sizing.engine.scenarios import engine_of_class, gpu_record, model_spec, precision_spec, resolve
+from sizing.engine.scenarios import engine_of_class, gpu_record, resolve, scenario_precision, scenario_shape
 
 MIN_FLOOR_AT_OR_BELOW_MEASURED = 0.90
 MAX_MEDIAN_ABS_ERROR = 0.25
@@ -201,13 +202,13 @@ def check_memory_record(catalog: Catalog, record: MemoryMeasurement) -> MemoryCh
     if not isinstance(engine, ServerEngine):
         raise AccuracyError(f"memory record '{record.id}': only server engines report a KV-cache budget")
     gpu = gpu_record(catalog, record.gpu)
-    model = model_spec(catalog, record.model)
-    precision = precision_spec(catalog, record.precision, record.model)
+    model = scenario_shape(catalog, record.model)
+    precision = scenario_precision(catalog, record.precision, record.model)
     visible = visible_memory(catalog, gpu)
     budget = record.gpu_memory_utilization * visible
     batch = record_batch_budget(engine, record, visible, device_name(gpu))
     reserve = server_reserve(engine, model, record.cards, batch, record.cuda_graphs_in_budget)
-    weights = weight_bytes_held(model, precision) / record.cards
+    weights = weight_bytes(model, precision) / record.cards
     room = kv_cache_room_bytes(budget, weights, reserve)
     return MemoryCheck(
         record.id,

@@ -1,26 +1,75 @@
-"""Comparisons the sizing guides draw, on top of the verdicts and speeds: compute per dollar of one job (every
-card it occupies counted), the card with more memory than the cheapest, every format on the same cards, the
-node with the lowest cost per million output tokens, and the KV cache in another element format."""
+"""Comparisons the sizing guides draw across the catalog, on top of the verdicts and speeds: which cards hold a
+model and what each costs per GPU-hour, which nodes hold it, compute per dollar of one job (every card it
+occupies counted), the card with more memory than the cheapest, the node with the lowest cost per million
+generated tokens, bits per parameter of a format and the KV cache in another element format."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import Gpu, Llm, Node, Precision
-from sizing.engine.decode import PrecisionSpec, tensor_tflops
-from sizing.engine.fit import Fit, fit_llm_on, split_needs
-from sizing.engine.memory import kv_cache_bytes
-from sizing.engine.scenarios import gpu_spec
-from sizing.engine.speeds import Speed, speed_for_fit
-from sizing.views.choices import CardChoice
+from sizing.catalog.schema import DiffusionModel, Gpu, Llm, Node, Precision
+from sizing.engine.decode import tensor_tflops
+from sizing.engine.fit import VERDICT_RANK, Fit, Verdict, fit
+from sizing.engine.memory import kv_cache_bytes, model_weight_bytes
+from sizing.engine.specs import gpu_spec, llm_shape, precision_spec
 from sizing.views.matrix import VerdictMatrix
+from sizing.views.offers import price_per_gpu_hour
+
+
+# --- which cards and nodes hold a model --------------------------------------------------------------------
+@dataclass(frozen=True)
+class CardChoice:
+    gpu: Gpu
+    fit: Fit  # on one card, or placed on a few cards of the GPU's largest node
+    price_per_gpu_hour: float  # the cheapest per-card price among the nodes of this GPU
+
+
+def cheapest_per_gpu_hour(catalog: Catalog, gpu: Gpu) -> float:
+    return price_per_gpu_hour(catalog, catalog.cheapest_per_card_of[gpu.id])
+
+
+def largest_node(catalog: Catalog, gpu: Gpu) -> Node:
+    return catalog.largest_node_of[gpu.id]
+
+
+def card_choices(catalog: Catalog, model: Llm | DiffusionModel, precision_id: str) -> list[CardChoice]:
+    """Every card of the catalog that holds the model (alone or with a few of its kind), cheapest first."""
+    precision = catalog.precisions[precision_id]
+    choices = []
+    for gpu in catalog.gpus.values():
+        verdict = fit(catalog, model, precision, largest_node(catalog, gpu))
+        if verdict.fits:
+            price = cheapest_per_gpu_hour(catalog, gpu)
+            choices.append(CardChoice(gpu, verdict, price))
+    return sorted(choices, key=lambda c: (VERDICT_RANK[c.fit.verdict], c.price_per_gpu_hour, c.gpu.id))
+
+
+def one_card_choices(catalog: Catalog, model: Llm | DiffusionModel, precision_id: str) -> list[CardChoice]:
+    return [c for c in card_choices(catalog, model, precision_id) if c.fit.verdict is Verdict.ONE_CARD]
+
+
+def nodes_that_hold(catalog: Catalog, matrix: VerdictMatrix, model_id: str, precision_id: str) -> list[Node]:
+    """The cheapest node of each hardware configuration on which the model fits (one card or split),
+    cheapest first."""
+    held = [
+        c.cheapest
+        for c in catalog.configurations.values()
+        if matrix.cell(model_id, precision_id, c.cheapest.id).fit.fits
+    ]
+    return sorted(held, key=lambda n: (n.price_per_month.amount, n.id))
+
+
+def effective_bits_per_parameter(model: Llm, catalog: Catalog, precision_id: str) -> float:
+    """Bits per parameter over the whole model, 16-bit embeddings and head included."""
+    return model_weight_bytes(model, catalog.precisions[precision_id]) * 8 / model.params
 
 
 # --- image and video: compute per dollar -------------------------------------------------------------------
 def format_tflops(gpu: Gpu, precision: Precision) -> float:
     """Dense TFLOPS a card computes a format at: FP8 tensor cores for an FP8 format on a card that has them,
     16-bit tensor cores otherwise (``decode.tensor_tflops``)."""
-    spec = PrecisionSpec(precision.bits_per_weight, precision.keeps_embeddings_16bit, None, precision.compute_format)
-    return tensor_tflops(gpu_spec(gpu), spec)
+    return tensor_tflops(gpu_spec(gpu), precision_spec(precision))
 
 
 def tflops_per_dollar_per_job(choice: CardChoice, precision: Precision) -> float:
@@ -35,31 +84,7 @@ def roomier_choice(choices: list[CardChoice]) -> CardChoice | None:
     return next((c for c in choices[1:] if c.gpu.memory_gb > first.gpu.memory_gb), None)
 
 
-# --- language models: every format on the same cards -------------------------------------------------------
-def fit_on_cards(
-    catalog: Catalog, model: Llm, precision: Precision, gpu: Gpu, cards: int, context_tokens: int | None = None
-) -> Fit | None:
-    """The verdict on exactly ``cards`` cards (one copy of the model spread over all of them), None when the
-    format's engine cannot split the model that way."""
-    needs = split_needs(catalog, model, precision, cards, context_tokens, gpu=gpu)
-    if cards not in needs:
-        return None
-    return fit_llm_on(catalog, model, precision, gpu, cards, context_tokens, needs={cards: needs[cards]})
-
-
-def speed_on_cards(
-    catalog: Catalog, model: Llm, precision: Precision, node: Node, cards: int, context_tokens: int | None = None
-) -> Speed | None:
-    """Decode speed of one copy of the model spread over exactly ``cards`` cards of ``node``, so that formats
-    compare on the same hardware; None when it cannot run on them."""
-    context_tokens = catalog.assumptions.default_context_tokens.value if context_tokens is None else context_tokens
-    fit = fit_on_cards(catalog, model, precision, catalog.gpu_of(node), cards, context_tokens)
-    if fit is None or not fit.fits:
-        return None
-    return speed_for_fit(catalog, model, precision, node, fit, context_tokens)
-
-
-# --- language models: what a million tokens cost -----------------------------------------------------------
+# --- language models: what a million generated tokens cost -----------------------------------------------------------
 def lowest_cost_node(
     catalog: Catalog, matrix: VerdictMatrix, nodes: list[Node], model_id: str, precision_id: str
 ) -> tuple[Node, float] | None:
@@ -79,4 +104,4 @@ def lowest_cost_node(
 # --- the KV cache in another format ------------------------------------------------------------------------
 def kv_cache_bytes_in(model: Llm, context_tokens: int, precision: Precision) -> float:
     """KV cache of one sequence stored in ``precision``'s element size (an FP8 cache: one byte per element)."""
-    return kv_cache_bytes(model, context_tokens, 1, precision.bits_per_weight / 8)
+    return kv_cache_bytes(llm_shape(model), context_tokens, 1, precision.bits_per_weight / 8)

@@ -8,12 +8,7 @@ from dataclasses import dataclass, replace
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DecodeScenario, Gpu, InlineGpu, InlinePrecision, KvCacheDtype, Llm
-from sizing.engine.decode import (
-    kv_bytes_per_stream_per_card,
-    step_seconds,
-    streams_that_fit,
-    weight_bytes_held,
-)
+from sizing.engine.decode import step_seconds, streams_that_fit
 from sizing.engine.fit import (
     Fit,
     Verdict,
@@ -24,14 +19,15 @@ from sizing.engine.fit import (
     kv_element_bytes,
     tight_setting,
 )
+from sizing.engine.memory import kv_cache_bytes_per_card, weight_bytes
 from sizing.engine.scenarios import (
     ResolvedScenario,
     engine_of_class,
     gpu_record,
-    model_spec,
-    precision_spec,
     resolve,
     resolve_link,
+    scenario_precision,
+    scenario_shape,
 )
 
 KV_CACHE_DTYPE_FLAG = "--kv-cache-dtype fp8"
@@ -84,9 +80,9 @@ def check_id(catalog: Catalog, scenario: DecodeScenario, field: str) -> None:
     if field == "gpu":
         gpu_record(catalog, scenario.gpu)
     elif field == "model":
-        model_spec(catalog, scenario.model)
+        scenario_shape(catalog, scenario.model)
     elif field == "precision" and (not isinstance(scenario.model, str) or scenario.model in catalog.models):
-        precision_spec(catalog, scenario.precision, scenario.model)
+        scenario_precision(catalog, scenario.precision, scenario.model)
     elif field == "link" and (not isinstance(scenario.gpu, str) or scenario.gpu in catalog.gpus):
         resolve_link(catalog, scenario.link, gpu_record(catalog, scenario.gpu), scenario.cards)
 
@@ -171,14 +167,15 @@ def card_plan(
     batch = catalog.assumptions.default_batch.value
     profiled = batch_budget_on(engine, gpu, catalog)
     reserve = sum(engine_reserve_bytes(engine, resolved.model, resolved.context_tokens, batch, cards, profiled))
-    kv = kv_bytes_per_stream_per_card(
+    kv = kv_cache_bytes_per_card(
         resolved.model,
         resolved.context_tokens,
+        1,
+        resolved.constants.kv_cache_bytes_per_element,
         cards,
         resolved.parallelism,
-        resolved.constants.kv_cache_bytes_per_element,
     )
-    return CardMemoryPlan(budget, weight_bytes_held(resolved.model, resolved.precision) / cards, reserve, kv)
+    return CardMemoryPlan(budget, weight_bytes(resolved.model, resolved.precision) / cards, reserve, kv)
 
 
 def reason_not_fitting(plan: CardMemoryPlan, fitting: int, concurrency: int) -> str | None:
@@ -204,8 +201,13 @@ def longest_context_for(resolved: ResolvedScenario, room: float, streams: int) -
     """The longest context at which ``streams`` streams' KV caches fit in ``room`` bytes per card (0 if none)."""
 
     def kv(tokens: int) -> float:
-        return streams * kv_bytes_per_stream_per_card(
-            resolved.model, tokens, resolved.cards, resolved.parallelism, resolved.constants.kv_cache_bytes_per_element
+        return streams * kv_cache_bytes_per_card(
+            resolved.model,
+            tokens,
+            1,
+            resolved.constants.kv_cache_bytes_per_element,
+            resolved.cards,
+            resolved.parallelism,
         )
 
     low, high = 0, resolved.context_tokens

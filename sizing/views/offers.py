@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DiffusionModel, Llm, Node
+from sizing.catalog.schema import DiffusionModel, Llm, Node, Price
 from sizing.engine.fit import VERDICT_RANK, Fit, Verdict
 from sizing.engine.links import node_bus_link
 from sizing.engine.speeds import Speed
@@ -24,7 +24,6 @@ class Offer:
     speed: Speed | None  # language models that fit
     jobs: int | None  # image and video models that fit: independent jobs the node runs at once
     warnings: tuple[str, ...]
-    price_per_month: float  # the cheapest node of the configuration
     price_per_gpu_hour: float
 
     @property
@@ -32,14 +31,14 @@ class Offer:
         """The cheapest node of the configuration."""
         return self.configuration.cheapest
 
+    @property
+    def price_per_month(self) -> Price:
+        """The price of the cheapest node of the configuration."""
+        return self.node.price_per_month
+
     def price_per_million_tokens(self, catalog: Catalog) -> float | None:
         """What a million output tokens cost on the cheapest node at full load."""
         return self.speed.price_per_million_tokens(catalog, self.node) if self.speed else None
-
-    @property
-    def node_count(self) -> int:
-        """How many nodes of the catalog offer this hardware."""
-        return len(self.configuration.nodes)
 
 
 def warnings_for(
@@ -84,13 +83,12 @@ def offers(
                 cell.speed,
                 jobs,
                 warnings,
-                node.price_per_month.amount,
                 price_per_gpu_hour(catalog, node),
             )
         )
-    return sorted(rows, key=lambda o: (VERDICT_RANK[o.fit.verdict], o.price_per_month, o.node.id))
+    return sorted(rows, key=lambda o: (VERDICT_RANK[o.fit.verdict], o.price_per_month.amount, o.node.id))
 
 
 def cheapest(rows: list[Offer], verdicts: set[Verdict]) -> Offer | None:
     """The cheapest offer whose verdict is one of ``verdicts``."""
-    return min((o for o in rows if o.fit.verdict in verdicts), key=lambda o: o.price_per_month, default=None)
+    return min((o for o in rows if o.fit.verdict in verdicts), key=lambda o: o.price_per_month.amount, default=None)

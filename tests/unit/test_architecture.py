@@ -97,3 +97,34 @@ def test_macros_import_nothing_of_mkdocs():
 
 def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+PACKAGE_DIRS = {module_name(p.parent / "__init__.py") for package in PACKAGES for p in (ROOT / package).rglob("*.py")}
+
+
+def folder_of(module: str) -> str:
+    """A module's floor: the folder it sits in (``sizing.engine``, ``macros.page``; a folder's ``__init__`` is
+    in that folder)."""
+    return module if module in PACKAGE_DIRS else module.rsplit(".", 1)[0]
+
+
+def test_no_folder_imports_one_that_imports_it_back():
+    folders: dict[str, set[str]] = {}
+    for name, targets in project_graph().items():
+        folders.setdefault(folder_of(name), set()).update(
+            folder_of(t) for t in targets if folder_of(t) != folder_of(name)
+        )
+    assert cycles(folders) == []
+
+
+def test_the_engine_floors_import_downwards_only():
+    floors = ["sizing.catalog", "sizing.engine", "sizing.views"]
+    for name, targets in project_graph().items():
+        if folder_of(name) in floors:
+            above = floors[floors.index(folder_of(name)) + 1 :]
+            assert not [t for t in targets if folder_of(t) in above], name
+
+
+def test_the_hook_imports_one_public_surface_of_macros():
+    hook_imports = imports_of(ROOT / "hooks" / "page_macros.py")
+    assert {m.rsplit(".", 1)[0] if m.count(".") > 1 else m for m in hook_imports} == {"macros.build"}

@@ -59,7 +59,7 @@ def test_the_first_line_names_the_cheapest_node_that_runs_it_with_its_cards_coun
         if not runs:
             assert first.startswith(("No node of our catalog holds it", "No node runs it at the engine")), first
             continue
-        cheapest = min(runs, key=lambda r: r.price_per_month)
+        cheapest = min(runs, key=lambda r: r.price_per_month.amount)
         match = RUNS_LINE.fullmatch(first)
         assert match and int(match["cards"]) == cheapest.node.cards, (model.id, precision.id, context, first)
         used, cards = cheapest.fit.cards, cheapest.node.cards

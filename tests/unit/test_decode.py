@@ -6,41 +6,38 @@ from sizing.catalog.schema import DecodeScenario, MlaAttention
 from sizing.catalog.units import GIB
 from sizing.engine.decode import (
     DecodeConstants,
-    GpuSpec,
-    LinkSpec,
-    ModelSpec,
-    PrecisionSpec,
-    distinct_experts_touched,
     estimate_decode,
     flops_per_token,
     layer_split_seconds,
-    price_per_million_output_tokens,
-    routed_expert_params,
+    price_per_million_tokens,
     seconds_communicating,
     seconds_computing,
     seconds_handing_over,
     seconds_memory_and_compute,
     seconds_overhead,
-    seconds_per_allreduce,
     seconds_reading_memory,
     step_seconds,
     streams_that_fit,
     tensor_tflops,
-    weight_bytes_held,
-    weight_bytes_read_per_step,
 )
 from sizing.engine.fit import card_budget, llm_need
-from sizing.engine.memory import weight_bytes
-from sizing.engine.scenarios import model_spec, precision_spec, resolve, step
+from sizing.engine.links import seconds_per_allreduce
+from sizing.engine.memory import (
+    distinct_experts_touched,
+    routed_expert_params,
+    weight_bytes_read_per_step,
+)
+from sizing.engine.scenarios import resolve, scenario_shape, step
+from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec
 
 BF16 = PrecisionSpec(bits_per_weight=16, keeps_embeddings_16bit=True)
 FP8 = PrecisionSpec(bits_per_weight=8, keeps_embeddings_16bit=True, compute_format="fp8")
 # 8e9 parameters, 32 layers, 128,000 x 4,096 embeddings (untied): 524,288,000 parameters each
-DENSE_8B = ModelSpec(
+DENSE_8B = LlmShape(
     params=8e9, layers=32, hidden_size=4096, attention_heads=32, kv_heads=8, head_dim=128, vocab_size=128_000
 )
 # 10e9 parameters, 4e9 active, 4 experts, 1 per token, no embeddings
-MOE = ModelSpec(
+MOE = LlmShape(
     params=10e9,
     layers=16,
     hidden_size=2048,
@@ -95,22 +92,11 @@ def test_a_moe_step_reads_the_experts_its_streams_touch():
 
 
 def test_without_experts_a_moe_step_reads_its_active_parameters():
-    shapeless = ModelSpec(
+    shapeless = LlmShape(
         params=10e9, layers=16, hidden_size=2048, attention_heads=16, kv_heads=4, head_dim=128, active_params=4e9
     )
     # 4e9 x 2 B at any concurrency
     assert weight_bytes_read_per_step(shapeless, BF16, 64) == pytest.approx(8e9)
-
-
-def test_weights_held_match_the_memory_module_for_every_catalog_model(catalog):
-    for model in catalog.models.values():
-        if model.kind != "llm":
-            continue
-        for precision in catalog.precisions_for(model):
-            spec = model_spec(catalog, model.id)
-            assert weight_bytes_held(spec, precision_spec(catalog, precision.id, model.id)) == pytest.approx(
-                weight_bytes(model, precision)
-            ), (model.id, precision.id)
 
 
 # --- compute --------------------------------------------------------------------------------------
@@ -122,7 +108,7 @@ def test_compute_term_is_flops_over_achievable_throughput_of_the_cards_at_work()
 def test_flops_per_token_are_matrix_products_plus_attention():
     # 2 x 8e9 + 4 x (32 heads x 128) x (32 layers x 1,000 tokens) = 16e9 + 524,288,000
     assert flops_per_token(DENSE_8B, 1000) == pytest.approx(16_524_288_000)
-    mla = ModelSpec(
+    mla = LlmShape(
         params=8e9,
         layers=32,
         hidden_size=4096,
@@ -157,7 +143,7 @@ def test_an_allreduce_is_latency_plus_ring_volume_over_bus_bandwidth():
 
 
 def test_a_tensor_split_allreduces_after_every_sublayer():
-    seventy_b = ModelSpec(params=70e9, layers=80, hidden_size=8192, attention_heads=64, kv_heads=8, head_dim=128)
+    seventy_b = LlmShape(params=70e9, layers=80, hidden_size=8192, attention_heads=64, kv_heads=8, head_dim=128)
     # 2 x 80 = 160 all-reduces of 1 x 8,192 x 2 B = 16,384 B: 160 x 8.04428 us = 1.2871 ms
     assert seconds_communicating(seventy_b, NVLINK, 2, 1, 2) == pytest.approx(1.28709e-3, rel=1e-4)
     # over PCIe: 160 x (22 us + 16,384 / 24e9) = 160 x 22.683 us = 3.629 ms
@@ -174,7 +160,7 @@ def test_overhead_is_a_cost_per_sublayer(constants):
 
 
 def test_moe_and_latent_attention_sublayers_cost_more(catalog, constants):
-    deepseek = model_spec(catalog, "deepseek-v3")
+    deepseek = scenario_shape(catalog, "deepseek-v3")
     # 122 sub-layers x 40 us + 58 MoE layers x 35 us + 61 MLA layers x 130 us = 4.88 + 2.03 + 7.93 = 14.84 ms
     assert seconds_overhead(deepseek, constants, "server") == pytest.approx(14.84e-3)
     # MoE without moe_layers: every layer. 16 x 2 x 40 us + 16 x 35 us = 1.28 + 0.56 = 1.84 ms
@@ -186,7 +172,7 @@ def test_a_layer_split_is_the_single_card_step_plus_handovers():
     # 20 ms + 3 x 0.1 ms = 20.3 ms
     assert layer_split_seconds(0.020, 4, 0.0001) == pytest.approx(0.0203)
     # one hand-over: 22 us + 1 x 8,192 x 2 B / 24e9 B/s = 22.683 us
-    seventy_b = ModelSpec(params=70e9, layers=80, hidden_size=8192, attention_heads=64, kv_heads=8, head_dim=128)
+    seventy_b = LlmShape(params=70e9, layers=80, hidden_size=8192, attention_heads=64, kv_heads=8, head_dim=128)
     assert seconds_handing_over(seventy_b, PCIE, 1) == pytest.approx(22.6827e-6, rel=1e-5)
 
 
@@ -252,9 +238,9 @@ def test_llama_70b_bf16_on_four_a100_holds_57_streams_of_8k(catalog):
     assert estimate.typical_tokens_per_s_total > 10 * estimate.typical_tokens_per_s_per_stream
 
 
-def test_price_per_million_output_tokens():
+def test_price_per_million_tokens():
     # 4,157 USD a month / (730 h x 3,600 s x 1,000 tok/s) x 1e6 = 1.5818 USD
-    assert price_per_million_output_tokens(4157, 730, 1000) == pytest.approx(1.58181, rel=1e-5)
+    assert price_per_million_tokens(4157, 730, 1000) == pytest.approx(1.58181, rel=1e-5)
 
 
 def test_more_streams_share_a_step_slower_each_faster_in_all(constants):

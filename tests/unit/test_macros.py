@@ -365,15 +365,16 @@ def spaced(text: str) -> str:
 @pytest.mark.parametrize(
     "lang, expected",
     [
-        ("en", "671 billion | 37.6 billion | 626.7 GiB | 17× | 2.0×"),
-        ("fr", "671 milliards | 37,6 milliards | 626,7 Gio | 17 fois | 2,0 fois"),
-        ("zh", "6710 亿 | 376 亿 | 626.7 GiB | 1/17 | 2.0 倍"),
+        ("en", "671 billion | 37.6 billion | 626.7 GiB | 18× | 2.0×"),
+        ("fr", "671 milliards | 37,6 milliards | 626,7 Gio | 18 fois | 2,0 fois"),
+        ("zh", "6710 亿 | 376 亿 | 626.7 GiB | 1/18 | 2.0 倍"),
     ],
 )
 def test_parameter_counts_weights_and_ratios_are_worded_as_each_language_words_them(data, lang, expected):
     # DeepSeek V3: 671,026,419,200 parameters, 37,552,297,472 active (6710 and 376 亿 of 10^8); FP8 weights
     # (671.03e9 − 0.93e9 embeddings) × 1 B + 0.93e9 × 2 B = 672.9e9 B / 2^30 = 626.7 GiB, the same unit as a need;
-    # it reads 17× less than it holds. FLUX.1 [dev]: B200 2,250 / $5.24 = 429 against A40 150 / $0.71 = 212: 2.0×
+    # one step reads 35.0 GiB (active parameters but the input embedding, looked up one row a token): 626.7 / 35.0
+    # = 17.9, it reads 18× less than it holds. FLUX.1 [dev]: B200 2,250 / $5.24 = 429 against A40 150 / $0.71 = 212: 2.0×
     calls = (
         '{{ params("deepseek-v3") }} | {{ active_params("deepseek-v3") }} | {{ weights_size("deepseek-v3", "fp8") }} '
         '| {{ read_ratio("deepseek-v3", "fp8") }} | {{ value_ratio("flux.1-dev", "bf16") }}'
@@ -459,7 +460,7 @@ def test_the_headroom_comparison_picks_the_cheapest_card_with_more_memory(data):
 
 
 def test_the_quantization_table_times_every_format_on_the_same_cards(data):
-    from sizing.views.comparisons import speed_on_cards
+    from sizing.engine.speeds import speed_on_cards
 
     c = data.catalog
     llm, node = c.models["llama-3.3-70b"], c.nodes["8x-h100-sxm5-80gb"]
@@ -483,7 +484,7 @@ def test_the_nodes_table_carries_the_configurators_warnings_and_the_cost_per_tok
 
 
 def test_the_lowest_cost_node_is_the_one_whose_million_tokens_cost_least_at_full_load(data):
-    from sizing.views.choices import nodes_that_hold
+    from sizing.views.comparisons import nodes_that_hold
 
     c = data.catalog
     prices = {}

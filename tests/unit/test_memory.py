@@ -9,12 +9,13 @@ from sizing.engine.memory import (
     kv_bytes_per_token,
     kv_cache_bytes,
     kv_cache_bytes_layer_split,
-    weight_bytes,
+    model_weight_bytes,
 )
+from sizing.engine.specs import llm_shape
 
 
 def w(catalog: Catalog, model: str, precision: str) -> float:
-    return weight_bytes(catalog.models[model], catalog.precisions[precision])
+    return model_weight_bytes(catalog.models[model], catalog.precisions[precision])
 
 
 def test_bf16_is_two_bytes_per_parameter(catalog):
@@ -25,7 +26,7 @@ def test_bf16_is_two_bytes_per_parameter(catalog):
 def test_fp8_keeps_embeddings_and_head_in_16_bit(catalog):
     # embeddings + head: 128,256 × 8,192 × 2 = 2,101,346,304 params at 2 B;
     # the other 68,452,360,192 params at 1 B: 68.452 + 4.203 = 72.655 GB (published checkpoint: 72.67 GB)
-    assert embedding_params(catalog.models["llama-3.3-70b"]) == 2_101_346_304
+    assert embedding_params(llm_shape(catalog.models["llama-3.3-70b"])) == 2_101_346_304
     assert w(catalog, "llama-3.3-70b", "fp8") == pytest.approx(72.655e9, rel=1e-4)
 
 
@@ -56,28 +57,28 @@ def test_mixture_of_experts_memory_counts_every_expert(catalog):
     ],
 )
 def test_kv_cache_per_token(catalog, model, per_token):
-    assert kv_bytes_per_token(catalog.models[model], 2) == per_token
+    assert kv_bytes_per_token(llm_shape(catalog.models[model]), 2) == per_token
 
 
 def test_kv_heads_split_across_cards_and_replicate_beyond_their_count(catalog):
     qwen = catalog.models["qwen3-235b-a22b"]  # 4 KV heads
     # 2-way: 2 heads per card = 2 × 94 × 2 × 128 × 2 = 96,256 B
-    assert kv_bytes_per_token(qwen, 2, cards=2) == 96_256
+    assert kv_bytes_per_token(llm_shape(qwen), 2, cards=2) == 96_256
     # 8-way: 4 heads cannot go below one per card: 2 × 94 × 1 × 128 × 2 = 48,128 B (1/4, not 1/8)
-    assert kv_bytes_per_token(qwen, 2, cards=8) == 48_128
+    assert kv_bytes_per_token(llm_shape(qwen), 2, cards=8) == 48_128
     # MLA latent is kept whole on every card
-    assert kv_bytes_per_token(catalog.models["deepseek-v3"], 2, cards=8) == 70_272
+    assert kv_bytes_per_token(llm_shape(catalog.models["deepseek-v3"]), 2, cards=8) == 70_272
 
 
 def test_kv_cache_of_a_70b_at_8k_is_2_5_gib(catalog):
     # 327,680 B × 8,192 tokens = 2,684,354,560 B = 2.5 GiB
-    assert kv_cache_bytes(catalog.models["llama-3.3-70b"], 8192, 1, 2) == 2.5 * GIB
+    assert kv_cache_bytes(llm_shape(catalog.models["llama-3.3-70b"]), 8192, 1, 2) == 2.5 * GIB
 
 
 def test_sliding_window_layers_hold_only_their_window(catalog):
     # Gemma 3 27B: per layer per token 2 × 16 × 128 × 2 = 8,192 B;
     # 8k context: 8,192 × (10 × 8,192 + 52 × 1,024) = 1,107,296,256 B = 1.03 GiB (not 3.9 GiB naive)
-    assert kv_cache_bytes(catalog.models["gemma-3-27b"], 8192, 1, 2) == 8192 * (10 * 8192 + 52 * 1024)
+    assert kv_cache_bytes(llm_shape(catalog.models["gemma-3-27b"]), 8192, 1, 2) == 8192 * (10 * 8192 + 52 * 1024)
 
 
 def test_diffusion_vae_stays_16_bit_while_the_rest_goes_fp8(catalog):
@@ -92,8 +93,8 @@ def test_diffusion_vae_stays_16_bit_while_the_rest_goes_fp8(catalog):
 def test_a_layer_split_shares_the_kv_cache_by_layers(catalog):
     # Llama 3.3 70B at 8K: 2.5 GiB in all; 2 cards hold 40 layers each = 1.25 GiB; 5 cards (not a head divisor) 0.5 GiB
     llama = catalog.models["llama-3.3-70b"]
-    assert kv_cache_bytes_layer_split(llama, 8192, 1, 2, 2) == 1.25 * GIB
-    assert kv_cache_bytes_layer_split(llama, 8192, 1, 2, 5) == 0.5 * GIB
+    assert kv_cache_bytes_layer_split(llm_shape(llama), 8192, 1, 2, 2) == 1.25 * GIB
+    assert kv_cache_bytes_layer_split(llm_shape(llama), 8192, 1, 2, 5) == 0.5 * GIB
     # Qwen3 235B's 4 KV heads over 8 cards: 1/8 of the whole (a tensor split replicates to 1/4)
     qwen = catalog.models["qwen3-235b-a22b"]
-    assert kv_cache_bytes_layer_split(qwen, 8192, 1, 2, 8) == kv_cache_bytes(qwen, 8192, 1, 2) / 8
+    assert kv_cache_bytes_layer_split(llm_shape(qwen), 8192, 1, 2, 8) == kv_cache_bytes(llm_shape(qwen), 8192, 1, 2) / 8

@@ -20,8 +20,9 @@ from sizing.engine.fit import (
     tight_utilization,
     visible_memory,
 )
-from sizing.engine.memory import kv_cache_bytes, weight_bytes
+from sizing.engine.memory import kv_cache_bytes, model_weight_bytes
 from sizing.engine.reserve import llama_cpp_reserve
+from sizing.engine.specs import llm_shape
 
 MIB = 2**20
 
@@ -108,7 +109,7 @@ def test_the_server_activation_peak_follows_the_card_class_not_the_split(catalog
     assert llm_need(catalog, llama, bf16, 8192, 1, 2, gpu=l40s).activations / GIB == pytest.approx(1.501, abs=1e-3)
     # mixture of experts: + 0.1 GiB; DeepSeek V3 vocab 129,280 on an H200: 1,024 × 129,280 × 36 B = 4.439 GiB + 0.5
     server, v3 = catalog.server_engine, catalog.models["deepseek-v3"]
-    activations, _ = engine_reserve_bytes(server, v3, 8192, 1, 8)  # no card named: the larger batch
+    activations, _ = engine_reserve_bytes(server, llm_shape(v3), 8192, 1, 8)  # no card named: the larger batch
     assert activations / GIB == pytest.approx(4.939, abs=1e-3)
 
 
@@ -131,14 +132,14 @@ def test_llama_cpp_compute_buffer_grows_with_context_and_ubatch(catalog):
     engine = catalog.engine_of(catalog.precisions["gguf-q4_k_m"])
     llama = catalog.models["llama-3.3-70b"]
     # 512 ubatch × (8,192 ctx × 64 heads × 4 B + 128,256 vocab × 4 B) = 512 × 2,610,176 = 1,336,410,112 B = 1.245 GiB
-    assert llama_cpp_reserve(engine, llama, 8192, 1).activations == 1_336_410_112
+    assert llama_cpp_reserve(engine, llm_shape(llama), 8192, 1).activations == 1_336_410_112
     # at 32K: 512 × (32,768 × 64 × 4 + 513,024) = 4,557,635,584 B = 4.245 GiB
-    assert llama_cpp_reserve(engine, llama, 32768, 1).activations == 4_557_635_584
+    assert llama_cpp_reserve(engine, llm_shape(llama), 32768, 1).activations == 4_557_635_584
 
 
 def test_llama_cpp_shares_out_layers_so_kv_heads_are_never_replicated(catalog):
     qwen = catalog.models["qwen3-235b-a22b"]  # 4 KV heads, 94 layers
-    whole = kv_cache_bytes(qwen, 8192, 1, 2)
+    whole = kv_cache_bytes(llm_shape(qwen), 8192, 1, 2)
     gguf = llm_need(catalog, qwen, catalog.precisions["gguf-q4_k_m"], 8192, 1, 8)
     bf16 = llm_need(catalog, qwen, catalog.precisions["bf16"], 8192, 1, 8)
     assert gguf.kv_cache == whole / 8  # a layer split: 1/8 of the layers, every head
@@ -246,4 +247,4 @@ def test_a_tight_fit_through_the_setting_also_gives_the_context_that_fits_withou
 
 def test_weights_of_a_gguf_split_are_shared_out_evenly(catalog):
     model, q8 = catalog.models["llama-3.1-8b"], catalog.precisions["gguf-q8_0"]
-    assert llm_need(catalog, model, q8, 8192, 1, 3).weights == pytest.approx(weight_bytes(model, q8) / 3)
+    assert llm_need(catalog, model, q8, 8192, 1, 3).weights == pytest.approx(model_weight_bytes(model, q8) / 3)

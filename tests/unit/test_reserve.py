@@ -15,6 +15,7 @@ from sizing.engine.reserve import (
     server_batch_budget,
     server_reserve,
 )
+from sizing.engine.specs import LlmShape
 
 
 def test_vllm_takes_its_larger_batch_on_cards_of_70_gib_that_are_not_a100():
@@ -63,17 +64,16 @@ def test_memory_outside_pytorch_grows_when_split():
     assert non_torch_bytes(2, 0.15 * GIB, 0.4 * GIB) == pytest.approx(0.55 * GIB)
 
 
-class Shape:
-    vocab_size = 128_256
-    attention_heads = 32
-    is_moe = False
+SHAPE = LlmShape(
+    params=8e9, layers=32, hidden_size=4096, attention_heads=32, kv_heads=8, head_dim=128, vocab_size=128_256
+)
 
 
 def test_server_reserve_charges_cuda_graphs_only_inside_the_budget(catalog):
     server = catalog.server_engine
     graphs = server.cuda_graphs_gib.value * GIB
-    inside = server_reserve(server, Shape(), 1, BatchBudget(2048, 256))
-    outside = server_reserve(server, Shape(), 1, BatchBudget(2048, 256), cuda_graphs_in_budget=False)
+    inside = server_reserve(server, SHAPE, 1, BatchBudget(2048, 256))
+    outside = server_reserve(server, SHAPE, 1, BatchBudget(2048, 256), cuda_graphs_in_budget=False)
     assert inside.activations == outside.activations
     assert inside.overhead - outside.overhead == pytest.approx(graphs)
 

@@ -5,7 +5,9 @@ import pytest
 
 from sizing.catalog.units import GIB
 from sizing.engine.fit import Fit, MemoryNeed, Verdict, fit
-from sizing.engine.speeds import Speed, engine_of, node_link, speed_for_fit, streams_beside_weights
+from sizing.engine.links import node_link
+from sizing.engine.speeds import Speed, engine_of, speed_for_fit, speed_on_cards, streams_beside_weights
+from sizing.views.matrix import VerdictMatrix
 
 
 def test_streams_fit_in_what_the_card_keeps_after_weights_activations_and_runtime():
@@ -59,3 +61,31 @@ def test_the_same_split_is_faster_over_nvlink_than_over_pcie(catalog):
         speeds[node_id] = speed_for_fit(catalog, model, precision, node, verdict, 8192)
     assert speeds["4x-a100-sxm4-80gb"].typical > speeds["4x-a100-pcie-80gb"].typical
     assert all(s.floor < s.typical for s in speeds.values())
+
+
+def test_a_model_on_one_card_is_the_matrix_cell(catalog):
+    node, model, bf16 = catalog.nodes["4x-a100-pcie-80gb"], catalog.models["llama-3.1-8b"], catalog.precisions["bf16"]
+    cell = VerdictMatrix(catalog).cell("llama-3.1-8b", "bf16", "4x-a100-pcie-80gb", 4096).speed
+    assert speed_on_cards(catalog, model, bf16, node, 1, 4096) == cell
+
+
+def test_splitting_a_model_that_fits_shortens_each_token_and_the_total_depends_on_the_context(catalog):
+    node, model, bf16 = catalog.nodes["4x-a100-pcie-80gb"], catalog.models["llama-3.1-8b"], catalog.precisions["bf16"]
+    one, four = (speed_on_cards(catalog, model, bf16, node, k, 4096) for k in (1, 4))
+    assert four.cards == 4 and four.copies_on(node) == 1 and one.copies_on(node) == 4
+    assert four.typical > 1.5 * one.typical  # ~156 against ~82 tok/s: four cards read the weights
+    # at 4K the split reaches the engine's cap of 256 running streams while four copies hold more (each copy has
+    # its own cap), and serve more in total
+    assert four.streams_on(node) == catalog.assumptions.max_running_streams.value == 256
+    assert one.streams_on(node) > four.streams_on(node)
+    assert one.total_on(node) > four.total_on(node)
+    # at 32K the KV cache fills the memory: the split, holding the weights once, keeps more streams and wins
+    one_long, four_long = (speed_on_cards(catalog, model, bf16, node, k, 32768) for k in (1, 4))
+    assert four_long.streams_on(node) > one_long.streams_on(node)
+    assert four_long.total_on(node) > one_long.total_on(node)
+
+
+def test_a_split_the_heads_forbid_is_none(catalog):
+    # Llama 3.1 8B has 32 heads and 8 KV heads: 3 cards divide neither
+    node, model, bf16 = catalog.nodes["4x-a100-pcie-80gb"], catalog.models["llama-3.1-8b"], catalog.precisions["bf16"]
+    assert speed_on_cards(catalog, model, bf16, node, 3) is None

@@ -1,0 +1,108 @@
+"""What a site generator calls: the one public surface of ``macros/`` for ``hooks/page_macros.py``.
+
+One ``SiteBuild`` per site build (every language of it) holds the catalog, the configurator pages it generates
+and each page's rendered blocks; its methods are the steps a build takes, each in words of files and text, not
+of MkDocs. ``BUILD_ERRORS`` are the errors that stop a build with a message naming the file, line and fix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from macros.base.errors import MacroError, PageError
+from macros.base.languages import LANGUAGES, SOURCE_LANGUAGE
+from macros.base.links import PageLinks
+from macros.generated import configurator_page_uris, generated_page_source, not_found_words, write_site_files
+from macros.output.strings import StringsError
+from macros.page.nav import empty_language_folders, missing_nav_pages
+from macros.page.pipeline import render_page
+from macros.page.render import Rendered
+from macros.page.source import PageSource
+from macros.site.guides import RenderedPages
+from macros.site.reading import reading_rates
+from macros.site.site_data import SiteData, site_data
+from macros.site.translations import translation_banner
+from sizing.catalog.errors import CatalogError
+
+BUILD_ERRORS = (MacroError, PageError, StringsError, CatalogError)
+
+__all__ = [
+    "BUILD_ERRORS",
+    "LANGUAGES",
+    "SOURCE_LANGUAGE",
+    "SiteBuild",
+    "empty_language_folders",
+    "missing_nav_pages",
+    "not_found_words",
+]
+
+
+@dataclass(frozen=True)
+class RenderedMarkdown:
+    """A page's Markdown with its macros run, and what the reader is told about its translation."""
+
+    markdown: str
+    banner: dict[str, str] | None
+
+
+@dataclass(frozen=True)
+class SiteBuild:
+    """What every page of one site build (all its languages) shares."""
+
+    docs_dir: Path
+    data: SiteData
+    rendered: RenderedPages
+    generated: set[str] = field(default_factory=set)  # src_uri of every generated configurator page
+    blocks: dict[str, Rendered] = field(default_factory=dict)  # a page's blocks, from its Markdown to its HTML
+
+    @classmethod
+    def start(cls, docs_dir: Path, data_dir: Path) -> SiteBuild:
+        return cls(docs_dir, site_data(data_dir), RenderedPages(docs_dir))
+
+    def configurator_pages(self, lang: str) -> list[str]:
+        """The src_uri of every configurator page of ``lang``; ``generated_source`` gives their text."""
+        return configurator_page_uris(self.data, lang)
+
+    def generated_source(self, src_uri: str) -> str | None:
+        """The text of a generated configurator page; None for a page with a file of its own."""
+        return generated_page_source(self.data, src_uri) if src_uri in self.generated else None
+
+    def page_markdown(
+        self, src_uri: str, text_lang: str, lang: str, content: str | None, markdown: str, url: str
+    ) -> RenderedMarkdown:
+        """A page's checks and macros. ``content`` is the file as written (front matter included; None for a
+        generated configurator page), ``markdown`` what the generator kept of it; ``text_lang`` the language of its text, ``lang`` the one being built (a
+        page served from English keeps English text), ``url`` its address in the built site."""
+        generated = self.generated_source(src_uri)
+        text = generated if generated is not None else content or ""
+        source = PageSource(f"docs/{src_uri}", text_lang, text, markdown, generated is not None)
+        links = PageLinks.at(url, lang)
+        rendered = render_page(source, self.docs_dir, self.data, links)
+        banner = None
+        if generated is None:
+            banner = translation_banner(
+                self.docs_dir,
+                Path(src_uri).relative_to(text_lang).as_posix(),
+                lang,
+                text_lang,
+                english_url=links.root + url.removeprefix(f"{lang}/"),
+                lang_root=links.lang_root,
+            )
+        self.rendered.remember(src_uri, rendered.whole)
+        self.blocks[src_uri] = rendered
+        return RenderedMarkdown(rendered.markdown, banner)
+
+    def page_html(self, src_uri: str, html: str) -> str:
+        """The blocks of HTML the page's macros wrote, back in their places once Markdown has run."""
+        return self.blocks.pop(src_uri).fill(html)
+
+    def with_reading_times(self, src_uri: str, html: str) -> str:
+        """Reading times on guide cards, once every page's Markdown is rendered."""
+        try:
+            return self.rendered.fill_reading_times(html, reading_rates())
+        except MacroError as exc:
+            raise MacroError(f"docs/{src_uri}: {exc}") from None
+
+    def write_site_files(self, site_dir: Path, languages: list[str]) -> None:
+        """The JSON API and each language's search index, once every language is built."""
+        write_site_files(site_dir, self.data, languages)

@@ -1,0 +1,91 @@
+"""The plain records the engine computes on: a card, a link, a language model's shape and a weight format.
+
+A catalog record (``Gpu``, ``Llm``, ``Precision``) becomes one of these through the functions below; a decode
+scenario's inline figures through ``sizing.engine.scenarios``. Every formula of ``memory``, ``fit`` and
+``decode`` reads these, so a quantity has one formula whatever the model came from. Units are in the names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from sizing.catalog.schema import Gpu, HybridAttention, InlineGpu, Llm, MlaAttention, Precision, SlidingAttention
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    memory_gb: float
+    memory_bandwidth_gbps: float
+    bf16_dense_tflops: float
+    fp8_dense_tflops: float | None = None
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """The fabric a collective crosses, as measured: small-message latency and large-message bus bandwidth."""
+
+    allreduce_latency_us: float
+    allreduce_busbw_gbps: float
+
+
+@dataclass(frozen=True)
+class LlmShape:
+    """A language model's shape. ``active_params`` marks a mixture-of-experts model; without ``experts`` its
+    steps read the active parameters only. ``vocab_size`` 0: embeddings not told apart from the rest."""
+
+    params: float
+    layers: int
+    hidden_size: int
+    attention_heads: int
+    kv_heads: int
+    head_dim: int
+    vocab_size: int = 0
+    tie_word_embeddings: bool = False
+    active_params: float | None = None
+    experts: int | None = None
+    experts_per_token: int | None = None
+    moe_layers: int | None = None
+    attention: MlaAttention | SlidingAttention | HybridAttention | None = None
+
+    @property
+    def is_moe(self) -> bool:
+        return self.active_params is not None
+
+
+@dataclass(frozen=True)
+class PrecisionSpec:
+    """Bits per weight of the linear layers (``expert_bits_per_weight`` when routed experts differ, e.g. MXFP4)
+    and the tensor-core format the products run in."""
+
+    bits_per_weight: float
+    keeps_embeddings_16bit: bool
+    expert_bits_per_weight: float | None = None
+    compute_format: Literal["bf16", "fp8"] = "bf16"
+
+
+def gpu_spec(gpu: Gpu | InlineGpu) -> GpuSpec:
+    return GpuSpec(gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.bf16_dense_tflops, gpu.fp8_dense_tflops)
+
+
+def llm_shape(model: Llm) -> LlmShape:
+    """The shape of a models.yml language model."""
+    return LlmShape(
+        params=float(model.params),
+        layers=model.layers,
+        hidden_size=model.hidden_size,
+        attention_heads=model.attention_heads,
+        kv_heads=model.kv_heads,
+        head_dim=model.head_dim,
+        vocab_size=model.vocab_size,
+        tie_word_embeddings=model.tie_word_embeddings,
+        active_params=None if model.active_params is None else float(model.active_params),
+        experts=model.experts,
+        experts_per_token=model.experts_per_token,
+        moe_layers=model.moe_layers,
+        attention=model.attention,
+    )
+
+
+def precision_spec(precision: Precision) -> PrecisionSpec:
+    """The spec of a precisions.yml format (its experts are as wide as the rest)."""
+    return PrecisionSpec(precision.bits_per_weight, precision.keeps_embeddings_16bit, None, precision.compute_format)
