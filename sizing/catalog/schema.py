@@ -447,7 +447,8 @@ class BatchBudgetRule(Record):
 
 class ServerEngine(Record):
     """vLLM, SGLang: a utilization cap (assumptions.yml usable_memory_fraction by default), an activation peak
-    profiled on one batch (not shrinking with tensor parallelism), CUDA graphs, NCCL buffers when split."""
+    profiled on one batch of the card's class (not shrinking with tensor parallelism), memory outside PyTorch,
+    NCCL buffers when split, CUDA graphs (sizing.engine.reserve)."""
 
     id: Id
     kind: Literal["server"]
@@ -458,8 +459,6 @@ class ServerEngine(Record):
     precisions: Annotated[list[Id], Field(min_length=1)]
     tight_memory_utilization: Figure[Fraction]
     tight_min_card_gib: Figure[Positive]
-    activation_tokens: Figure[PositiveInt]
-    logits_bytes_per_vocab_entry: Figure[Positive]
     batch_budget: BatchBudgetRule
     sampler_bytes_per_vocab_entry: Figure[Positive]
     activation_base_gib: Figure[NonNegative]

@@ -99,6 +99,7 @@ class Fit:
     memory_utilization: float | None = None
     tight_by: Literal["utilization", "kv_cache_dtype", "context"] | None = None
     longest_context_tokens: int | None = None
+    kv_cache_dtype: KvCacheDtype = "bf16"  # what the KV cache is kept in for ``need``
 
     @property
     def headroom(self) -> float:
@@ -260,6 +261,7 @@ def longest_context(
     batch: int | None = None,
     *,
     gpu: Gpu | InlineGpu | None = None,
+    kv_cache_dtype: KvCacheDtype = "bf16",
 ) -> int | None:
     """The longest context, in whole tokens, shorter than ``below`` (and at most the model's), whose need on each
     of ``cards`` cards stays within ``budget``; None when not even ``tight_min_context_tokens`` fits."""
@@ -268,7 +270,8 @@ def longest_context(
     low, high = a.tight_min_context_tokens.value, min(below - 1, model.max_context_tokens)
 
     def fits(tokens: int) -> bool:
-        return llm_need(catalog, model, precision, tokens, batch, cards, gpu=gpu).total <= budget
+        need = llm_need(catalog, model, precision, tokens, batch, cards, gpu=gpu, kv_cache_dtype=kv_cache_dtype)
+        return need.total <= budget
 
     if low > high or not fits(low):
         return None
@@ -310,28 +313,41 @@ def fit_llm_on(
     budget = card_budget(catalog, gpu, engine)
     for k in splits:
         if needs[k].total <= budget:
-            return Fit(Verdict.ONE_CARD if k == 1 else Verdict.SPLIT, k, needs[k], budget, engine.id, shown)
+            verdict = Verdict.ONE_CARD if k == 1 else Verdict.SPLIT
+            return Fit(verdict, k, needs[k], budget, engine.id, shown, kv_cache_dtype=kv_cache_dtype)
 
     def longest(k: int) -> int | None:
-        return longest_context(catalog, model, precision, k, budget, context_tokens, batch, gpu=gpu)
+        return longest_context(
+            catalog, model, precision, k, budget, context_tokens, batch, gpu=gpu, kv_cache_dtype=kv_cache_dtype
+        )
 
     higher = tight_utilization(catalog, engine, gpu)
     if higher is not None:
         tight_budget = card_budget(catalog, gpu, engine, higher)
         for k in splits:
             if needs[k].total <= tight_budget:
-                return Fit(Verdict.TIGHT, k, needs[k], tight_budget, engine.id, higher, "utilization", longest(k))
+                return Fit(
+                    Verdict.TIGHT,
+                    k,
+                    needs[k],
+                    tight_budget,
+                    engine.id,
+                    higher,
+                    "utilization",
+                    longest(k),
+                    kv_cache_dtype,
+                )
     if isinstance(engine, ServerEngine) and kv_cache_dtype == "bf16":
         for k in splits:
             need = llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype="fp8")
             if need.total <= budget:
-                return Fit(Verdict.TIGHT, k, need, budget, engine.id, shown, "kv_cache_dtype", longest(k))
+                return Fit(Verdict.TIGHT, k, need, budget, engine.id, shown, "kv_cache_dtype", longest(k), "fp8")
     shorter = [(tokens, k) for k in splits if (tokens := longest(k)) is not None]
     if shorter:
         tokens, k = max(shorter, key=lambda found: (found[0], -found[1]))  # longest context, then fewest cards
-        return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "context", tokens)
+        return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "context", tokens, kv_cache_dtype)
     k = splits[-1]
-    return Fit(Verdict.NO_FIT, k, needs[k], budget, engine.id, shown)
+    return Fit(Verdict.NO_FIT, k, needs[k], budget, engine.id, shown, kv_cache_dtype=kv_cache_dtype)
 
 
 def fit_on_cards(

@@ -73,8 +73,7 @@ def speed_for_fit(
     if fit.tight_by == "context" and fit.longest_context_tokens is not None:
         context_tokens = fit.longest_context_tokens
     constants = DecodeConstants.from_assumptions(catalog.assumptions)
-    if fit.tight_by == "kv_cache_dtype":  # it fits with the KV cache in FP8: it runs so
-        constants = replace(constants, kv_cache_bytes_per_element=kv_element_bytes(catalog, "fp8"))
+    constants = replace(constants, kv_cache_bytes_per_element=kv_element_bytes(catalog, fit.kv_cache_dtype))
     engine_class, parallelism = engine_of(catalog, precision)
     shape = llm_shape(model)
     setup = dict(

@@ -112,6 +112,7 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "prices_as_of": catalog.prices_as_of.isoformat(),
         "default_context": str(catalog.assumptions.default_context_tokens.value),
+        "kv_cache_dtype": matrix.kv_cache_dtype,
         "cell": [
             "verdict",
             "cards",

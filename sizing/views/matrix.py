@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import Llm
+from sizing.catalog.schema import KvCacheDtype, Llm
 from sizing.engine.fit import Fit, MemoryNeed, batch_budget_on, fit_diffusion, fit_llm_on, split_needs
 from sizing.engine.reserve import BatchBudget
 from sizing.engine.speeds import Speed, speed_for_fit
@@ -28,10 +28,12 @@ def context_presets(catalog: Catalog, model: Llm) -> list[int]:
 
 
 class VerdictMatrix:
-    """Lazily filled, shared table of verdicts; ``cell`` computes a missing entry once."""
+    """Lazily filled, shared table of verdicts with the KV cache in ``kv_cache_dtype``; ``cell`` computes a
+    missing entry once."""
 
-    def __init__(self, catalog: Catalog):
+    def __init__(self, catalog: Catalog, kv_cache_dtype: KvCacheDtype = "bf16"):
         self.catalog = catalog
+        self.kv_cache_dtype = kv_cache_dtype
         self._cells: dict[Key, Cell] = {}
         # A verdict and its floor depend on the GPU and the card count, not on which node (or price):
         # nodes sharing both share one computation. What a card needs for each split depends on the
@@ -53,16 +55,18 @@ class VerdictMatrix:
             hardware = (model_id, precision_id, context_tokens, node.gpu, node.cards)
             found = self._by_hardware.get(hardware)
             if found is None:
-                gpu = c.gpu_of(node)
+                gpu, dtype = c.gpu_of(node), self.kv_cache_dtype
                 if isinstance(model, Llm):
                     card_class = batch_budget_on(c.engine_of(precision), gpu, c)  # the engine's batch on it
                     needs_key = (model_id, precision_id, context_tokens, card_class)
                     needs = self._needs.get(needs_key)
                     if needs is None:
                         needs = self._needs[needs_key] = split_needs(
-                            c, model, precision, self._max_cards, context_tokens, gpu=gpu
+                            c, model, precision, self._max_cards, context_tokens, gpu=gpu, kv_cache_dtype=dtype
                         )
-                    verdict = fit_llm_on(c, model, precision, gpu, node.cards, context_tokens, needs=needs)
+                    verdict = fit_llm_on(
+                        c, model, precision, gpu, node.cards, context_tokens, needs=needs, kv_cache_dtype=dtype
+                    )
                     found = Cell(verdict, speed_for_fit(c, model, precision, node, verdict, context_tokens))
                 else:
                     found = Cell(fit_diffusion(c, model, precision, node), None)
