@@ -16,6 +16,7 @@ from sizing.engine.reserve import (
     server_reserve,
 )
 from sizing.engine.specs import LlmShape
+from sizing.views.accuracy import check_memory_record
 
 
 def test_vllm_takes_its_larger_batch_on_cards_of_70_gib_that_are_not_a100():
@@ -90,3 +91,20 @@ def test_kv_cache_room_is_the_budget_less_weights_and_reserve():
     # llm-d, Llama 3.1 8B on H100: 71.26 - 14.99 - (4.76 + 0.13) = 51.38 GiB, as vLLM printed
     room = kv_cache_room_bytes(71.26 * GIB, 14.99 * GIB, Reserve(4.76 * GIB, 0.13 * GIB))
     assert room / GIB == pytest.approx(51.38)
+
+
+def test_the_engine_profile_reproduces_vllms_kv_cache_on_an_h100(catalog):
+    # llm-d, Llama 3.1 8B BF16 on one H100 at 0.9: budget 0.9 × 81,121 MiB = 71.30 GiB; weights 14.958; an H100
+    # profiles 1,024 sequences: 4.403 + 0.4 = 4.803 GiB; CUDA context 0.15 (graphs out of the budget in that
+    # build): 71.30 − 14.958 − 4.803 − 0.15 = 51.39 GiB, against the 51.38 vLLM printed
+    record = next(r for r in catalog.memory_measurements if r.id == "llmd-llama31-8b-h100-1x")
+    check = check_memory_record(catalog, record)
+    assert check.predicted_gib == pytest.approx(51.39, abs=0.01) and abs(check.error) < 0.001
+    assert check.batch == BatchBudget(8192, 1024)
+
+
+def test_an_a100_profiles_the_smaller_batch_whatever_its_memory(catalog):
+    # myoceane, gpt-oss-20b on an A100 80GB at 0.65 with vLLM 0.19: 256 sequences; vLLM printed 36.56 GiB
+    record = next(r for r in catalog.memory_measurements if r.id == "myoceane-gpt-oss-20b-a100-1x")
+    check = check_memory_record(catalog, record)
+    assert check.batch == BatchBudget(2048, 256) and abs(check.error) < 0.01
