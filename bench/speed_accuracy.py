@@ -1,6 +1,6 @@
 """The decode-speed model against every published measurement in data/measurements.yml: per record the
 measured and predicted tokens/s per stream, the ratio and the step's terms, then the accuracy statistics on the
-usable (unflagged) records and whether the targets hold (sizing/accuracy.py); then the same for the held-out
+usable (unflagged) records and whether the targets hold (sizing/views/accuracy.py); then the same for the held-out
 records, which no constant was fitted on (reported, not enforced); then the KV-cache memory the engine profile
 predicts against what engines reported at start-up.
 

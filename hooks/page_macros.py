@@ -72,7 +72,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     try:
         # each language's 404 words; the root 404.html holds every language's (a host such as GitHub Pages
         # serves it for any miss)
-        config.extra["not_found_by_language"] = not_found_words(config.site_url, state.languages)
+        config.extra["not_found_by_language"] = not_found_words(config.site_url or "", state.languages)
         config.extra["not_found"] = config.extra["not_found_by_language"][state.language]
         if not state.building_another:
             data_dir = Path(config.config_file_path).resolve().parent / "data"

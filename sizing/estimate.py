@@ -48,7 +48,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from sizing.catalog.errors import CatalogError
+from sizing.catalog.errors import CatalogError, shown_value
 from sizing.catalog.loader import Catalog, load_catalog
 from sizing.catalog.schema import UNION_TAGS, DecodeScenario
 from sizing.catalog.yaml_lines import line_of, load_yaml
@@ -83,9 +83,9 @@ def _validation_lines(path: Path, index: int, raw: dict[str, Any], error: Valida
         elif e["type"] == "missing":
             lines.append(f"{label}: missing key '{field}'")
         else:
-            found = e.get("input")
-            shown = repr(found) if not isinstance(found, (dict, list)) else type(found).__name__
-            lines.append(f"{label}: {field}: {e['msg'].removeprefix('Value error, ')} (found {shown})")
+            message = e["msg"].removeprefix("Value error, ")
+            found = "" if e["type"] == "value_error" else f" (found {shown_value(e.get('input'))})"
+            lines.append(f"{label}: {field}: {message}{found}")
     return lines
 
 

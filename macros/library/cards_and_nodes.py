@@ -213,6 +213,7 @@ def fits_table(ctx: MacroContext, model: str, precision: str) -> str:
     rows = []
     for node in nodes:
         cell = ctx.cell(model, precision, node.id)
+        assert cell.speed is not None  # the node holds the model: it has a speed
         warnings = warnings_for(ctx.catalog, llm, precision, node, cell.fit)
         rows.append(
             [

@@ -6,7 +6,7 @@ from __future__ import annotations
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext
 from macros.library.registry import macro
-from sizing.engine import links as collectives
+from sizing.engine import links
 from sizing.engine.speeds import Speed
 
 
@@ -101,13 +101,13 @@ def link_bandwidth(ctx: MacroContext, link: str, both_ways: bool = False) -> str
 def link_ratio(ctx: MacroContext, faster: str, slower: str) -> str:
     """How many times faster one link is than another, one direction against one direction, worded per language
     ("7×", « 7 fois », "7 倍"): the page says faster."""
-    return ctx.f.times_more(collectives.link_ratio(ctx.interconnect(faster), ctx.interconnect(slower)))
+    return ctx.f.times_more(links.link_ratio(ctx.interconnect(faster), ctx.interconnect(slower)))
 
 
 @macro
 def allreduces_per_token(ctx: MacroContext, model: str) -> str:
     """All-reduces per generated token under tensor parallelism (two per layer)."""
-    return ctx.f.number(collectives.sublayers(ctx.llm_shape(model), ctx.catalog.assumptions.allreduces_per_layer.value))
+    return ctx.f.number(links.sublayers(ctx.llm_shape(model), ctx.catalog.assumptions.allreduces_per_layer.value))
 
 
 @macro

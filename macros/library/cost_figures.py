@@ -3,6 +3,8 @@ and the published runs a guide holds its speeds against (``sizing.views.accuracy
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from macros.base.errors import MacroError
 from macros.library.claims import claim
 from macros.library.context import MacroContext
@@ -57,14 +59,14 @@ def _record(ctx: MacroContext, record: str) -> tuple[DecodeMeasurement, RecordCh
     return records[record]
 
 
-def _named(ref: object, table: dict, attribute: str) -> str:
+def _named(ref: object, table: Mapping[str, object], attribute: str) -> str:
     """A catalog record's name for a catalog id, or the id an inline record gives itself."""
     if isinstance(ref, str):
         return getattr(table[ref], attribute) if ref in table else ref
     return getattr(ref, "id", None) or "?"
 
 
-def _gpu_named(ref: object, table: dict) -> str:
+def _gpu_named(ref: object, table: Mapping[str, object]) -> str:
     """A GPU's short name; an inline card has only an id, written in capitals as cards are named ("H20-96GB")."""
     return _named(ref, table, "short_name") if isinstance(ref, str) else _named(ref, table, "short_name").upper()
 

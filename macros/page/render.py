@@ -7,6 +7,7 @@ documented macros (no Jinja globals, sandboxed attribute access)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from jinja2 import UndefinedError
@@ -34,7 +35,7 @@ def _undefined_message(exc: UndefinedError) -> str:
     return f"unknown macro '{name}'; {hint}"
 
 
-def _evaluate(call: Call, names: dict[str, object]) -> str:
+def _evaluate(call: Call, names: Mapping[str, object]) -> str:
     """The text a call writes (a ``Block`` as it is); BadPage saying why it cannot."""
     try:
         written = expression(call.text)(**names)
@@ -77,7 +78,7 @@ def render_macros(markdown: str, page: str, ctx: MacroContext, line_offset: int 
         return Rendered(markdown)
     compiled = compile_page(markdown, page, line_offset)
     names = bound_macros(ctx)
-    out, blocks = [compiled.texts[0]], []
+    out, blocks = [compiled.texts[0]], list[str]()
     try:
         for call, text in zip(compiled.calls, compiled.texts[1:]):
             written = _evaluate(call, names)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from sizing.catalog.yaml_lines import safe_load
 
@@ -11,5 +12,5 @@ GLOSSARY_FILE = Path(__file__).resolve().parent / "glossary.yml"
 
 
 @cache
-def glossary() -> dict[str, dict[str, object]]:
+def glossary() -> dict[str, dict[str, Any]]:
     return safe_load(GLOSSARY_FILE.read_text(encoding="utf-8"))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -51,3 +52,14 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     if near:
         return "did you mean " + " or ".join(f"'{c}'" for c in near) + "?"
     return "valid ids: " + ", ".join(f"'{c}'" for c in choices)
+
+
+def shown_value(value: Any, limit: int = 80) -> str:
+    """An input as a message quotes it: ``repr``, cut to ``limit`` characters; a mapping or a list by its size, a
+    huge whole number by its digits. A message never formats an unbounded input."""
+    if isinstance(value, Mapping | list):
+        return f"a {'mapping' if isinstance(value, Mapping) else 'list'} of {len(value)} entries"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
+        return f"a whole number of {len(str(abs(value))) if abs(value) < 10**4000 else 'over 4,000'} digits"
+    shown = repr(value[: limit + 1] if isinstance(value, str) else value)
+    return shown if len(shown) <= limit else shown[:limit] + "…"

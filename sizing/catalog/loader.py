@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -41,7 +41,7 @@ from sizing.catalog.schema import (
 )
 from sizing.catalog.yaml_lines import DataFileError, line_of, load_yaml
 
-FILES = {
+FILES: dict[str, tuple[str, type[BaseModel]]] = {
     "gpus": ("gpus.yml", GpusFile),
     "interconnects": ("interconnects.yml", InterconnectsFile),
     "nodes": ("nodes.yml", NodesFile),
@@ -52,7 +52,14 @@ FILES = {
     "engines": ("engines.yml", EnginesFile),
 }
 Model = Llm | DiffusionModel
-R = TypeVar("R")
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+I = TypeVar("I", bound=_Identified)  # a record with an id
 
 
 @dataclass(frozen=True)
@@ -185,7 +192,7 @@ def _schema_problem(path: Path, raw: Any, error: Mapping[str, Any], model: type[
     return Problem(path, line, record, field, message)
 
 
-def _read(data_dir: Path, name: str, model: type[R]) -> tuple[R | None, Any, list[Problem]]:
+def _read(data_dir: Path, name: str, model: type[BaseModel]) -> tuple[BaseModel | None, Any, list[Problem]]:
     path = data_dir / name
     if not path.exists():
         return None, None, [Problem(path, None, None, None, "file is missing; every catalog file is required")]
@@ -210,16 +217,16 @@ def _read(data_dir: Path, name: str, model: type[R]) -> tuple[R | None, Any, lis
     if not isinstance(raw, Mapping):
         return None, raw, [Problem(path, 1, None, None, "expected a YAML mapping at the top of the file")]
     try:
-        return model.model_validate(raw), raw, []  # type: ignore[attr-defined]
+        return model.model_validate(raw), raw, []
     except ValidationError as exc:
         return None, raw, [_schema_problem(path, raw, e, model) for e in exc.errors()]
 
 
 # --- cross-file checks -----------------------------------------------------------------------------
-def _index(records: Iterable[R], path: Path, raw_list: list[Any], problems: list[Problem]) -> dict[str, R]:
-    index: dict[str, R] = {}
+def _index(records: Iterable[I], path: Path, raw_list: list[Any], problems: list[Problem]) -> dict[str, I]:
+    index: dict[str, I] = {}
     for record, raw in zip(records, raw_list):
-        rid = record.id  # type: ignore[attr-defined]
+        rid = record.id
         if rid in index:
             problems.append(Problem(path, line_of(raw), rid, "id", "duplicate id; every id must be unique"))
         index[rid] = record
@@ -455,8 +462,9 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     nodes = _index(parsed["nodes"].nodes, path("nodes"), raws["nodes"]["nodes"], problems)
     precisions = _index(parsed["precisions"].precisions, path("precisions"), raws["precisions"]["precisions"], problems)
     models_file: ModelsFile = parsed["models"]
+    every_model: list[Llm | DiffusionModel] = [*models_file.llms, *models_file.diffusion]
     models = _index(
-        [*models_file.llms, *models_file.diffusion],
+        every_model,
         path("models"),
         [*raws["models"]["llms"], *raws["models"]["diffusion"]],
         problems,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import Annotated, Any, Generic, Literal, TypeVar, Union
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -275,6 +275,27 @@ class HybridAttention(Record):
     kv_layers: PositiveInt
 
 
+def shape_problems(
+    layers: int,
+    attention_heads: int,
+    kv_heads: int,
+    attention: MlaAttention | SlidingAttention | HybridAttention | None,
+    moe_layers: int | None,
+) -> list[str]:
+    """What makes a language model's shape impossible; one rule for models.yml and for a scenario's inline
+    model, so the estimator never sizes a model the catalog would refuse."""
+    found = []
+    if attention_heads % kv_heads:
+        found.append(f"attention_heads ({attention_heads}) must be a multiple of kv_heads ({kv_heads})")
+    if isinstance(attention, SlidingAttention) and attention.global_layers > layers:
+        found.append(f"attention.global_layers ({attention.global_layers}) exceeds layers ({layers})")
+    if isinstance(attention, HybridAttention) and attention.kv_layers > layers:
+        found.append(f"attention.kv_layers ({attention.kv_layers}) exceeds layers ({layers})")
+    if moe_layers is not None and moe_layers > layers:
+        found.append(f"moe_layers ({moe_layers}) exceeds layers ({layers})")
+    return found
+
+
 class Llm(Record):
     id: Id
     name: Text
@@ -321,14 +342,11 @@ class Llm(Record):
             raise ValueError("a dense model has no active_params, experts or experts_per_token")
         if self.active_params is not None and self.active_params >= self.params:
             raise ValueError(f"active_params ({self.active_params}) must be below params ({self.params})")
-        if self.attention_heads % self.kv_heads:
-            raise ValueError(
-                f"attention_heads ({self.attention_heads}) must be a multiple of kv_heads ({self.kv_heads})"
-            )
-        if isinstance(self.attention, SlidingAttention) and self.attention.global_layers > self.layers:
-            raise ValueError(f"attention.global_layers exceeds layers ({self.layers})")
-        if self.moe_layers is not None and (self.architecture != "moe" or self.moe_layers > self.layers):
-            raise ValueError(f"moe_layers is for moe models only and at most layers ({self.layers})")
+        if self.moe_layers is not None and self.architecture != "moe":
+            raise ValueError("moe_layers is for moe models only")
+        problems = shape_problems(self.layers, self.attention_heads, self.kv_heads, self.attention, self.moe_layers)
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
 
@@ -490,14 +508,21 @@ class EnginesFile(Record):
 
 
 # --- measurements.yml and decode scenarios (sizing.estimate) -------------------------------------------
+# What an inline figure of a scenario may be: the range of cards, links and models that exist, with room to grow.
+# A figure outside it is a typo (a unit off by 1,000) or an attack, and the estimate would be nonsense.
+CardMemoryGb = Annotated[float, Field(ge=1, le=2048)]  # 1 GB to twice the largest card announced (B300: 288 GB)
+CardBandwidthGbps = Annotated[float, Field(ge=10, le=100_000)]  # an old GDDR card to ten times HBM3e's 8 TB/s
+CardTflops = Annotated[float, Field(ge=0.1, le=100_000)]  # dense tensor throughput: 0.1 to ten times a B200's FP8
+
+
 class InlineGpu(Record):
     """A card given by its figures instead of a gpus.yml id."""
 
     id: Id | None = None
-    memory_gb: Positive
-    memory_bandwidth_gbps: Positive
-    bf16_dense_tflops: Positive
-    fp8_dense_tflops: Positive | None = None
+    memory_gb: CardMemoryGb
+    memory_bandwidth_gbps: CardBandwidthGbps
+    bf16_dense_tflops: CardTflops
+    fp8_dense_tflops: CardTflops | None = None
     peer_to_peer: bool = True
     architecture: Text | None = None
     source: Text | None = None
@@ -507,8 +532,8 @@ class InlineLink(Record):
     """A fabric given by its measured all-reduce figures instead of an interconnects.yml id."""
 
     id: Id | None = None
-    allreduce_latency_us: Positive
-    allreduce_busbw_gbps: Positive
+    allreduce_latency_us: Annotated[float, Field(ge=0.5, le=10_000)]  # NVLink's few µs to a slow host path
+    allreduce_busbw_gbps: Annotated[float, Field(ge=0.1, le=10_000)]  # nccl-tests busbw, far above NVLink 5
     source: Text | None = None
 
 
@@ -518,17 +543,17 @@ class InlineLlm(Record):
     ``attention_heads`` defaults to hidden_size / head_dim; without ``vocab_size`` embeddings are not split out."""
 
     id: Id | None = None
-    params_b: Positive
-    active_params_b: Positive | None = None
-    experts: PositiveInt | None = None
-    experts_per_token: PositiveInt | None = None
-    moe_layers: PositiveInt | None = None
-    layers: PositiveInt
-    hidden_size: PositiveInt
-    attention_heads: PositiveInt | None = None
-    kv_heads: PositiveInt
-    head_dim: PositiveInt
-    vocab_size: PositiveInt | None = None
+    params_b: Annotated[float, Field(gt=0, le=100_000)]  # up to 100 trillion parameters
+    active_params_b: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    experts: Annotated[int, Field(gt=0, le=4096)] | None = None
+    experts_per_token: Annotated[int, Field(gt=0, le=4096)] | None = None
+    moe_layers: Annotated[int, Field(gt=0, le=1024)] | None = None
+    layers: Annotated[int, Field(gt=0, le=1024)]
+    hidden_size: Annotated[int, Field(gt=0, le=1 << 20)]
+    attention_heads: Annotated[int, Field(gt=0, le=4096)] | None = None
+    kv_heads: Annotated[int, Field(gt=0, le=4096)]
+    head_dim: Annotated[int, Field(gt=0, le=4096)]
+    vocab_size: Annotated[int, Field(gt=0, le=10_000_000)] | None = None
     tie_word_embeddings: bool = False
     attention: Annotated[MlaAttention | SlidingAttention | HybridAttention, Field(discriminator="type")] | None = None
     source: Text | None = None
@@ -544,8 +569,12 @@ class InlineLlm(Record):
             raise ValueError("give experts and experts_per_token together")
         if self.experts is not None and self.experts_per_token is not None and self.experts_per_token > self.experts:
             raise ValueError(f"experts_per_token ({self.experts_per_token}) exceeds experts ({self.experts})")
-        if self.moe_layers is not None and self.moe_layers > self.layers:
-            raise ValueError(f"moe_layers ({self.moe_layers}) exceeds layers ({self.layers})")
+        heads = self.attention_heads or self.hidden_size // self.head_dim
+        if heads < 1:
+            raise ValueError("hidden_size / head_dim gives no attention head; give attention_heads")
+        problems = shape_problems(self.layers, heads, self.kv_heads, self.attention, self.moe_layers)
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
 
@@ -560,6 +589,7 @@ class InlinePrecision(Record):
     source: Text | None = None
 
 
+MAX_SCENARIO_CARDS = 72  # the largest single NVLink domain sold (GB200 NVL72)
 Parallelism = Literal["tensor", "layers"]
 EngineClass = Literal["server", "llama.cpp"]
 KvCacheDtype = Literal["bf16", "fp8"]  # what the KV cache is kept in: 16 bits, or 8 (vLLM --kv-cache-dtype fp8)
@@ -572,18 +602,13 @@ def _catalog_id_or_inline(value: Any) -> str:
     return "catalog-id" if isinstance(value, str) else "inline"
 
 
-def _id_or(inline: type[Record]) -> Any:
-    """A catalog id or an inline record (a callable discriminator: one error per field, not one per member)."""
-    return Annotated[
-        Union[Annotated[Id, Tag("catalog-id")], Annotated[inline, Tag("inline")]],  # noqa: UP007
-        Discriminator(_catalog_id_or_inline),
-    ]
-
-
-GpuRef = _id_or(InlineGpu)
-LinkRef = _id_or(InlineLink)
-LlmRef = _id_or(InlineLlm)
-PrecisionRef = _id_or(InlinePrecision)
+# A catalog id or an inline record; the callable discriminator gives one error per field, not one per member.
+_ID_OR_INLINE = Discriminator(_catalog_id_or_inline)
+_CatalogId = Annotated[Id, Tag("catalog-id")]
+GpuRef = Annotated[_CatalogId | Annotated[InlineGpu, Tag("inline")], _ID_OR_INLINE]
+LinkRef = Annotated[_CatalogId | Annotated[InlineLink, Tag("inline")], _ID_OR_INLINE]
+LlmRef = Annotated[_CatalogId | Annotated[InlineLlm, Tag("inline")], _ID_OR_INLINE]
+PrecisionRef = Annotated[_CatalogId | Annotated[InlinePrecision, Tag("inline")], _ID_OR_INLINE]
 
 
 class DecodeScenario(Record):
@@ -592,15 +617,15 @@ class DecodeScenario(Record):
 
     id: Text | None = None
     gpu: GpuRef
-    cards: PositiveInt = 1
+    cards: Annotated[int, Field(gt=0, le=MAX_SCENARIO_CARDS)] = 1
     link: LinkRef = "none"
     parallelism: Parallelism = "tensor"
     model: LlmRef
     precision: PrecisionRef | None = None
-    concurrency: PositiveInt = 1
-    context_tokens: PositiveInt | None = None
+    concurrency: Annotated[int, Field(gt=0, le=65_536)] = 1  # streams decoding together
+    context_tokens: Annotated[int, Field(gt=0, le=16_777_216)] | None = None  # up to 16M tokens
     engine_class: EngineClass = "server"
-    prompt_tokens_per_output_token: NonNegative = 0.0
+    prompt_tokens_per_output_token: Annotated[float, Field(ge=0, le=100_000)] = 0.0
     kv_cache_dtype: KvCacheDtype = "bf16"
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 # libyaml's parser where PyYAML was built with it: about ten times faster, same marks and messages
-_SafeBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    _SafeBase = yaml.SafeLoader
+else:
+    _SafeBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class LineDict(dict):

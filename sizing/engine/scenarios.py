@@ -102,9 +102,15 @@ def resolve_link(catalog: Catalog, link: str | InlineLink, gpu: Gpu | InlineGpu,
     if link == "pcie":
         return link_spec(catalog.host_pcie_of(gpu), gpu.peer_to_peer)
     for topology in NVLINK_TOPOLOGIES[link]:
-        for node in catalog.nodes_of_gpu.get(gpu.id, ()):
-            if node.link.topology == topology:
-                return link_spec(node_bus_link(catalog, node, cards), gpu.peer_to_peer)
+        joined = [n for n in catalog.nodes_of_gpu.get(gpu.id, ()) if n.link.topology == topology]
+        if joined:
+            largest = max(joined, key=lambda n: n.cards)
+            if cards > largest.cards and topology != "bridged-pairs":  # pairs beyond two meet over PCIe
+                raise ScenarioError(
+                    f"link '{link}' joins at most {largest.cards} {gpu.id} cards in nodes.yml ({largest.id}); "
+                    f"for {cards} cards name an interconnect id or give the link inline"
+                )
+            return link_spec(node_bus_link(catalog, largest, cards), gpu.peer_to_peer)
     offered = sorted(
         {
             k

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import KvCacheDtype, Llm
+from sizing.catalog.schema import KvCacheDtype, Llm, Node, Precision
 from sizing.engine.fit import Fit, MemoryNeed, batch_budget_on, fit_diffusion, fit_llm_on, split_needs
 from sizing.engine.reserve import BatchBudget
 from sizing.engine.speeds import Speed, speed_for_fit
@@ -45,40 +45,38 @@ class VerdictMatrix:
     def cell(self, model_id: str, precision_id: str, node_id: str, context_tokens: int | None = None) -> Cell:
         c = self.catalog
         model, precision, node = c.models[model_id], c.precisions[precision_id], c.nodes[node_id]
-        if isinstance(model, Llm) and context_tokens is None:
-            context_tokens = c.assumptions.default_context_tokens.value
-        if not isinstance(model, Llm):
-            context_tokens = None
-        key = (model_id, precision_id, context_tokens, node_id)
+        tokens = c.assumptions.default_context_tokens.value if context_tokens is None else context_tokens
+        key = (model_id, precision_id, tokens if isinstance(model, Llm) else None, node_id)  # images: no context
         found = self._cells.get(key)
         if found is None:
-            hardware = (model_id, precision_id, context_tokens, node.gpu, node.cards)
+            hardware = (*key[:3], node.gpu, node.cards)
             found = self._by_hardware.get(hardware)
             if found is None:
-                gpu, dtype = c.gpu_of(node), self.kv_cache_dtype
                 if isinstance(model, Llm):
-                    card_class = batch_budget_on(c.engine_of(precision), gpu, c)  # the engine's batch on it
-                    needs_key = (model_id, precision_id, context_tokens, card_class)
-                    needs = self._needs.get(needs_key)
-                    if needs is None:
-                        needs = self._needs[needs_key] = split_needs(
-                            c, model, precision, self._max_cards, context_tokens, gpu=gpu, kv_cache_dtype=dtype
-                        )
-                    verdict = fit_llm_on(
-                        c, model, precision, gpu, node.cards, context_tokens, needs=needs, kv_cache_dtype=dtype
-                    )
-                    found = Cell(verdict, speed_for_fit(c, model, precision, node, verdict, context_tokens))
+                    found = self._llm_cell(model, precision, node, tokens)
                 else:
                     found = Cell(fit_diffusion(c, model, precision, node), None)
                 self._by_hardware[hardware] = found
             self._cells[key] = found
         return found
 
+    def _llm_cell(self, model: Llm, precision: Precision, node: Node, context_tokens: int) -> Cell:
+        c, gpu, dtype = self.catalog, self.catalog.gpu_of(node), self.kv_cache_dtype
+        card_class = batch_budget_on(c.engine_of(precision), gpu, c)  # the engine's batch on this card
+        needs_key = (model.id, precision.id, context_tokens, card_class)
+        needs = self._needs.get(needs_key)
+        if needs is None:
+            needs = self._needs[needs_key] = split_needs(
+                c, model, precision, self._max_cards, context_tokens, gpu=gpu, kv_cache_dtype=dtype
+            )
+        verdict = fit_llm_on(c, model, precision, gpu, node.cards, context_tokens, needs=needs, kv_cache_dtype=dtype)
+        return Cell(verdict, speed_for_fit(c, model, precision, node, verdict, context_tokens))
+
     def keys(self) -> Iterator[Key]:
         """Every combination the configurator offers, one per hardware configuration."""
         c = self.catalog
         for model in c.models.values():
-            contexts: list[int | None] = context_presets(c, model) if isinstance(model, Llm) else [None]
+            contexts: list[int | None] = [*context_presets(c, model)] if isinstance(model, Llm) else [None]
             for precision in c.precisions_for(model):
                 for context in contexts:
                     for configuration_id in c.configurations:  # the id of its first node
