@@ -15,11 +15,12 @@ from sizing.engine.fit import (
     batch_budget_on,
     card_budget,
     engine_reserve_bytes,
+    engine_splits,
     fit_llm_on,
     kv_element_bytes,
     tight_setting,
 )
-from sizing.engine.memory import kv_cache_bytes_per_card, weight_bytes
+from sizing.engine.memory import kv_cache_bytes_per_card, model_weight_bytes, weight_bytes
 from sizing.engine.scenarios import (
     ResolvedScenario,
     engine_of_class,
@@ -189,8 +190,10 @@ def reason_not_fitting(plan: CardMemoryPlan, fitting: int, concurrency: int) -> 
 def cards_that_hold_one_stream(
     catalog: Catalog, resolved: ResolvedScenario, gpu: Gpu | InlineGpu, budget: float
 ) -> int | None:
-    """The fewest cards over which one stream of the context fits; None beyond ``MAX_CARDS_SUGGESTED``."""
-    for cards in range(resolved.cards + 1, MAX_CARDS_SUGGESTED + 1):
+    """The fewest cards the engine can split the model over that hold one stream of the context; None beyond
+    ``MAX_CARDS_SUGGESTED``."""
+    engine = engine_of_class(catalog, resolved.engine_class)
+    for cards in (k for k in engine_splits(engine, resolved.model, MAX_CARDS_SUGGESTED) if k > resolved.cards):
         plan = card_plan(catalog, resolved, gpu, budget, cards)
         if plan.room_for_kv >= plan.kv_per_stream:
             return cards
@@ -217,13 +220,29 @@ def longest_context_for(resolved: ResolvedScenario, room: float, streams: int) -
     return low
 
 
+def smaller_formats(catalog: Catalog, scenario: DecodeScenario, plan: CardMemoryPlan, cards: int) -> list[str]:
+    """The formats of precisions.yml, run by the same engine, whose weights leave room for one stream of the
+    context on these cards (a catalog model only)."""
+    if not isinstance(scenario.model, str) or not isinstance(scenario.precision, (str, type(None))):
+        return []
+    model = catalog.models[scenario.model]
+    chosen = scenario.precision or model.default_precision
+    engine = catalog.engine_of(catalog.precisions[chosen])
+    room = plan.budget - plan.reserve - plan.kv_per_stream
+    return [
+        p.id
+        for p in catalog.precisions_for(model)
+        if p.id != chosen and catalog.engine_of(p) is engine and model_weight_bytes(model, p) / cards <= room
+    ]
+
+
 def ways_to_fit(
     catalog: Catalog,
+    scenario: DecodeScenario,
     resolved: ResolvedScenario,
     gpu: Gpu | InlineGpu,
     plan: CardMemoryPlan,
     fitting: int,
-    dtype: KvCacheDtype,
 ) -> list[str]:
     """What would make every stream fit, each with its figure."""
     concurrency, context = resolved.concurrency, resolved.context_tokens
@@ -232,13 +251,16 @@ def ways_to_fit(
         cards = cards_that_hold_one_stream(catalog, resolved, gpu, plan.budget)
         if cards is not None:
             ways.append(f"{cards} cards of this GPU hold the weights and one stream of {context:,} tokens")
+        formats = smaller_formats(catalog, scenario, plan, resolved.cards)
+        if formats:
+            ways.append(f"a smaller format on these cards: {', '.join(formats)}")
     if plan.room_for_kv > 0:
         if fitting >= 1:
             ways.append(f"at most {fitting} streams of {context:,} tokens at once")
         longest = longest_context_for(resolved, plan.room_for_kv, concurrency)
         if longest > 0:
             ways.append(f"{concurrency} streams fit at a context of at most {longest:,} tokens")
-        if dtype == "bf16" and resolved.engine_class == "server":
+        if scenario.kv_cache_dtype == "bf16" and resolved.engine_class == "server":
             half = plan.kv_per_stream / 2
             ways.append(
                 f"{KV_CACHE_DTYPE_FLAG}: {int(plan.room_for_kv // half)} streams of {context:,} tokens fit "
@@ -285,7 +307,7 @@ def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
         kv_cache_dtype=scenario.kv_cache_dtype,
         fits=reason is None,
         reason=reason,
-        to_fit=[] if reason is None else ways_to_fit(catalog, resolved, gpu, plan, fitting, scenario.kv_cache_dtype),
+        to_fit=[] if reason is None else ways_to_fit(catalog, scenario, resolved, gpu, plan, fitting),
         streams_that_fit=fitting,
         streams_running=running,
         streams_waiting=scenario.concurrency - running if running else 0,

@@ -103,6 +103,15 @@ def test_more_streams_than_fit_run_what_fits_and_queue_the_rest(tmp_path, capsys
     assert any("--kv-cache-dtype fp8" in way for way in r["to_fit"])
 
 
+def test_weights_too_big_say_how_many_cards_or_which_smaller_format_would_hold_them(tmp_path, capsys):
+    # 70B in BF16 is 131.4 GiB: no H100 holds it alone; INT4 (37.0 GiB) does
+    (r,) = answers(tmp_path, capsys, "- gpu: h100-sxm5-80gb\n  model: llama-3.3-70b\n  precision: bf16\n")
+    assert r["reason"] == "weights" and r["verdict"] == "no-fit" and r["tokens_per_s_per_stream"]["typical"] is None
+    # 2 cards need 72.8 GiB each at the default 71.3 (tight only); 3 do not divide 64 heads: 4 cards
+    assert "4 cards of this GPU hold the weights and one stream of 8,192 tokens" in r["to_fit"]
+    assert any(way.startswith("a smaller format on these cards:") and "int4-awq-gptq" in way for way in r["to_fit"])
+
+
 def test_fp8_kv_cache_holds_about_twice_the_streams(tmp_path, capsys):
     base = "- gpu: h100-sxm5-80gb\n  model: llama-3.1-8b\n  context_tokens: 32768\n"
     bf16, fp8 = answers(tmp_path, capsys, base + base.replace("- gpu", "- kv_cache_dtype: fp8\n  gpu"))
