@@ -236,10 +236,10 @@ SIZING_GUIDE_WORDING = {
     ("fr", "guides/mixture-of-experts"): [
         "671 milliards de paramètres, dont 37,6 milliards actifs",
         "s’il est réparti sur davantage de cartes, chaque tête est dupliquée",
-        "17 fois moins",
+        "18 fois moins",
         "626,7 Gio",
     ],
-    ("zh", "guides/mixture-of-experts"): ["6710 亿参数", "仅为模型所占显存的 1/17", "每个头都会被复制"],
+    ("zh", "guides/mixture-of-experts"): ["6710 亿参数", "仅为模型所占显存的 1/18", "每个头都会被复制"],
     ("fr", "guides/image-and-video"): ["est l’A40", "2,0 fois plus de calcul par dollar"],
     ("zh", "guides/image-and-video"): ["计算条件", "主要受限于算力而非显存带宽", "2.0 倍"],
     ("fr", "guides/quantization"): ["une échelle et un point zéro", "au moins"],
