@@ -31,7 +31,6 @@ from sizing.engine.scenarios import (
     scenario_shape,
 )
 
-KV_CACHE_DTYPE_FLAG = "--kv-cache-dtype fp8"
 MAX_CARDS_SUGGESTED = 64
 
 
@@ -261,9 +260,9 @@ def ways_to_fit(
         if longest > 0:
             ways.append(f"{concurrency} streams fit at a context of at most {longest:,} tokens")
         if scenario.kv_cache_dtype == "bf16" and resolved.engine_class == "server":
-            half = plan.kv_per_stream / 2
+            half, flag = plan.kv_per_stream / 2, catalog.server_engine.kv_cache_dtype_flag
             ways.append(
-                f"{KV_CACHE_DTYPE_FLAG}: {int(plan.room_for_kv // half)} streams of {context:,} tokens fit "
+                f"{flag} fp8: {int(plan.room_for_kv // half)} streams of {context:,} tokens fit "
                 "(the KV cache in 8 bits, at some cost in quality)"
             )
     return ways
