@@ -6,16 +6,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from markupsafe import escape
 
 from macros.base.languages import SOURCE_LANGUAGE
 from macros.base.links import PageLinks
-from macros.library.configurator import choice_path, choices, search_rows
+from macros.library.configurator import choice_path, choices, default_choice, search_rows, title_text
 from macros.library.context import MacroContext
 from macros.output.strings import text
+from macros.site.search import CONFIGURATOR_PAGE_BOOST, CONFIGURATOR_ROW_BOOST, in_words, with_readable_tables
 from macros.site.site_data import SiteData
-from sizing.views.api import catalog_document, fit_document
+from sizing.views.api import NO_CONTEXT, api_schemas, catalog_document, fit_document
 from sizing.views.matrix import VerdictMatrix
 
 
@@ -45,20 +47,11 @@ def generated_page_source(data: SiteData, src_uri: str) -> str:
 def _configurator_page(
     data: SiteData, lang: str, model_id: str, precision: str | None = None, context: str | None = None
 ) -> str:
-    """Data never enters the page's template text: the model's name comes in through a macro call, which
-    writes it as text (a name holding "{{ 7*7 }}" or "[a](b)" is shown as it is). The heading and the intro
-    carry classes the page's script finds them by, to name the model the reader picks."""
-    name_call = f"{{{{ model_name({json.dumps(model_id)}) }}}}"
-    title = text("configurator", "page_title", lang, model=name_call)
-    intro = text("configurator", "page_intro", lang, model=name_call)
-    # MkDocs and Material print the front matter's title into HTML as it is: escape the name there
-    front_matter = compact_json(
-        {
-            "title": str(escape(text("configurator", "page_title", lang, model=data.catalog.models[model_id].name))),
-            "hide": ["toc"],
-            "search": {"exclude": True},
-        }
-    )
+    """Data never enters the page's template text: the heading comes in through a macro call, which writes the
+    model's name as text (a name holding "{{ 7*7 }}" or "[a](b)" is shown as it is). Each choice's page has a
+    title and heading of its own: "Configurator: Llama 3.3 70B in FP8, 32K tokens". The heading and the intro
+    carry classes the page's script finds them by, to name the choice the reader picks."""
+    model_call = f"{{{{ model_name({json.dumps(model_id)}) }}}}"
     arguments = ", ".join(
         [
             json.dumps(model_id),
@@ -66,8 +59,21 @@ def _configurator_page(
             *([f"context={int(context)}"] if context else []),
         ]
     )
+    intro = text("configurator", "page_intro", lang, model=model_call)
+    ctx = MacroContext(data, lang, PageLinks.at(f"configurator/{model_id}/", lang), Path("docs"))
+    shown_precision, shown_context = (
+        (precision, context or NO_CONTEXT) if precision else default_choice(data.catalog, model_id)
+    )
+    # MkDocs and Material print the front matter's title into HTML as it is: escape the name there
+    front_matter = compact_json(
+        {
+            "title": str(escape(title_text(ctx, model_id, shown_precision, shown_context))),
+            "hide": ["toc"],
+            "search": {"exclude": True},
+        }
+    )
     return (
-        f"---\n{front_matter}\n---\n\n# {title} {{#configurator .cfg-title}}\n\n"
+        f"---\n{front_matter}\n---\n\n# {{{{ configurator_title({arguments}) }}}} {{#configurator .cfg-title}}\n\n"
         f'<p class="cfg-intro">{intro}</p>\n\n{{{{ configurator({arguments}) }}}}\n'
     )
 
@@ -79,8 +85,8 @@ def compact_json(document: Any) -> str:
 
 def api_files(data: SiteData) -> dict[str, str]:
     """``api/catalog.json``, ``api/fit.json`` (every model), ``api/fit-kv-fp8.json`` (the same with the KV cache
-    in FP8) and ``api/fit/<model>.json`` (one model each, what the configurator page loads), by path inside the
-    site."""
+    in FP8) and ``api/fit/<model>.json`` (one model each), and the JSON Schema of each beside them, by path inside
+    the site."""
     fit = fit_document(data.catalog, data.matrix)
     files = {"api/catalog.json": compact_json(catalog_document(data.catalog)), "api/fit.json": compact_json(fit)}
     fp8_kv_cache = fit_document(data.catalog, VerdictMatrix(data.catalog, kv_cache_dtype="fp8"))
@@ -89,10 +95,11 @@ def api_files(data: SiteData) -> dict[str, str]:
         files[f"api/fit/{model_id}.json"] = compact_json(
             {**{k: v for k, v in fit.items() if k != "models"}, "model": model_id, **model}
         )
+    files |= {path: json.dumps(schema, ensure_ascii=False, indent=1) for path, schema in api_schemas().items()}
     return files
 
 
-def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, str]]:
+def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, object]]:
     """The configurator in a language's search index: each model's page (its summary), then each of its node
     rows as an entry of its own, readable in a result ("fits on one card — ~36 tok/s (at least 20) —
     $30,600/month") and linked to its row."""
@@ -108,6 +115,7 @@ def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, str
                 "location": page,
                 "text": f"<p>{escape(summary)}</p>",
                 "title": str(escape(text("configurator", "page_title", lang, model=model.name))),
+                "boost": CONFIGURATOR_PAGE_BOOST,
             }
         )
         entries += [
@@ -115,15 +123,17 @@ def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, str
                 "location": f"{page}#cfg-{row.configuration}",
                 "title": str(escape(row.title)),
                 "text": str(escape(row.text)),
+                "boost": CONFIGURATOR_ROW_BOOST,
             }
             for row in rows
         ]
     return entries
 
 
-def search_indexes(index_json: str, languages: list[str], data: SiteData) -> dict[str, str]:
-    """One search index per language, from the site's shared one: readers of /fr/ find French pages, and
-    the configurator's rows as entries of their own."""
+def search_indexes(index_json: str, languages: list[str], data: SiteData, site: Path) -> dict[str, str]:
+    """One search index per language, from the site's shared one (``site`` holds the built pages): readers of
+    /fr/ find French pages, tables read as sentences, Chinese cut into words, and the configurator's rows as
+    entries of their own, ranked after the guides."""
     index = json.loads(index_json)
     prefixes = {lang: f"{lang}/" for lang in languages if lang != SOURCE_LANGUAGE}
 
@@ -134,8 +144,13 @@ def search_indexes(index_json: str, languages: list[str], data: SiteData) -> dic
         lang: json.dumps(
             {
                 **index,
-                "docs": [d for d in index["docs"] if language_of(d["location"]) == lang]
-                + configurator_search_entries(data, lang),
+                "docs": [
+                    in_words(doc, lang)
+                    for doc in with_readable_tables(
+                        [d for d in index["docs"] if language_of(d["location"]) == lang], site, lang
+                    )
+                    + configurator_search_entries(data, lang)
+                ],
             },
             ensure_ascii=False,
             separators=(",", ":"),
@@ -145,13 +160,15 @@ def search_indexes(index_json: str, languages: list[str], data: SiteData) -> dic
 
 
 def not_found_words(site_url: str, languages: list[str]) -> dict[str, dict[str, str]]:
-    """What each language's 404 page says, and its home page's address: the root 404.html, which a host such as
-    GitHub Pages serves for any miss, holds them all."""
-    root = site_url.rstrip("/")
+    """What each language's 404 page says, and its home page's path from the host (``/repo/fr/`` for a site at
+    ``https://owner.github.io/repo/``; ``/fr/`` without a site URL): a 404 page is served at any depth, so its
+    links start from the host, under the site's own path. The root 404.html, which a host such as GitHub Pages
+    serves for any miss, holds every language's words."""
+    root = urlsplit(site_url or "/").path.rstrip("/") + "/"
     return {
         lang: {
             **{key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")},
-            "home_url": root + ("/" if lang == SOURCE_LANGUAGE else f"/{lang}/"),
+            "home_url": root + ("" if lang == SOURCE_LANGUAGE else f"{lang}/"),
         }
         for lang in languages
     }
@@ -165,5 +182,5 @@ def write_site_files(site: Path, data: SiteData, languages: list[str]) -> None:
         target.write_text(content, encoding="utf-8")
     index = site / "search" / "search_index.json"
     if index.exists():
-        for lang, content in search_indexes(index.read_text(encoding="utf-8"), languages, data).items():
+        for lang, content in search_indexes(index.read_text(encoding="utf-8"), languages, data, site).items():
             (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")
