@@ -86,8 +86,9 @@ class Fit:
     the verdict assumes (``memory_utilization``: vLLM's ``--gpu-memory-utilization``, the default or the tight
     setting; None for llama.cpp, which has no cap, and for image and video pipelines).
     A TIGHT fit says how (``tight_by``): ``"utilization"`` fits at the context asked for once the engine is given
-    ``memory_utilization``; ``"kv_cache_dtype"`` fits at the default setting with the KV cache in FP8 (``need``
-    is then with it); ``"context"`` fits at the default setting only with a context of at most
+    ``memory_utilization``; ``"kv_cache_dtype"`` fits at the default setting with the KV cache in FP8
+    (``kv_cache_dtype``, what it runs with; ``need`` stays that of the cache asked for, above ``budget``);
+    ``"context"`` fits at the default setting only with a context of at most
     ``longest_context_tokens`` (then ``need`` exceeds ``budget``). ``longest_context_tokens`` is also given for a
     ``"utilization"`` fit when a context at least ``tight_min_context_tokens`` long fits at the default setting."""
 
@@ -99,7 +100,7 @@ class Fit:
     memory_utilization: float | None = None
     tight_by: Literal["utilization", "kv_cache_dtype", "context"] | None = None
     longest_context_tokens: int | None = None
-    kv_cache_dtype: KvCacheDtype = "bf16"  # what the KV cache is kept in for ``need``
+    kv_cache_dtype: KvCacheDtype = "bf16"  # what the KV cache is kept in when the model runs as the verdict says
 
     @property
     def headroom(self) -> float:
@@ -339,9 +340,9 @@ def fit_llm_on(
                 )
     if isinstance(engine, ServerEngine) and kv_cache_dtype == "bf16":
         for k in splits:
-            need = llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype="fp8")
-            if need.total <= budget:
-                return Fit(Verdict.TIGHT, k, need, budget, engine.id, shown, "kv_cache_dtype", longest(k), "fp8")
+            fp8 = llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype="fp8")
+            if fp8.total <= budget:
+                return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "kv_cache_dtype", longest(k), "fp8")
     shorter = [(tokens, k) for k in splits if (tokens := longest(k)) is not None]
     if shorter:
         tokens, k = max(shorter, key=lambda found: (found[0], -found[1]))  # longest context, then fewest cards
