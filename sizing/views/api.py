@@ -70,7 +70,8 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
 
     A cell is ``[verdict, cards, need_gib_per_card, jobs, typical, floor, streams, total, usd_per_million_tokens,
     tight_setting, longest_context_tokens, warnings]``: for a ``tight`` verdict, the engine option it needs
-    (``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``) or the longest context that fits at the default setting; jobs an image
+    (``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``) or the longest context that fits at the
+    default setting; jobs an image
     or video model runs at once; for a language model, the typical and floor
     tokens per second of one stream; the streams the node serves at once at the context (every copy of the
     model it holds), their typical total tokens per second and what a million output tokens cost at that load
