@@ -9,7 +9,7 @@ from sizing.catalog.loader import load_catalog
 pytestmark = pytest.mark.browser
 
 MONTH_PRICE = {"en": "$4,157/month", "fr": "4\u202f157\xa0$US/mois", "zh": "US$4,157/月"}
-SPLIT_TWO = {"en": "split across 2 cards", "fr": "réparti sur 2 cartes", "zh": "需切分到 2 张卡"}
+SPLIT_TWO = {"en": "split across 2 cards", "fr": "réparti sur 2 cartes", "zh": "需切分到\xa02\xa0张卡"}
 ONE_CARD = {"en": "fits on one card", "fr": "tient sur une seule carte", "zh": "单卡即可装下"}
 NO_FIT = {"en": "does not fit on this node", "fr": "ne tient pas sur ce nœud", "zh": "此节点装不下"}
 
