@@ -208,11 +208,11 @@ def test_the_module_runs_from_the_command_line(tmp_path):
     path.write_text("- gpu: a100-sxm4-80gb\n  model: llama-3.3-70b\n  colour: blue\n", encoding="utf-8")
     result = subprocess.run(
         [sys.executable, "-m", "sizing.estimate", str(path), "--json"],
-        check=False,
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
