@@ -6,7 +6,7 @@ from sitebuild import LANGUAGES, ROOT
 pytestmark = pytest.mark.browser
 
 MONTH_PRICE = {"en": "$4,157/month", "fr": "4\u202f157\xa0$US/mois", "zh": "US$4,157/月"}
-SPLIT_FOUR = {"en": "split across 4 cards", "fr": "réparti sur 4 cartes", "zh": "需切分到 4 张卡"}
+SPLIT_FOUR = {"en": "split across 4 cards", "fr": "réparti sur 4 cartes", "zh": "需切分到\xa04\xa0张卡"}
 ONE_CARD = {"en": "fits on one card", "fr": "tient sur une seule carte", "zh": "单卡即可装下"}
 NO_FIT = {"en": "does not fit on this node", "fr": "ne tient pas sur ce nœud", "zh": "此节点装不下"}
 
@@ -226,7 +226,7 @@ def test_failed_loads_leave_one_notice_and_menus_that_match_the_table(page, serv
     assert page.locator("[role=alert]:visible, [role=status]:visible, .cfg-error").count() == 1
     assert page.text_content(".cfg-notice") == (
         "The data for SDXL 1.0 could not be loaded: the menus and the table still show Llama 3.3 70B in BF16, "
-        "8K tokens."
+        "8K\xa0tokens."
     )
     # menus, table, status and heading all still tell Llama 3.3 70B in BF16 at 8K tokens
     assert [page.input_value(f"select[name={n}]") for n in ("model", "precision", "context")] == [
@@ -235,7 +235,7 @@ def test_failed_loads_leave_one_notice_and_menus_that_match_the_table(page, serv
         "8192",
     ]
     assert rows(page) == table
-    assert page.text_content(".cfg-status").startswith("Llama 3.3 70B in BF16, 8K tokens:")
+    assert page.text_content(".cfg-status").startswith("Llama 3.3 70B in BF16, 8K\xa0tokens:")
     assert page.eval_on_selector("h1", "h => h.firstChild.nodeValue") == "Configurator: Llama 3.3 70B"
     page.select_option("select[name=precision]", "fp8")  # a load that works clears the notice
     page.wait_for_function("location.search.includes('precision=fp8')")
