@@ -68,7 +68,7 @@ def test_deepseek_v3_in_fp8_is_held_by_the_largest_nodes_with_96_gb_or_more_per_
     # 129,280) + CUDA context, graphs and NCCL 1.05 = 85.1 GiB: within 0.90 of what CUDA shows on an RTX PRO 6000
     # (85.6 GiB), an H200 (125.9) and a B200 (160.5); above it on the 80 GB cards (71.3)
     assert list(rows) == ["8 × RTX PRO 6000", "8 × H200 SXM", "8 × B200"]
-    assert rows["8 × H200 SXM"][0] == "split across 8 cards" and rows["8 × H200 SXM"][1] == "85.1 GiB"
+    assert rows["8 × H200 SXM"][0] == "split across 8 cards" and rows["8 × H200 SXM"][1] == "85.1 GiB"
 
 
 def test_the_quantization_table_shows_whole_model_bits(site: Path):
@@ -95,7 +95,7 @@ def test_reading_time_on_every_card_matches_the_formula_on_the_pages_own_text(si
         minutes = -(-reading_units(text, lang) // rate)  # ceil
         assert minutes == reading_minutes(text, lang, reading_rates(catalog)) >= 1
         title = re.search(r'^title: "?(.*?)"?$', source, re.M).group(1)
-        assert re.search(rf"· {minutes} {unit}\s+{re.escape(typeset(title, lang))}", cards), (guide, minutes)
+        assert re.search(rf"· {minutes}\u00a0{unit}\s+{re.escape(typeset(title, lang))}", cards), (guide, minutes)
 
 
 def test_reading_units_count_words_or_characters():
@@ -123,9 +123,9 @@ def changed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_data_change_reaches_the_guide_tables(changed_site: Path):
     html = page(changed_site, "zh", "guides/image-and-video")
-    assert table_rows(html, "FLUX.1 [dev]（BF16）")["RTX 6000 Ada"][0] == "96 GB"
+    assert table_rows(html, "FLUX.1 [dev]（BF16）")["RTX 6000 Ada"][0] == "96 GB"
     memory = table_rows(page(changed_site, "en", "guides/image-and-video"), "needs in BF16")
-    assert memory["SDXL 1.0"][1] == "9.6 GiB"  # 5,134,920,000 × 2 B = 10.27e9 B / 2^30, in GiB like every need
+    assert memory["SDXL 1.0"][1] == "9.6 GiB"  # 5,134,920,000 × 2 B = 10.27e9 B / 2^30, in GiB like every need
 
 
 def test_falsifying_a_claim_of_a_guide_fails_the_build_with_page_and_line(tmp_path: Path):
@@ -145,23 +145,23 @@ def test_falsifying_a_claim_of_a_guide_fails_the_build_with_page_and_line(tmp_pa
 # (4 ×) GB/s. NVLink 4 against PCIe Gen5: 450 / 63 = 7 times.
 NVLINK_GUIDE_FIGURES = {
     "en": [
-        "16 KiB",
-        "23 µs",
-        "2.1 ms",
-        "32 MiB",
-        "1,051.3 GiB",
-        "28–35 GB/s",
+        "16 KiB",
+        "23 µs",
+        "2.1 ms",
+        "32 MiB",
+        "1,051.3 GiB",
+        "28–35 GB/s",
         "about 7× faster",
         "Llama 3.1 8B",
         "expected: NV6 between every pair",
     ],
     "fr": [
-        "16 Kio",
-        "23 µs",
-        "2,1 ms",
-        "32 Mio",
-        "1 051,3 Gio",
-        "28 à 35 Go/s",
+        "16 Kio",
+        "23 µs",
+        "2,1 ms",
+        "32 Mio",
+        "1 051,3 Gio",
+        "28 à 35 Go/s",
         "environ 7 fois plus rapide",
         "Llama 3.1 8B",
         "attendu : NV6",
@@ -169,13 +169,13 @@ NVLINK_GUIDE_FIGURES = {
         "C’est dès que le mot « réparti » apparaît que ce guide vous concerne",
     ],
     "zh": [
-        "16 KiB",
-        "23 微秒",
-        "2.1 毫秒",
-        "32 MiB",
-        "1,051.3 GiB",
-        "28–35 GB/s",
-        "快约 7 倍",
+        "16 KiB",
+        "23 微秒",
+        "2.1 毫秒",
+        "32 MiB",
+        "1,051.3 GiB",
+        "28–35 GB/s",
+        "快约 7 倍",
         "Llama 3.1 8B",
         "预期：任意两张卡之间均为 NV6",
         "根复合体（root complex）",
