@@ -133,6 +133,6 @@ def published_runs_agreement(ctx: MacroContext, model: str) -> str:
     said = ctx.text("speed", "runs_counted_one" if len(counted) == 1 else "runs_counted", **values)
     if not ratios:
         return said
-    low, high = (ctx.text("speed", "ratio", value=ctx.f.number(r, 2)) for r in (ratios[0], ratios[-1]))
+    low, high = (ctx.f.number(r, 2) for r in (ratios[0], ratios[-1]))  # the string words them as ratios
     key = "runs_left_out_one" if len(ratios) == 1 else "runs_left_out"
     return said + ctx.text("speed", key, count=ctx.f.number(len(ratios)), low=low, high=high)

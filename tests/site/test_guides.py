@@ -68,7 +68,7 @@ def test_deepseek_v3_in_fp8_is_held_by_the_largest_nodes_with_96_gb_or_more_per_
     # = 84.9 GiB: within 0.90 of what CUDA shows on an RTX PRO 6000 (85.6 GiB), an H200 (125.9) and a B200
     # (160.5); above it on the 80 GB cards (71.3)
     assert list(rows) == ["8 × RTX PRO 6000", "8 × H200 SXM", "8 × B200"]
-    assert rows["8 × H200 SXM"][0] == "split across 8 cards" and rows["8 × H200 SXM"][1] == "84.9 GiB"
+    assert rows["8 × H200 SXM"][0] == "split across 8 cards" and rows["8 × H200 SXM"][1] == "84.9\xa0GiB"
 
 
 def test_the_quantization_table_shows_whole_model_bits(site: Path):
@@ -101,9 +101,9 @@ def test_reading_units_count_words_or_characters():
 
 def test_a_data_change_reaches_the_guide_tables(edited_site: Path):  # RTX 6000 Ada and SDXL doubled
     html = page(edited_site, "zh", "guides/image-and-video")
-    assert table_rows(html, "FLUX.1 [dev]（BF16）")["RTX 6000 Ada"][0] == "96 GB"
+    assert table_rows(html, "FLUX.1 [dev]（BF16）")["RTX 6000 Ada"][0] == "96\xa0GB"
     memory = table_rows(page(edited_site, "en", "guides/image-and-video"), "needs in BF16")
-    assert memory["SDXL 1.0"][1] == "9.6 GiB"  # 5,134,920,000 × 2 B = 10.27e9 B / 2^30, in GiB like every need
+    assert memory["SDXL 1.0"][1] == "9.6\xa0GiB"  # 5,134,920,000 × 2 B = 10.27e9 B / 2^30, in GiB like every need
 
 
 # The NVLink or PCIe guide: which gap decides, with figures computed from data/, in every language.
