@@ -16,6 +16,7 @@ from macros.library import (  # noqa: F401 - importing a family registers its ma
     reference,
     speed_accuracy,
     translators,
+    ttft_accuracy,
 )
 from macros.library.registry import MACROS, bound_macros
 

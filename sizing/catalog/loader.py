@@ -36,6 +36,7 @@ from sizing.catalog.schema import (
     NodesFile,
     Precision,
     PrecisionsFile,
+    PrefillMeasurement,
     ServerEngine,
 )
 from sizing.catalog.yaml_lines import DataFileError, line_of, load_yaml
@@ -75,6 +76,8 @@ class Catalog:
     measurements: tuple[DecodeMeasurement, ...]
     held_out_measurements: tuple[DecodeMeasurement, ...]
     engines: Mapping[str, ServerEngine | LlamaCppEngine]
+    prefill_measurements: tuple[PrefillMeasurement, ...] = ()
+    held_out_prefill_measurements: tuple[PrefillMeasurement, ...] = ()
 
     def engine_of(self, precision: Precision) -> ServerEngine | LlamaCppEngine:
         """The engine that runs a language model in ``precision`` (engines.yml ``precisions``)."""
@@ -301,7 +304,7 @@ def _check_default_precisions(
 
 def _check_measurements(
     catalog_parts: dict[str, Mapping[str, Any]],
-    measurements: Iterable[DecodeMeasurement],
+    measurements: Iterable[DecodeMeasurement | PrefillMeasurement],
     raw_list: list[Any],
     path: Path,
     problems: list[Problem],
@@ -329,7 +332,7 @@ def _check_measurements(
             and m.model in catalog_parts["models"]
             and catalog_parts["models"][m.model].kind != "llm"
         ):
-            bad("model", f"'{m.model}' is not a language model; decode measurements are for models.yml llms")
+            bad("model", f"'{m.model}' is not a language model; speed measurements are for models.yml llms")
         links = catalog_parts["interconnects"]
         if isinstance(m.link, str) and m.link not in LINK_KINDS and m.link not in links:
             bad(
@@ -342,12 +345,12 @@ def _check_measurements(
 def _check_fitted_on(
     assumptions: Assumptions,
     raw: Any,
-    measurements: Iterable[DecodeMeasurement],
-    held_out: Iterable[DecodeMeasurement],
+    measurements: Iterable[DecodeMeasurement | PrefillMeasurement],
+    held_out: Iterable[DecodeMeasurement | PrefillMeasurement],
     path: Path,
     problems: list[Problem],
 ) -> None:
-    """A fitted constant names usable records of measurements.yml, never a held-out one."""
+    """A fitted constant names usable records of measurements.yml (decode or prefill), never a held-out one."""
     usable = {m.id: m.unreliable for m in measurements}
     kept_apart = {m.id for m in held_out}
     for name, assumption in assumptions:
@@ -356,8 +359,9 @@ def _check_fitted_on(
         for rid in assumption.fitted_on:
             if rid in kept_apart:
                 message = (
-                    f"measurement '{rid}' is held out (measurements.yml held_out) to judge the model on "
-                    "figures it was not fitted on; remove it from fitted_on or move it to decode"
+                    f"measurement '{rid}' is held out (measurements.yml held_out or prefill_held_out) to judge the "
+                    "model on figures it was not fitted on; remove it from fitted_on or move it to decode (prefill "
+                    "for a time to first token)"
                 )
             elif rid not in usable:
                 message = f"unknown measurement '{rid}' (not in measurements.yml); {did_you_mean(rid, usable)}"
@@ -451,16 +455,21 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     measured: MeasurementsFile = parsed["measurements"]
     _check_measurements(
         {"gpus": gpus, "models": models, "precisions": precisions, "interconnects": links},
-        [*measured.decode, *measured.held_out],
-        [*raws["measurements"]["decode"], *raws["measurements"].get("held_out", [])],
+        [*measured.decode, *measured.held_out, *measured.prefill, *measured.prefill_held_out],
+        [
+            *raws["measurements"]["decode"],
+            *raws["measurements"].get("held_out", []),
+            *raws["measurements"].get("prefill", []),
+            *raws["measurements"].get("prefill_held_out", []),
+        ],
         path("measurements"),
         problems,
     )
     _check_fitted_on(
         parsed["assumptions"].assumptions,
         raws["assumptions"]["assumptions"],
-        measured.decode,
-        measured.held_out,
+        [*measured.decode, *measured.prefill],
+        [*measured.held_out, *measured.prefill_held_out],
         path("assumptions"),
         problems,
     )
@@ -476,5 +485,7 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         assumptions=parsed["assumptions"].assumptions,
         measurements=tuple(measured.decode),
         held_out_measurements=tuple(measured.held_out),
+        prefill_measurements=tuple(measured.prefill),
+        held_out_prefill_measurements=tuple(measured.prefill_held_out),
         engines=engines,
     )

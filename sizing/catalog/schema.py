@@ -407,6 +407,10 @@ class Assumptions(Record):
     decode_step_host_seconds_llama_cpp: FittedAssumption[NonNegative]
     decode_floor_factor: FittedAssumption[Fraction]
     max_running_streams: Assumption[PositiveInt]
+    prefill_compute_fraction: FittedAssumption[Fraction]
+    prefill_request_seconds_server: FittedAssumption[NonNegative]
+    prefill_batch_tokens: Assumption[PositiveInt]
+    ttft_ceiling_factor: FittedAssumption[Annotated[float, Field(ge=1)]]
 
 
 class AssumptionsFile(Record):
@@ -609,9 +613,39 @@ class DecodeMeasurement(DecodeScenario):
         return self
 
 
+class PrefillMeasurement(DecodeScenario):
+    """A published time to first token (or prompt-processing speed) with the scenario it was measured in: a prompt
+    of ``prompt_tokens`` among ``concurrency`` streams each generating ``output_tokens``. ``ttft_ms`` is what the
+    prefill model is compared against (``derived`` says how, e.g. 512 / pp512 t/s for llama.cpp)."""
+
+    id: Id
+    prompt_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
+    output_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
+    engine: Text
+    metric: Text
+    value: Positive
+    ttft_ms: Positive
+    derived: Text
+    source: Text
+    quote: Text
+    assumed: Text | None = None
+    unreliable: Text | None = None
+
+    @model_validator(mode="after")
+    def _inline_figures_have_a_source(self) -> PrefillMeasurement:
+        for field in ("gpu", "link", "model", "precision"):
+            value = getattr(self, field)
+            if not isinstance(value, (str, type(None))) and value.source is None:
+                raise ValueError(f"inline {field} needs a source")
+        return self
+
+
 class MeasurementsFile(Record):
     """``decode``: the records the constants are fitted on and the build checks; ``held_out``: records never
-    fitted, to judge the model on figures it has not seen."""
+    fitted, to judge the model on figures it has not seen; ``prefill`` and ``prefill_held_out``: the same for the
+    time to first token."""
 
     decode: Annotated[list[DecodeMeasurement], Field(min_length=1)]
     held_out: list[DecodeMeasurement] = []
+    prefill: list[PrefillMeasurement] = []
+    prefill_held_out: list[PrefillMeasurement] = []
