@@ -27,12 +27,14 @@ from sizing.engine.scenarios import estimate, resolve
 Binding = Literal["memory", "speed", "ttft", "engine_cap", "users"]
 KvCacheDtype = Literal["bf16", "fp8"]
 CARDS_PER_COPY = (1, 2, 4, 8)
+RATE_ITERATIONS = 8
 
 
 @dataclass(frozen=True)
 class Requirement:
-    """What a service needs. ``users``: concurrent users; ``max_ttft_s`` None: no limit on the time to first
-    token; ``precision`` None: any format offered for the model."""
+    """What a service needs. ``users``: concurrent users, or ``requests_per_minute`` turned into users on each
+    configuration with its own time per request (``users`` is then ignored); ``max_ttft_s`` None: no limit on
+    the time to first token; ``precision`` None: any format offered for the model."""
 
     model: str
     prompt_tokens: int
@@ -41,6 +43,7 @@ class Requirement:
     min_tokens_per_s_per_user: float
     precision: str | None = None
     max_ttft_s: float | None = None
+    requests_per_minute: float | None = None
 
     @property
     def context_tokens(self) -> int:
@@ -89,6 +92,7 @@ class Option:
     price_per_month_usd: float
     usd_per_million_tokens: float
     binding: Binding
+    users: int
     meets: bool = True
 
 
@@ -184,13 +188,33 @@ def users_per_copy(catalog: Catalog, candidate: Candidate, requirement: Requirem
     return low, stopped
 
 
-def users_per_minute_per_user(load: Load, output_tokens: int) -> float:
-    """Requests a user completes per minute: one every time to first token plus the answer at the typical speed."""
-    return 60 / (load.ttft.typical_seconds + output_tokens / load.typical)
+def request_seconds(load: Load, output_tokens: int) -> float:
+    """One request of a user: the time to first token, then the answer at the typical speed."""
+    return load.ttft.typical_seconds + output_tokens / load.typical
 
 
 def option_for(catalog: Catalog, candidate: Candidate, requirement: Requirement) -> Option | None:
-    """The cheapest plan on this candidate, None when one copy cannot serve even one user."""
+    """The cheapest plan on this candidate, None when one copy cannot serve even one user. Requests per minute
+    become users by Little's law, ``rate × time per request``, the time per request that of the plan itself:
+    repeated until the users stop growing."""
+    if requirement.requests_per_minute is None:
+        return option_for_users(catalog, candidate, requirement)
+    users, option = 1, None
+    for _ in range(RATE_ITERATIONS):
+        option = option_for_users(catalog, candidate, replace(requirement, users=users))
+        if option is None:
+            return None
+        needed = math.ceil(
+            requirement.requests_per_minute / 60 * request_seconds(option.load, requirement.output_tokens)
+        )
+        if needed <= users:
+            return option
+        users = needed
+    return option_for_users(catalog, candidate, replace(requirement, users=users))
+
+
+def option_for_users(catalog: Catalog, candidate: Candidate, requirement: Requirement) -> Option | None:
+    """The cheapest plan on this candidate for ``requirement.users`` users at once."""
     per_copy, binding = users_per_copy(catalog, candidate, requirement)
     if per_copy == 0:
         return None
@@ -208,15 +232,14 @@ def option_for(catalog: Catalog, candidate: Candidate, requirement: Requirement)
         price_per_month_usd=monthly,
         usd_per_million_tokens=usd_per_million(catalog, monthly, requirement, load),
         binding=binding,
+        users=requirement.users,
     )
 
 
 def usd_per_million(catalog: Catalog, monthly_usd: float, requirement: Requirement, load: Load) -> float:
     """A million generated tokens at this load: every user asks again as soon as an answer ends (the
     requirement's concurrency), so the plan generates ``users × output / (ttft + output / speed)`` tokens/s."""
-    tokens_per_s = (
-        requirement.users * requirement.output_tokens * users_per_minute_per_user(load, requirement.output_tokens) / 60
-    )
+    tokens_per_s = requirement.users * requirement.output_tokens / request_seconds(load, requirement.output_tokens)
     return price_per_million_tokens(monthly_usd, catalog.assumptions.hours_per_month.value, tokens_per_s)
 
 
@@ -262,8 +285,7 @@ def plan(catalog: Catalog, requirement: Requirement) -> list[Option]:
 # --- when nothing meets it ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Shortfall:
-    """How far one user on one copy of a candidate is from the requirement: the speed it reaches and the time
-    to first token it takes (None when one user's KV cache does not fit beside the weights)."""
+    """One user on one copy of a candidate: the speed it reaches and the time to first token it takes."""
 
     candidate: Candidate
     load: Load
