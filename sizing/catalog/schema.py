@@ -587,6 +587,28 @@ class DecodeScenario(Record):
     prompt_tokens_per_output_token: Annotated[float, Field(ge=0, le=100_000)] = 0.0
 
 
+class PlanRequirement(Record):
+    """One requirement for ``python -m sizing.plan``: a model (models.yml), a format (precisions.yml, or ``any``
+    / absent for every format offered), the tokens of a request, concurrent ``users`` or ``requests_per_minute``
+    (exactly one), the slowest acceptable speed per user and, optionally, the longest time to first token."""
+
+    id: Text | None = None
+    model: Id
+    precision: Id | None = None
+    prompt_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
+    output_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
+    users: Annotated[int, Field(gt=0, le=10_000_000)] | None = None
+    requests_per_minute: Annotated[float, Field(gt=0, le=100_000_000)] | None = None
+    min_tokens_per_s_per_user: Annotated[float, Field(gt=0, le=100_000)]
+    max_ttft_s: Annotated[float, Field(gt=0, le=3600)] | None = None
+
+    @model_validator(mode="after")
+    def _users_or_rate(self) -> PlanRequirement:
+        if (self.users is None) == (self.requests_per_minute is None):
+            raise ValueError("give users (concurrent users) or requests_per_minute, exactly one of them")
+        return self
+
+
 class DecodeMeasurement(DecodeScenario):
     """A published decode speed, with the scenario it was measured in. ``unreliable`` (the reason) keeps a
     record out of the accuracy statistics and the fit."""
