@@ -30,9 +30,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from common import PYTHON, ROOT, mkdocs_build
+from mkdocs.utils.meta import get_data
 from sitebuild import copy_project
 
 from macros.base.languages import LANGUAGES
+from macros.base.links import PageLinks
+from macros.generated import configurator_page_uris, generated_page_source
+from macros.page.pipeline import render_page
+from macros.page.source import PageSource
+from macros.site.site_data import site_data
 
 
 # --- baseline: the same site, macros pre-rendered, no hook --------------------------------------------
@@ -44,14 +50,6 @@ def page_url(lang: str, relative: str) -> str:
 
 def prerendered_project(target: Path) -> Path:
     """A copy whose pages hold their rendered Markdown, generated pages as files, and no hook."""
-    from mkdocs.utils.meta import get_data
-
-    from macros.base.links import PageLinks
-    from macros.generated import configurator_page_uris, generated_page_source
-    from macros.page.pipeline import render_page
-    from macros.page.source import PageSource
-    from macros.site.site_data import site_data
-
     project = copy_project(target)
     data = site_data()
     docs = project / "docs"

@@ -11,11 +11,11 @@ from markupsafe import escape
 
 from macros.base.languages import SOURCE_LANGUAGE
 from macros.base.links import PageLinks
-from macros.library.configurator import choice_path, choices, search_rows
+from macros.library.configurator import choice_path, choices, default_choice, search_rows, title_text
 from macros.library.context import MacroContext
 from macros.output.strings import text
 from macros.site.site_data import SiteData
-from sizing.views.api import catalog_document, fit_document
+from sizing.views.api import NO_CONTEXT, catalog_document, fit_document
 
 
 def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
@@ -44,20 +44,11 @@ def generated_page_source(data: SiteData, src_uri: str) -> str:
 def _configurator_page(
     data: SiteData, lang: str, model_id: str, precision: str | None = None, context: str | None = None
 ) -> str:
-    """Data never enters the page's template text: the model's name comes in through a macro call, which
-    writes it as text (a name holding "{{ 7*7 }}" or "[a](b)" is shown as it is). The heading and the intro
-    carry classes the page's script finds them by, to name the model the reader picks."""
-    name_call = f"{{{{ model_name({json.dumps(model_id)}) }}}}"
-    title = text("configurator", "page_title", lang, model=name_call)
-    intro = text("configurator", "page_intro", lang, model=name_call)
-    # MkDocs and Material print the front matter's title into HTML as it is: escape the name there
-    front_matter = compact_json(
-        {
-            "title": str(escape(text("configurator", "page_title", lang, model=data.catalog.models[model_id].name))),
-            "hide": ["toc"],
-            "search": {"exclude": True},
-        }
-    )
+    """Data never enters the page's template text: the heading comes in through a macro call, which writes the
+    model's name as text (a name holding "{{ 7*7 }}" or "[a](b)" is shown as it is). Each choice's page has a
+    title and heading of its own: "Configurator: Llama 3.3 70B in FP8, 32K tokens". The heading and the intro
+    carry classes the page's script finds them by, to name the choice the reader picks."""
+    model_call = f"{{{{ model_name({json.dumps(model_id)}) }}}}"
     arguments = ", ".join(
         [
             json.dumps(model_id),
@@ -65,8 +56,21 @@ def _configurator_page(
             *([f"context={int(context)}"] if context else []),
         ]
     )
+    intro = text("configurator", "page_intro", lang, model=model_call)
+    ctx = MacroContext(data, lang, PageLinks.at(f"configurator/{model_id}/", lang), Path("docs"))
+    shown_precision, shown_context = (
+        (precision, context or NO_CONTEXT) if precision else default_choice(data.catalog, model_id)
+    )
+    # MkDocs and Material print the front matter's title into HTML as it is: escape the name there
+    front_matter = compact_json(
+        {
+            "title": str(escape(title_text(ctx, model_id, shown_precision, shown_context))),
+            "hide": ["toc"],
+            "search": {"exclude": True},
+        }
+    )
     return (
-        f"---\n{front_matter}\n---\n\n# {title} {{#configurator .cfg-title}}\n\n"
+        f"---\n{front_matter}\n---\n\n# {{{{ configurator_title({arguments}) }}}} {{#configurator .cfg-title}}\n\n"
         f'<p class="cfg-intro">{intro}</p>\n\n{{{{ configurator({arguments}) }}}}\n'
     )
 
@@ -77,8 +81,8 @@ def compact_json(document: Any) -> str:
 
 
 def api_files(data: SiteData) -> dict[str, str]:
-    """``api/catalog.json``, ``api/fit.json`` (every model) and ``api/fit/<model>.json`` (one model each,
-    what the configurator page loads), by path inside the site."""
+    """``api/catalog.json``, ``api/fit.json`` (every model) and ``api/fit/<model>.json`` (one model each), by
+    path inside the site."""
     fit = fit_document(data.catalog, data.matrix)
     files = {"api/catalog.json": compact_json(catalog_document(data.catalog)), "api/fit.json": compact_json(fit)}
     for model_id, model in fit["models"].items():

@@ -31,6 +31,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import yaml
+
 REPOSITORY = Path(__file__).resolve().parent.parent
 # Folders of a project that hold its sources (or its history, or its tools): never a build's target.
 SOURCE_FOLDERS = (
@@ -114,7 +116,6 @@ def file_lock(path: Path, timeout: float, what: str, remove: bool = False) -> It
 
 def _docs_dir(config: Path) -> Path:
     """The config's docs_dir (``docs`` when unset or unreadable), resolved."""
-    import yaml
 
     class _Loader(yaml.SafeLoader):
         pass

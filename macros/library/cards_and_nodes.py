@@ -11,9 +11,8 @@ from macros.output.html import table
 from macros.output.strings import text
 from sizing.catalog.schema import DiffusionModel, Llm, Node, Precision
 from sizing.catalog.units import GB, GIB
-from sizing.engine.fit import Verdict, card_budget, visible_memory
-from sizing.engine.memory import component_bytes, model_weight_bytes
-from sizing.views.api import speed_for_display
+from sizing.engine.fit import Verdict, card_budget, pipeline_need, visible_memory
+from sizing.engine.memory import component_bytes
 from sizing.views.comparisons import (
     CardChoice,
     card_choices,
@@ -47,16 +46,11 @@ def diffusion_memory_table(ctx: MacroContext, precision: str) -> str:
         def part(role: str) -> float:
             return sum(component_bytes(c.role, c.params, prec) for c in model.components if c.role == role)
 
-        working = model.activation_reserve_gib * GIB
-        sizes = (
-            part("denoiser"),
-            part("text_encoder"),
-            part("vae"),
-            working,
-            model_weight_bytes(model, prec) + working,
-        )
+        need = pipeline_need(ctx.catalog, model, prec)  # the configurator's figure for one card
+        sizes = (part("denoiser"), part("text_encoder"), part("vae"), need.activations, need.overhead, need.total)
         rows.append([model.name, _workload(ctx, model), *[ctx.f.gib_from_bytes(size) for size in sizes]])
-    headers = [_t(ctx, k) for k in ("model", "workload", "denoiser", "text_encoders", "vae", "working", "total")]
+    keys = ("model", "workload", "denoiser", "text_encoders", "vae", "working", "cuda_context", "total")
+    headers = [_t(ctx, k) for k in keys]
     return table(_t(ctx, "memory_caption", precision=prec.name), headers, rows)
 
 
@@ -244,7 +238,7 @@ def _full_load(ctx: MacroContext, cell: Cell, node: Node) -> str:
         "configurator",
         "load",
         streams=ctx.f.streams(cell.speed.streams_on(node)),
-        total=ctx.f.number(speed_for_display(cell.speed.total_on(node))),
+        total=ctx.f.speed_number(cell.speed.total_on(node)),
         price=ctx.f.money(price, "USD", digits=2),
     )
 
@@ -338,7 +332,7 @@ def pipeline_memory(ctx: MacroContext, model: str, precision: str) -> str:
     memory at its usual resolution or clip length."""
     chosen, prec = ctx.diffusion_model(model), ctx.precision(precision)
     ctx.check_pair(model, precision)
-    return ctx.f.gib_from_bytes(model_weight_bytes(chosen, prec) + chosen.activation_reserve_gib * GIB)
+    return ctx.f.gib_from_bytes(pipeline_need(ctx.catalog, chosen, prec).total)
 
 
 @macro

@@ -1,8 +1,9 @@
-"""The configurator macro: every configuration's verdict for one model, pre-rendered, plus what the page's
-script needs to switch model, precision and context without recomputing anything.
+"""The configurator macro: every configuration's verdict for one model at one precision and context,
+pre-rendered, with links to every other choice.
 
-Each model has a page (its default precision and context) and a page for every other precision and context
-(``choice_path``), so a reader without JavaScript reaches every choice by links."""
+Every (model, precision, context) has a page of its own (``choice_path``), so a reader without JavaScript
+reaches every choice by links. The page's script switches choices by placing the chosen page's table, status
+and menus into the page: every word it shows was written here, once."""
 
 from __future__ import annotations
 
@@ -15,15 +16,13 @@ from markupsafe import Markup
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
-from macros.output.formatting import BABEL_LOCALES
-from macros.output.html import TEMPLATES, block
-from macros.output.strings import strings
+from macros.output.html import TEMPLATES, TypesetBlock, block
 from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Llm
 from sizing.catalog.units import GIB
 from sizing.engine.fit import Verdict, card_budget
-from sizing.views.api import NO_CONTEXT, context_keys, speed_for_display
+from sizing.views.api import NO_CONTEXT, context_keys
 from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
 
 GUIDE = "guides/nvlink-or-pcie/"
@@ -43,15 +42,11 @@ def default_choice(catalog: Catalog, model_id: str) -> tuple[str, str]:
 
 
 def choices(catalog: Catalog, model_id: str) -> list[tuple[str, str]]:
-    """The (precision, context key) pairs that have a page: every precision at the model's default context,
-    and every context at its default precision, in the menus' order (70 pages a language). A page for every
-    pair would be 170 a language and double the build's time: pairs that change both are left to the script."""
-    precision, context = default_choice(catalog, model_id)
-    model = catalog.models[model_id]
-    return [
-        *((p.id, context) for p in catalog.precisions_for(model)),
-        *((precision, c) for c in context_keys(catalog, model_id) if c != context),
-    ]
+    """Every (precision, context key) pair a model offers, in the menus' order: each has a page of its own, so
+    a reader without JavaScript reaches every choice, and the script shows a choice by placing its page's
+    table."""
+    contexts = context_keys(catalog, model_id)
+    return [(p.id, c) for p in catalog.precisions_for(catalog.models[model_id]) for c in contexts]
 
 
 def choice_path(catalog: Catalog, model_id: str, precision_id: str, context: str) -> str:
@@ -78,17 +73,28 @@ def _choice(ctx: MacroContext, model: str, precision: str | None, context: int |
     return precision_id, str(context)
 
 
+def _offers(ctx: MacroContext, model_id: str, precision_id: str, context: str) -> list[Offer]:
+    """The rows of a choice, sorted, made once for every language."""
+    tokens = None if context == NO_CONTEXT else int(context)
+    key = ("configurator offers", model_id, precision_id, context)
+    return ctx.data.remembered(key, lambda: offers(ctx.catalog, ctx.matrix, model_id, precision_id, tokens))
+
+
 # --- one row ------------------------------------------------------------------------------------------
 def _why(ctx: MacroContext, row: Offer) -> str:
-    need, budget = ctx.f.gib_from_bytes(row.fit.need.total), ctx.f.gib_from_bytes(row.fit.budget)
-    if row.fit.verdict is Verdict.ONE_CARD:
-        return _t(ctx, "why_one", need=need, budget=budget)
-    if row.fit.verdict is Verdict.SPLIT:
-        return _t(ctx, "why_split", need=need, budget=budget, cards=ctx.f.number(row.fit.cards))
-    if row.fit.verdict is Verdict.TIGHT:  # against what a card offers at the engine's default setting
-        default = card_budget(ctx.catalog, ctx.catalog.gpu_of(row.node), ctx.catalog.engines[row.fit.engine])
-        return _t(ctx, "why_tight", need=need, budget=ctx.f.gib_from_bytes(default), cards=ctx.f.cards(row.fit.cards))
-    return _t(ctx, "why_nofit", need=need, budget=budget, cards=ctx.f.cards(row.fit.cards))
+    """The need against what a card offers, each with the decimals that keep the comparison true. A tight fit
+    compares with what a card offers at the engine's default setting, which it exceeds."""
+    fit = row.fit
+    budget = fit.budget
+    if fit.verdict is Verdict.TIGHT:
+        budget = card_budget(ctx.catalog, ctx.catalog.gpu_of(row.node), ctx.catalog.engines[fit.engine])
+    need, offered = ctx.f.gib_compared(fit.need.total, budget)
+    if fit.verdict is Verdict.ONE_CARD:
+        return _t(ctx, "why_one", need=need, budget=offered)
+    if fit.verdict is Verdict.SPLIT:
+        return _t(ctx, "why_split", need=need, budget=offered, cards=ctx.f.number(fit.cards))
+    key = "why_tight" if fit.verdict is Verdict.TIGHT else "why_nofit"
+    return _t(ctx, key, need=need, budget=offered, cards=ctx.f.cards(fit.cards))
 
 
 def _notes(ctx: MacroContext, row: Offer) -> Markup:
@@ -110,17 +116,43 @@ def _speed(ctx: MacroContext, row: Offer) -> str:
 
 
 def _load(ctx: MacroContext, row: Offer) -> str:
-    """Streams that fit, their typical total and the cost of a million tokens at that load."""
+    """Streams that fit, their typical total and the cost of a million tokens at that load; how many streams
+    the memory beside the weights holds, where memory sets the count (not the engine's cap, nor a context
+    shortened to fit)."""
     price = row.price_per_million_tokens(ctx.catalog)
     if row.speed is None or price is None:
         return _t(ctx, "none")
-    return _t(
-        ctx,
-        "load",
-        streams=ctx.f.streams(row.speed.streams_on(row.node)),
-        total=ctx.f.number(speed_for_display(row.speed.total_on(row.node))),
-        price=ctx.f.money(price, "USD", digits=2),
-    )
+    streams = row.speed.streams_on(row.node)
+    values = {
+        "streams": ctx.f.streams(streams),
+        "total": ctx.f.speed_number(row.speed.total_on(row.node)),
+        "price": ctx.f.money(price, "USD", digits=2),
+    }
+    room = _room(ctx, row)
+    return _t(ctx, "load", **values) if room is None else _t(ctx, "load_room", **values, **room)
+
+
+def _room(ctx: MacroContext, row: Offer) -> dict[str, str] | None:
+    """The memory a card keeps beside the weights and what one stream's KV cache takes of it, with the
+    decimals that show why it holds that many streams and not one more: "4.0 GiB free, 2.0 GiB each" holds
+    two, "3.99 GiB free, 2.00 GiB each" one. None where memory does not set the count, or no figures up to four
+    decimals divide to it."""
+    fit, speed = row.fit, row.speed
+    per_stream = fit.need.kv_cache
+    capped = speed is None or speed.streams_per_copy >= ctx.catalog.assumptions.max_running_streams.value
+    if capped or fit.tight_by == "context" or per_stream <= 0:
+        return None
+    beside = (fit.budget - fit.need.weights - fit.need.activations - fit.need.overhead) / GIB
+    per_stream /= GIB
+
+    def holds(digits: int) -> bool:
+        shown = round(per_stream, digits)
+        return shown > 0 and int(round(beside, digits) // shown) == speed.streams_per_copy
+
+    digits = next((d for d in (1, 2, 3, 4) if holds(d)), None)
+    if digits is None:
+        return None
+    return {"beside": ctx.f.gib(beside, digits), "per_stream": ctx.f.gib(per_stream, digits)}
 
 
 def _label(ctx: MacroContext, configuration: Configuration) -> str:
@@ -140,7 +172,7 @@ def _prices(ctx: MacroContext, configuration: Configuration) -> tuple[str, str]:
     return _t(ctx, "price_from", price=month), _t(ctx, "price_from", price=hour)
 
 
-def _cells(ctx: MacroContext, row: Offer, llm: bool) -> list[str]:
+def row_cells(ctx: MacroContext, row: Offer, llm: bool) -> list[str]:
     """The row's cells after its node: verdict, why, speed (or jobs), load for a language model, prices, notes."""
     return [
         ctx.verdict_text(row.fit),
@@ -226,71 +258,57 @@ def _note(ctx: MacroContext, model: Any) -> str:
 
 
 # --- the script's data --------------------------------------------------------------------------------
-def _script_data(ctx: MacroContext) -> str:
-    """Strings and per-configuration figures the script formats rows with (no sizing logic); the same on
-    every configurator page of a language at the same depth, so made once per language, depth and data state."""
-    return ctx.data.remembered(("configurator script", ctx.lang, ctx.links.lang_root), lambda: _make_script_data(ctx))
-
-
-def _make_script_data(ctx: MacroContext) -> str:
-    c = ctx.catalog
-    configurations = []
-    for configuration in c.configurations.values():
-        node = configuration.cheapest
-        month, hour = _prices(ctx, configuration)
-        configurations.append(
-            {
-                "id": configuration.id,
-                "name": _label(ctx, configuration),
-                "amount": node.price_per_month.amount,
-                "month": month,
-                "hour": hour,
-                "cards": node.cards,
-                "gpu": c.gpu_of(node).short_name,
-                # what a card offers at each engine's default setting
-                "budget": {
-                    engine.id: round(card_budget(c, c.gpu_of(node), engine) / GIB, 1) for engine in c.engines.values()
-                },
-                # the summary names the cheapest node itself, at its own price
-                "cheapest_name": ctx.node_label(node),
-                "cheapest_month": ctx.monthly_price(node),
-            }
-        )
+def _script_data(ctx: MacroContext, shown: str) -> str:
+    """What the script needs beside the page: where the page of every choice of every model stands, in which
+    it finds that choice's table, status and menus as the server wrote them, and the two notices it may show,
+    written for this page's choice (``shown``). The script writes no word of its own."""
     data = {
-        "locale": BABEL_LOCALES[ctx.lang].replace("_", "-").replace("-Hans-CN", "-CN"),
-        "strings": {
-            **strings()["configurator"],
-            **{f"verdict_{k}": v for k, v in strings()["verdicts"].items()},
-            **{f"tight_{k}": v for k, v in strings()["tight"].items()},
-            **{
-                f"unit_{k}": strings()["units"][k]
-                for k in ("gib", "tokens_per_s", "speed_cell", "cards", "one_card", "streams", "one_stream")
-            },
+        "base": f"{ctx.links.lang_root}configurator/",
+        "pages": ctx.data.remembered("configurator pages", lambda: _pages(ctx.catalog)),
+        "load_error": {
+            model.id: _t(ctx, "load_error", model=model.name, shown=shown) for model in ctx.catalog.models.values()
         },
-        # the catalog's order, which is the menus' order on the server and in the script
-        "precisions": {p.id: p.name for p in c.precisions.values()},
-        # the engine that runs each format: a language model's (engines.yml), else the server engine's
-        "engines": {
-            p.id: (c.engine_of(p) if "llm" in p.applies_to else c.server_engine).id for p in c.precisions.values()
-        },
-        # US dollars as the language writes them, the amount left to the script: "${value}", "{value} $US"
-        "money": ctx.f.money(1234.5, "USD", digits=2).replace(ctx.f.number(1234.5, 2), "{value}"),
-        "configurations": configurations,
-        "notes": {model.id: _note(ctx, model) for model in c.models.values()},
-        "guide": ctx.links.lang_root + GUIDE,
-        "pages": ctx.links.lang_root + "configurator/",
+        "unknown_choice": _t(ctx, "unknown_choice"),
     }
-    data["strings"] = {k: v[ctx.lang] for k, v in data["strings"].items()}
     # </script> cannot appear: JSON escapes "<" as \u003c below.
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
+def _pages(catalog: Catalog) -> dict[str, Any]:
+    """For each model, in the menus' order: its default choice and where the page of each precision and
+    context stands below ``configurator/``: "llama-3.3-70b/fp8/32768/"."""
+    pages: dict[str, Any] = {}
+    for model_id in catalog.models:
+        choice_pages: dict[str, dict[str, str]] = {}
+        for precision, context in choices(catalog, model_id):
+            path = f"{model_id}/{choice_path(catalog, model_id, precision, context)}"
+            choice_pages.setdefault(precision, {})[context] = path
+        pages[model_id] = {"default": list(default_choice(catalog, model_id)), "choices": choice_pages}
+    return pages
+
+
+def title_text(ctx: MacroContext, model_id: str, precision_id: str, context: str) -> str:
+    """A choice's page title: "Configurator: Llama 3.3 70B in FP8, 32K tokens"."""
+    model = ctx.catalog.models[model_id]
+    return _t(ctx, "choice_title", choice=choice_text(ctx, model, ctx.catalog.precisions[precision_id].name, context))
+
+
+@macro
+def configurator_title(ctx: MacroContext, model: str, precision: str | None = None, context: int | None = None) -> str:
+    """The heading of a model's configurator page at a precision and context (its defaults when left out):
+    "Configurator: Llama 3.3 70B in FP8, 32K tokens"."""
+    chosen = ctx.model(model)
+    precision_id, context_key = _choice(ctx, chosen.id, precision, context)
+    return title_text(ctx, chosen.id, precision_id, context_key)
+
+
 # --- the macro ----------------------------------------------------------------------------------------
 def _links(ctx: MacroContext, model_id: str, shown: tuple[str, str]) -> dict[str, Any]:
-    """Links to the page of every precision (at the default context) and of every context (at the default
-    precision), the page shown marked current, and what each row of links holds fixed."""
+    """Links to the page of every precision at the context shown and of every context at the precision shown,
+    the page shown marked current: every choice is at most two links away, and the row of links says what it
+    holds fixed."""
     c, base = ctx.catalog, f"{ctx.links.lang_root}configurator/{model_id}/"
-    precision, context = default_choice(c, model_id)
+    precision, context = shown
 
     def link(label: str, choice: tuple[str, str]) -> dict[str, Any]:
         return {"label": label, "url": base + choice_path(c, model_id, *choice), "current": choice == shown}
@@ -313,12 +331,13 @@ def _links(ctx: MacroContext, model_id: str, shown: tuple[str, str]) -> dict[str
 def configurator(ctx: MacroContext, model: str, precision: str | None = None, context: int | None = None) -> str:
     """The configurator for a model at a precision and context (its defaults when left out): every
     configuration's verdict, why, speed, prices and warnings, the cheapest first, links to every other
-    precision and context; the page's script switches model, precision and context from api/fit/."""
+    precision and context; the page's script switches model, precision and context by placing the chosen
+    choice's own page."""
     chosen = ctx.model(model)
     precision_id, context_key = _choice(ctx, model, precision, context)
     shown = ctx.precision(precision_id)
     contexts = context_keys(ctx.catalog, chosen.id)
-    rows = offers(ctx.catalog, ctx.matrix, chosen.id, shown.id, None if context_key == NO_CONTEXT else int(context_key))
+    rows = _offers(ctx, chosen.id, shown.id, context_key)
     llm = isinstance(chosen, Llm)
     headers = [
         _t(ctx, k)
@@ -333,12 +352,12 @@ def configurator(ctx: MacroContext, model: str, precision: str | None = None, co
             "col_notes",
         )
     ]
+    choice = choice_text(ctx, chosen, shown.name, context_key)
     html = TEMPLATES.get_template("configurator.html").render(
-        api=ctx.links.root + "api/fit/",
         model=chosen,
         precision=shown,
         context=context_key,
-        i18n_json=Markup(_script_data(ctx)),
+        data_json=Markup(_script_data(ctx, choice)),
         labels={
             k: _t(ctx, k) for k in ("model", "precision", "context", "noscript", "other_models", "none", "choices")
         },
@@ -353,7 +372,7 @@ def configurator(ctx: MacroContext, model: str, precision: str | None = None, co
             if c != NO_CONTEXT
         ],
         links=_links(ctx, chosen.id, (shown.id, context_key)),
-        status=status_line(ctx, choice_text(ctx, chosen, shown.name, context_key), rows),
+        status=status_line(ctx, choice, rows),
         summary=summary_lines(ctx, rows),
         note=_note(ctx, chosen),
         caption=_t(ctx, "caption", model=chosen.name, precision=shown.name),
@@ -364,13 +383,15 @@ def configurator(ctx: MacroContext, model: str, precision: str | None = None, co
                 "verdict": r.fit.verdict.value,
                 "configuration": r.configuration.id,
                 "name": _label(ctx, r.configuration),
-                "cells": _cells(ctx, r, llm),
+                "cells": row_cells(ctx, r, llm),
             }
             for r in rows
         ],
         floor_note=_t(ctx, "floor_note") if llm else "",
     )
-    return block(html)
+    # every text in it is typeset already (strings.yml is typeset when loaded): typesetting it again would
+    # change nothing (tests/unit/test_configurator.py) and cost more than making it
+    return TypesetBlock(block(html))
 
 
 # --- the site search ----------------------------------------------------------------------------------
@@ -387,7 +408,7 @@ def search_rows(ctx: MacroContext, model_id: str) -> tuple[str, list[SearchRow]]
     model = ctx.model(model_id)
     precision_id, context = default_choice(ctx.catalog, model_id)
     precision = ctx.precision(precision_id)
-    rows = offers(ctx.catalog, ctx.matrix, model_id, precision_id, None if context == NO_CONTEXT else int(context))
+    rows = _offers(ctx, model_id, precision_id, context)
     separator, none = _t(ctx, "search_separator"), _t(ctx, "none")
     entries = []
     for row in rows:

@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext
-from macros.output.html import Block, as_text
+from macros.output.html import Block, TypesetBlock, as_text
 from macros.output.typography import typeset
 
 Macro = Callable[..., str]
@@ -94,8 +94,10 @@ def _bound(name: str, ctx: MacroContext) -> Macro:
         def output() -> str:
             # Text from data/ lands in Markdown, where HTML and Markdown pass through: it is written as text.
             # Tables and other deliberate markup are built escaped already and come back as Markup. A block
-            # skips the page's Markdown and its typography: it is typeset here, once.
+            # skips the page's Markdown and its typography: it is typeset here, once (or was: TypesetBlock).
             result = function(*bound.args, **bound.kwargs)
+            if isinstance(result, TypesetBlock):
+                return result
             if isinstance(result, Block):
                 return Block(typeset(result, ctx.lang))
             return str(result if isinstance(result, Markup) else as_text(result))

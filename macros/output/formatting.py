@@ -21,6 +21,16 @@ COUNT_WORD_UNIT = {"en": 1e9, "fr": 1e9, "zh": 1e8}  # billion, milliard, 亿
 VOWELS = frozenset("AEIOUY")  # initials a French article elides before: « l’A40 »
 
 
+def decisive_digits(a: float, b: float, most: int = 3) -> int:
+    """The fewest decimals, from one up to ``most``, at which ``a`` and ``b`` rounded compare as they do:
+    19.74 and 19.66 need two (both are 19.7 at one)."""
+
+    def order(x: float, y: float) -> int:
+        return (x > y) - (x < y)
+
+    return next((d for d in range(1, most) if order(round(a, d), round(b, d)) == order(a, b)), most)
+
+
 @dataclass(frozen=True)
 class Formatter:
     """Formatting for one language; get one with ``formatter(lang)``. Results are memoized: Babel parses
@@ -57,12 +67,18 @@ class Formatter:
         value_gb = value_bytes / GB
         return self.unit("gb", self.number(value_gb) if value_gb >= 10 else self.number(value_gb, 1))
 
-    def gib(self, value_gib: float) -> str:
-        """Memory in GiB, one decimal: what a card needs, and what it has for it."""
-        return self.unit("gib", self.number(value_gib, 1))
+    def gib(self, value_gib: float, digits: int = 1) -> str:
+        """Memory in GiB, one decimal unless told: what a card needs, and what it has for it."""
+        return self.unit("gib", self.number(value_gib, digits))
 
     def gib_from_bytes(self, value_bytes: float) -> str:
         return self.gib(value_bytes / GIB)
+
+    def gib_compared(self, need_bytes: float, budget_bytes: float) -> tuple[str, str]:
+        """Two amounts of memory one sentence compares, with the decimals that keep the comparison true
+        (``decisive_digits``): "19.74 GiB … above the 19.66 GiB", not "19.7 … above the 19.7"."""
+        digits = decisive_digits(need_bytes / GIB, budget_bytes / GIB)
+        return self.gib(need_bytes / GIB, digits), self.gib(budget_bytes / GIB, digits)
 
     def gbps(self, value_gbps: float) -> str:
         """A bandwidth in GB/s, with the decimals its value has (up to two)."""
@@ -84,14 +100,17 @@ class Formatter:
         """A ratio of less in prose: "17×" (less), « 17 fois » (moins), "1/17" in Chinese (仅为其 1/17)."""
         return self.unit("times_less", self._ratio_number(ratio))
 
+    def speed_number(self, tokens_per_s: float) -> str:
+        """A speed's number as every page and the API show it: whole from 10 up, one decimal below ("5.7")."""
+        shown = speed_for_display(tokens_per_s)
+        return self.number(shown) if shown >= 10 else self.number(shown, 1)
+
     def tokens_per_s(self, value: float) -> str:
-        shown = speed_for_display(value)
-        return self.unit("tokens_per_s", self.number(shown) if shown >= 10 else self.number(shown, 1))
+        return self.unit("tokens_per_s", self.speed_number(value))
 
     def speed(self, typical: float, floor: float, in_a_cell: bool = False) -> str:
         """ "about 37 tok/s, at least 25" in a sentence; "~37 tok/s (at least 25)" in a table cell."""
-        shown = [speed_for_display(v) for v in (typical, floor)]
-        typical_text, floor_text = (self.number(v) if v >= 10 else self.number(v, 1) for v in shown)
+        typical_text, floor_text = self.speed_number(typical), self.speed_number(floor)
         return text("units", "speed_cell" if in_a_cell else "speed", self.lang, typical=typical_text, floor=floor_text)
 
     def per_million_tokens(self, usd: float) -> str:

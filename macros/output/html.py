@@ -38,6 +38,12 @@ class Block(Markup):
     back in the HTML (``page.render.Rendered``): parsing it would only cost time, as it holds no Markdown."""
 
 
+class TypesetBlock(Block):
+    """A block whose every text is typeset already (strings are typeset when loaded, figures written by Babel):
+    the page neither parses nor typesets it again. Typesetting the configurator's table cost more than making
+    it."""
+
+
 def block(html: str) -> Markup:
     """Ready-made HTML, surrounded by blank lines so Markdown leaves it whole; a Block unless an element asks
     for Markdown inside it (``markdown`` attribute)."""

@@ -161,8 +161,9 @@ _EMPHASIS_SPACE_CJK = re.compile(f"([{_CJK}](?:\\*{{1,3}}|_{{1,3}})) +(?=[{_CJK}
 _CJK_SPACE_EMPHASIS = re.compile(f"(?<=[{_CJK}]) +(?=(?:\\*{{1,3}}|_{{1,3}})[{_CJK}])")
 _CJK_SPACE_LINK = re.compile(f"(?<=[{_CJK}]) +(?=\\[[{_CJK}])")
 _LINK_SPACE_CJK = re.compile(f"([{_CJK}]\\]\\([^)\\s]*\\)) +(?=[{_CJK}])")
-# Spaces typed beside full-width punctuation, which carries its own space: "**单卡？** PCIe", "FP8 （可选）"
-_PUNCTUATION_SPACE = re.compile(f"([{_FULL_WIDTH_PUNCTUATION}](?:\\*{{1,3}}|_{{1,3}})?) +(?=\\S)")
+# Spaces typed beside full-width punctuation, which carries its own space: "**单卡？** PCIe", "FP8 （可选）"; not
+# the space before a heading's attribute list, which Markdown needs: "# 配置工具：FLUX.1（BF16） {#configurator}"
+_PUNCTUATION_SPACE = re.compile(f"([{_FULL_WIDTH_PUNCTUATION}](?:\\*{{1,3}}|_{{1,3}})?) +(?=[^\\s{{]|{{[^#.])")
 _SPACE_PUNCTUATION = re.compile(f"(?<=[\\w{_CJK}`]) +(?=(?:\\*{{1,3}}|_{{1,3}})?[{_FULL_WIDTH_PUNCTUATION}])")
 
 

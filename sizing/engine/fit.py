@@ -298,34 +298,46 @@ def fit_llm(
     return fit_llm_on(catalog, model, precision, catalog.gpu_of(node), node.cards, context_tokens, batch)
 
 
-def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision, node: Node) -> Fit:
-    """One job per card; if the pipeline does not fit on one card, place its components on several
-    (text encoders beside the denoiser, as diffusers' device_map does), largest first. A pipeline plans with
-    the server engine's default share of the card (``card_budget`` without an engine)."""
+def pipeline_need(catalog: Catalog, model: DiffusionModel, precision: Precision) -> MemoryNeed:
+    """What a whole image or video pipeline needs on one card: every component's weights, the working memory of
+    its workload and the CUDA context."""
     require_precision(model, precision)
-    a = catalog.assumptions
+    overhead = catalog.assumptions.runtime_overhead_single_card_gib.value * GIB
+    return MemoryNeed(model_weight_bytes(model, precision), 0.0, model.activation_reserve_gib * GIB, overhead)
+
+
+def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision, node: Node) -> Fit:
+    """One job per card; if the pipeline does not fit on one card, place its components on at most the node's
+    cards (text encoders beside the denoiser, as diffusers' device_map does), largest first, each where it fits,
+    else on the least loaded card. A pipeline plans with the server engine's default share of the card
+    (``card_budget`` without an engine). The need a verdict gives is that of the layout it judged: the whole
+    pipeline on a node of one card, else the busiest card of the node's layout."""
     budget = card_budget(catalog, catalog.gpu_of(node))
-    activation = model.activation_reserve_gib * GIB
-    single = a.runtime_overhead_single_card_gib.value * GIB
-    whole = MemoryNeed(model_weight_bytes(model, precision), 0.0, activation, single)
+    whole = pipeline_need(catalog, model, precision)
     if whole.total <= budget:
         return Fit(Verdict.ONE_CARD, 1, whole, budget)
+    if node.cards == 1:
+        return Fit(Verdict.NO_FIT, 1, whole, budget)
     denoiser = next(c for c in model.components if c.role == "denoiser")
     others = sorted(
         (component_bytes(c.role, c.params, precision) for c in model.components if c is not denoiser), reverse=True
     )
-    split_overhead = a.runtime_overhead_split_gib.value * GIB
-    cards = [MemoryNeed(component_bytes("denoiser", denoiser.params, precision), 0.0, activation, split_overhead)]
+    split_overhead = catalog.assumptions.runtime_overhead_split_gib.value * GIB
+    cards = [
+        MemoryNeed(component_bytes("denoiser", denoiser.params, precision), 0.0, whole.activations, split_overhead)
+    ]
     for size in others:
         slot = next((i for i, card in enumerate(cards) if card.total + size <= budget), None)
-        if slot is None:
+        if slot is None and len(cards) < node.cards:
             cards.append(MemoryNeed(size, 0.0, 0.0, split_overhead))
-        else:
-            card = cards[slot]
-            cards[slot] = MemoryNeed(card.weights + size, 0.0, card.activations, card.overhead)
+            continue
+        if slot is None:
+            slot = min(range(len(cards)), key=lambda i: cards[i].total)
+        card = cards[slot]
+        cards[slot] = MemoryNeed(card.weights + size, 0.0, card.activations, card.overhead)
     busiest = max(cards, key=lambda card: card.total)
-    if busiest.total > budget or len(cards) > node.cards:
-        return Fit(Verdict.NO_FIT, min(len(cards), node.cards), busiest, budget)
+    if busiest.total > budget:
+        return Fit(Verdict.NO_FIT, len(cards), busiest, budget)
     return Fit(Verdict.SPLIT, len(cards), busiest, budget)
 
 

@@ -13,13 +13,19 @@ from sizing.catalog.loader import load_catalog
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_every_precision_and_context_of_every_model_has_a_page(site: Path, lang: str):
+def test_every_precision_at_every_context_of_every_model_has_a_page_with_its_own_title(site: Path, lang: str):
+    """Issue 27: 100 of 185 choices had no page, and the 8 pages of a model shared one title and heading."""
     catalog = load_catalog()
+    titles, headings = set(), set()
     for model in catalog.models:
         for precision, context in choices(catalog, model):
             html = page(site, lang, f"configurator/{model}/{choice_path(catalog, model, precision, context)}")
             assert f'data-model="{model}" data-precision="{precision}" data-context="{context}"' in html
-            assert re.search(r'<h1 class="cfg-title" id="configurator">', html) and '<p class="cfg-intro">' in html
+            heading = re.search(r'<h1 class="cfg-title" id="configurator">([^<]*)<', html)
+            assert heading and '<p class="cfg-intro">' in html
+            titles.add(re.search(r"<title>([^<]*)</title>", html).group(1))
+            headings.add(heading.group(1))
+    assert len(titles) == len(headings) == sum(len(choices(catalog, m)) for m in catalog.models) == 185
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

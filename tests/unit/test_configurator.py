@@ -13,12 +13,19 @@ from macros.library.configurator import (
     choice_text,
     choices,
     default_choice,
+    row_cells,
     search_rows,
     status_line,
     summary_lines,
+    title_text,
 )
 from macros.library.context import MacroContext
+from macros.output.formatting import decisive_digits, formatter
+from macros.output.strings import strings
+from macros.output.typography import typeset
 from macros.site.site_data import site_data
+from sizing.catalog.schema import Llm
+from sizing.catalog.units import GIB
 from sizing.engine.fit import Verdict
 from sizing.views.api import NO_CONTEXT, context_keys
 from sizing.views.offers import offers
@@ -133,25 +140,31 @@ def test_the_status_is_one_sentence_naming_the_choice_and_the_count(data):
 
 
 # --- pages ------------------------------------------------------------------------------------------------------
-def test_each_precision_and_each_context_has_a_page_the_defaults_the_models_own(data):
+def test_every_precision_at_every_context_has_a_page_the_defaults_the_models_own(data):
     c = data.catalog
     assert default_choice(c, "llama-3.3-70b") == ("bf16", "8192")
     assert choice_path(c, "llama-3.3-70b", "bf16", "8192") == ""
     assert choice_path(c, "llama-3.3-70b", "fp8", "8192") == "fp8/8192/"
     assert choice_path(c, "llama-3.3-70b", "bf16", "131072") == "bf16/131072/"
     assert choice_path(c, "flux.1-dev", "fp8", NO_CONTEXT) == "fp8/"
-    # 5 precisions at 8K, then 4K, 32K and 128K in BF16
-    assert choices(c, "llama-3.3-70b") == [
-        ("bf16", "8192"),
-        ("fp8", "8192"),
-        ("int4-awq-gptq", "8192"),
-        ("gguf-q8_0", "8192"),
-        ("gguf-q4_k_m", "8192"),
-        ("bf16", "4096"),
-        ("bf16", "32768"),
-        ("bf16", "131072"),
+    # issue 27: FP8 at 32K had no page; now 5 precisions × 4 contexts, in the menus' order
+    llama = choices(c, "llama-3.3-70b")
+    assert len(llama) == 20 and llama[:5] == [("bf16", k) for k in ("4096", "8192", "32768", "131072")] + [
+        ("fp8", "4096")
     ]
+    assert ("fp8", "32768") in llama
     assert choices(c, "flux.1-dev") == [("bf16", NO_CONTEXT), ("fp8", NO_CONTEXT)]
+    assert sum(len(choices(c, m)) for m in c.models) == sum(1 for _ in every_choice(data))
+
+
+def test_each_choice_page_has_a_title_of_its_own(data):
+    for lang in LANGS:
+        ctx = ctx_for(data, lang)
+        titles = [title_text(ctx, model.id, precision.id, context) for model, precision, context in every_choice(data)]
+        assert len(set(titles)) == len(titles)
+    en = ctx_for(data, "en")
+    assert title_text(en, "llama-3.3-70b", "fp8", "32768") == "Configurator: Llama 3.3 70B in FP8, 32K tokens"
+    assert title_text(en, "flux.1-dev", "fp8", NO_CONTEXT) == "Configurator: FLUX.1 [dev] in FP8"
 
 
 def test_the_macro_shows_a_precision_and_context_and_links_to_the_others(data):
@@ -165,8 +178,10 @@ def test_the_macro_shows_a_precision_and_context_and_links_to_the_others(data):
     assert 'data-precision="fp8" data-context="32768"' in html
     assert '<p class="cfg-status" aria-live="polite">Llama 3.3 70B in FP8, 32K tokens: ' in html
     assert html.count("aria-live") == 1
-    assert '<a href="../../../../configurator/llama-3.3-70b/fp8/8192/">FP8</a>' in html
-    assert '<a href="../../../../configurator/llama-3.3-70b/bf16/32768/">32K tokens</a>' in html
+    # the other precisions at 32K, the other contexts in FP8: every choice within two links
+    assert '<a href="../../../../configurator/llama-3.3-70b/bf16/32768/">BF16</a>' in html
+    assert '<a href="../../../../configurator/llama-3.3-70b/fp8/8192/">8K tokens</a>' in html
+    assert '<a href="../../../../configurator/llama-3.3-70b/fp8/32768/" aria-current="page">FP8</a>' in html
     # the model list comes before the table
     assert html.index('class="cfg-models"') < html.index("<table")
 
@@ -195,3 +210,138 @@ def test_each_row_is_a_search_entry_readable_on_its_own(data):
     assert l4.text == "does not fit on this node — $390/month"  # no speed: no dash left for it
     zh = {r.configuration: r for r in search_rows(ctx_for(data, "zh"), "llama-3.3-70b")[1]}
     assert zh["1x-l4"].text == "此节点装不下，US$390/月" and zh["1x-l4"].title == "1 × L4 上的 Llama 3.3 70B（BF16）"
+
+
+# --- one figure, one verdict (issue 27) ------------------------------------------------------------------------
+GIB_FIGURE = re.compile(r"(\d[\d\u202f\xa0,.]*)[\s\xa0\u202f]?(?:GiB|Gio)")
+SPEED_FIGURE = re.compile(r"~(\d[\d\u202f\xa0,.]*)[\s\xa0\u202f]?tok/s|约 (\d[\d,.]*) token/秒")
+
+
+def as_float(raw: str, lang: str) -> float:
+    """A figure as the language writes it: "1,234.5", « 1 234,5 »."""
+    raw = raw.replace("\u202f", "").replace("\xa0", "")
+    return float(raw.replace(",", ".") if lang == "fr" else raw.replace(",", ""))
+
+
+def gib_figures(text: str, lang: str) -> list[float]:
+    return [as_float(raw, lang) for raw in GIB_FIGURE.findall(text)]
+
+
+def speed_figures(text: str, lang: str) -> list[float]:
+    return [as_float(a or b, lang) for a, b in SPEED_FIGURE.findall(text)]
+
+
+def spaced(text: str) -> str:
+    """A text with its no-break spaces read as spaces."""
+    return text.replace("\xa0", " ").replace("\u202f", " ")
+
+
+def every_cell(data):
+    """Every model × precision × context × node row of the configurator."""
+    for model, precision, context in every_choice(data):
+        for row in rows_of(data, model.id, precision.id, context):
+            yield model, precision, context, row
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang):
+    """A verdict and its reason agree in every cell: what fits shows a need at most what a card offers, what does
+    not (or only just, against the default setting) a need above it, with the decimals that decide; no reason
+    counts more cards than the node has."""
+    ctx = ctx_for(data, lang)
+    checked = 0
+    for model, precision, context, row in every_cell(data):
+        where = (lang, model.id, precision.id, context, row.node.id)
+        cells = row_cells(ctx, row, isinstance(model, Llm))
+        need, offered = gib_figures(cells[1], lang)
+        assert row.fit.cards <= row.node.cards, where
+        if row.fit.verdict in (Verdict.ONE_CARD, Verdict.SPLIT):
+            assert row.fit.need.total <= row.fit.budget and need <= offered, (where, cells[1])
+        else:
+            assert need > offered, (where, cells[1])
+        if row.fit.verdict is Verdict.NO_FIT:
+            assert row.fit.need.total > row.fit.budget, where
+        checked += 1
+    assert checked == sum(len(rows_of(data, m.id, p.id, c)) for m, p, c in every_choice(data)) > 7000
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_full_load_shows_its_speed_as_the_speed_column_does_and_says_why_so_many_streams(data, lang):
+    ctx = ctx_for(data, lang)
+    for model, precision, context, row in every_cell(data):
+        if row.speed is None:
+            continue
+        where = (lang, model.id, precision.id, context, row.node.id)
+        _, _, speed, load, *_ = row_cells(ctx, row, True)
+        typical = speed_figures(speed, lang)[0]  # "~5.7 tok/s (at least 3.1)"
+        (total,) = speed_figures(load, lang)
+        if row.speed.streams_on(row.node) == 1:  # one stream at full load is the one stream timed alone
+            assert total == typical, (where, speed, load)
+        room = gib_figures(load, lang)
+        if room:  # "2 streams (4.0 GiB free per card, 2.0 GiB each)"
+            beside, per_stream = room
+            assert int(beside // per_stream) == row.speed.streams_per_copy, (where, load)
+
+
+def test_two_cards_that_need_the_same_figure_say_why_they_serve_more_or_fewer_streams(data):
+    """Issue 27: Qwen3 32B at 8K needs 69.3 of 71.3 GiB on an A100 80GB and on an H100 PCIe, yet serves 2 streams
+    on the one and 1 on the other: an H100 PCIe shows 27 MiB less to CUDA, which leaves 3.99 GiB beside the
+    weights, under the 4 GiB that two 2 GiB KV caches take."""
+    ctx = ctx_for(data, "en")
+    rows = {r.node.id: r for r in rows_of(data, "qwen3-32b", "bf16", "8192")}
+    a100, h100 = (
+        [spaced(c) for c in row_cells(ctx, rows[n], True)] for n in ("1x-a100-pcie-80gb", "1x-h100-pcie-80gb")
+    )
+    assert a100[1] == h100[1] == "needs 69.3 GiB of the 71.3 GiB a card offers"
+    assert a100[3].startswith("2 streams (4.0 GiB free per card, 2.0 GiB each), ")
+    assert h100[3].startswith("1 stream (3.99 GiB free per card, 2.00 GiB each), ")
+
+
+def test_a_reason_shows_the_decimal_that_decides():
+    assert decisive_digits(19.74, 19.66) == 2 and decisive_digits(19.5, 21.2) == 1
+    assert decisive_digits(3.987, 4.0) == 2 and decisive_digits(4.0001, 4.0) == 3
+    assert formatter("en").gib_compared(19.74 * GIB, 19.66 * GIB) == ("19.74 GiB", "19.66 GiB")
+    assert [spaced(s) for s in formatter("fr").gib_compared(19.74 * GIB, 19.66 * GIB)] == ["19,74 Gio", "19,66 Gio"]
+
+
+# --- the words are the server's (issue 23, item 3) --------------------------------------------------------------
+SCRIPT = ROOT / "docs" / "en" / "assets" / "configurator.js"
+LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`((?:[^`\\]|\\.)*)`')
+
+
+def test_the_script_writes_no_word_and_formats_no_figure():
+    """The script places what the server wrote (the chosen choice's own page): its strings are selectors, names
+    and keys, never a word or a sentence a reader sees, and it formats no number. So the script and a page
+    without script say the same thing for every state, by construction."""
+    code = re.sub(r"(^|\s)//[^\n]*", r"\1", SCRIPT.read_text(encoding="utf-8"))
+    literals = [next(g for g in groups if g is not None) for groups in LITERAL.findall(code)]
+    assert len(literals) > 20
+    for literal in literals:
+        assert literal.isascii() and re.fullmatch(r"[-\w.#\[\]=${}()/?:>*+\" ]*", literal), literal
+        assert not re.search(r"[a-z]{2,} [a-z]{2,} [a-z]{2,}", literal), literal  # no sentence
+    for formatting in ("Intl", "NumberFormat", "toFixed", "toLocaleString", "toPrecision", ".strings", "fill("):
+        assert formatting not in code, formatting
+    sections = ("configurator", "verdicts", "tight", "units")
+    words = {v for section in sections for entry in strings()[section].values() for v in entry.values()}
+    words = {w for w in words if len(re.sub(r"\{\w+\}", "", w).strip()) > 3}  # not a bare "{name}"
+    assert not [(w, literal) for w in words for literal in literals if w in literal]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_table_is_written_typeset_so_the_page_need_not_typeset_it_again(data, lang):
+    """The macro's HTML skips the page's typography (it cost more than making the table): every model's pages
+    must read the same typeset or not. Issue 27: the Chinese note once read "6710 亿 参数" from the script."""
+    for model in data.catalog.models.values():
+        for precision, context in choices(data.catalog, model.id)[:2]:
+            at = "" if context == NO_CONTEXT else f", context={context}"
+            html = render(
+                data,
+                f'{{{{ configurator("{model.id}", "{precision}"{at}) }}}}',
+                lang,
+                f"docs/{lang}/configurator/{model.id}.md",
+                PageLinks.at(f"configurator/{model.id}/", lang),
+            )
+            assert typeset(html, lang) == html, (model.id, precision, context)
+    if lang == "zh":
+        note = render(data, '{{ configurator("deepseek-v3") }}', "zh")
+        assert "显存按全部 6710 亿参数计算" in note and "亿 参数" not in note

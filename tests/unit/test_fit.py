@@ -82,6 +82,26 @@ def test_diffusion_pipeline_places_text_encoders_on_a_second_card(catalog):
     assert verdict(catalog, "flux.1-dev", "bf16", "1x-l40s").verdict is Verdict.ONE_CARD
 
 
+def test_a_pipeline_that_fits_no_card_of_the_node_gives_the_need_of_a_layout_the_node_has(catalog):
+    """Issue 27: 1 × A40 read "does not fit", "would need 34.9 GiB per card across 1 card; a card offers 39.9 GiB":
+    the per-card need of a two-card layout the node does not have."""
+    # Wan 2.1 14B BF16: 14.0e9 + 5.68e9 + 0.127e9 parameters × 2 B = 36.89 GiB of weights + 8 GiB of working memory
+    # + 0.15 GiB of CUDA context = 45.04 GiB, on one A40 (0.90 × 44.35 = 39.92 GiB)
+    alone = verdict(catalog, "wan2.1-t2v-14b", "bf16", "1x-a40")
+    assert alone.verdict is Verdict.NO_FIT and alone.cards == 1 and alone.need.total > alone.budget
+    assert alone.need.total / GIB == pytest.approx(45.04, abs=0.01)
+    # FLUX BF16 on 4 × L4 (19.83 GiB each): the transformer's card alone needs 22.17 + 2 + 0.6 = 24.77 GiB
+    four = verdict(catalog, "flux.1-dev", "bf16", "4x-l4")
+    assert (
+        four.verdict is Verdict.NO_FIT and four.cards == 2 and four.need.total / GIB == pytest.approx(24.77, abs=0.01)
+    )
+    for model in ("flux.1-dev", "sd-3.5-large", "wan2.1-t2v-14b", "wan2.1-t2v-1.3b", "sdxl-base-1.0"):
+        for node in catalog.nodes:
+            found = verdict(catalog, model, "bf16", node)
+            assert (found.verdict is Verdict.NO_FIT) == (found.need.total > found.budget), (model, node)
+            assert found.cards <= catalog.nodes[node].cards
+
+
 def test_the_shared_verdict_matrix_agrees_with_fit_node_by_node(catalog):
     """The matrix computes each split's need once for every GPU; it must give what fit() gives alone."""
     matrix = VerdictMatrix(catalog)

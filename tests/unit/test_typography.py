@@ -208,3 +208,10 @@ class TestFrenchSpaces:
 )
 def test_no_space_is_left_between_two_chinese_characters_or_marks(typed, typeset):
     assert space_between_chinese_and_latin(typed) == typeset
+
+
+def test_a_heading_ending_in_full_width_punctuation_keeps_the_space_before_its_attribute_list():
+    # without it, Markdown prints "{#configurator .cfg-title}" into the heading
+    heading = "# 配置工具：FLUX.1 [dev]（BF16） {#configurator .cfg-title}"
+    assert space_between_chinese_and_latin(heading) == heading
+    assert space_between_chinese_and_latin("（可选） {{ 7 }}") == "（可选）{{ 7 }}"
