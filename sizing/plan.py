@@ -92,7 +92,7 @@ def _catalog_lines(catalog: Catalog, path: Path, index: int, raw: dict[str, Any]
         what = "unknown model" if model is None else "not a language model:"
         return [f"{_label(path, index, raw, 'model')}: {what} '{r.model}' (models.yml); {did_you_mean(r.model, llms)}"]
     offered = [p.id for p in catalog.precisions_for(model)]
-    if r.precision not in (None, ANY_PRECISION, *offered):
+    if r.precision is not None and r.precision not in (ANY_PRECISION, *offered):
         return [
             f"{_label(path, index, raw, 'precision')}: unknown precision '{r.precision}' for {r.model}; "
             f"one of {', '.join([ANY_PRECISION, *offered])}; {did_you_mean(r.precision, offered)}"
@@ -176,8 +176,8 @@ def answer(catalog: Catalog, r: PlanRequirement) -> dict[str, Any]:
 
 
 def table(entry: dict[str, Any]) -> str:
-    header = ("configuration", "precision", "nodes", "users/node", "typical tok/s", "floor tok/s", "ttft s")
-    header += ("USD/month", "USD/M tokens", "binding")
+    header: tuple[str, ...] = ("configuration", "precision", "nodes", "users/node", "typical tok/s", "floor tok/s")
+    header += ("ttft s", "USD/month", "USD/M tokens", "binding")
     rows = entry["options"] or entry["closest"]
     body = [
         (

@@ -35,6 +35,7 @@ def test_one_plan_by_hand(catalog, one_a100):
     assert users_per_copy(catalog, one_a100, CHAT_8B) == (94, "speed")
     assert load_on(catalog, one_a100, CHAT_8B, 94).typical >= 30 > load_on(catalog, one_a100, CHAT_8B, 95).typical
     option = option_for(catalog, one_a100, CHAT_8B)
+    assert option is not None
     assert (option.nodes, option.users_per_node, option.price_per_month_usd) == (2, 50, 2120)
     # at 50 users a node: 43.54 tokens/s each, first token in 0.404 s; a request takes 0.404 + 400 / 43.54 =
     # 9.591 s, so 100 users generate 100 x 400 / 9.591 = 4,170.5 tokens/s, 730 h x 3,600 s x 4,170.5 =
@@ -68,6 +69,7 @@ def test_requests_per_minute_become_the_users_a_request_keeps_busy(catalog, one_
     # 600 requests a minute = 10 a second; each takes 0.403 + 400 / 43.98 = 9.50 s: about 95 users at once
     rated = Requirement("llama-3.1-8b", 2000, 400, 0, 30, "bf16", 1.0, requests_per_minute=600)
     option = option_for(catalog, one_a100, rated)
+    assert option is not None
     seconds = option.load.ttft.typical_seconds + 400 / option.load.typical
     assert option.users >= math.ceil(10 * seconds)
     assert option.nodes == 2
