@@ -13,6 +13,7 @@ from macros.library import (  # noqa: F401 - importing a family registers its ma
     guide_pages,
     link_figures,
     model_figures,
+    plan_tables,
     reference,
     speed_accuracy,
     translators,
