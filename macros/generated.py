@@ -14,6 +14,7 @@ from macros.base.links import PageLinks
 from macros.library.configurator import choice_path, choices, default_choice, search_rows, title_text
 from macros.library.context import MacroContext
 from macros.output.strings import text
+from macros.site.search import CONFIGURATOR_PAGE_BOOST, CONFIGURATOR_ROW_BOOST, in_words, with_readable_tables
 from macros.site.site_data import SiteData
 from sizing.views.api import NO_CONTEXT, catalog_document, fit_document
 
@@ -108,6 +109,7 @@ def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, str
                 "location": page,
                 "text": f"<p>{escape(summary)}</p>",
                 "title": str(escape(text("configurator", "page_title", lang, model=model.name))),
+                "boost": CONFIGURATOR_PAGE_BOOST,
             }
         )
         entries += [
@@ -115,15 +117,17 @@ def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, str
                 "location": f"{page}#cfg-{row.configuration}",
                 "title": str(escape(row.title)),
                 "text": str(escape(row.text)),
+                "boost": CONFIGURATOR_ROW_BOOST,
             }
             for row in rows
         ]
     return entries
 
 
-def search_indexes(index_json: str, languages: list[str], data: SiteData) -> dict[str, str]:
-    """One search index per language, from the site's shared one: readers of /fr/ find French pages, and
-    the configurator's rows as entries of their own."""
+def search_indexes(index_json: str, languages: list[str], data: SiteData, site: Path) -> dict[str, str]:
+    """One search index per language, from the site's shared one (``site`` holds the built pages): readers of
+    /fr/ find French pages, tables read as sentences, Chinese cut into words, and the configurator's rows as
+    entries of their own, ranked after the guides."""
     index = json.loads(index_json)
     prefixes = {lang: f"{lang}/" for lang in languages if lang != SOURCE_LANGUAGE}
 
@@ -134,8 +138,13 @@ def search_indexes(index_json: str, languages: list[str], data: SiteData) -> dic
         lang: json.dumps(
             {
                 **index,
-                "docs": [d for d in index["docs"] if language_of(d["location"]) == lang]
-                + configurator_search_entries(data, lang),
+                "docs": [
+                    in_words(doc, lang)
+                    for doc in with_readable_tables(
+                        [d for d in index["docs"] if language_of(d["location"]) == lang], site, lang
+                    )
+                    + configurator_search_entries(data, lang)
+                ],
             },
             ensure_ascii=False,
             separators=(",", ":"),
@@ -165,5 +174,5 @@ def write_site_files(site: Path, data: SiteData, languages: list[str]) -> None:
         target.write_text(content, encoding="utf-8")
     index = site / "search" / "search_index.json"
     if index.exists():
-        for lang, content in search_indexes(index.read_text(encoding="utf-8"), languages, data).items():
+        for lang, content in search_indexes(index.read_text(encoding="utf-8"), languages, data, site).items():
             (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")

@@ -89,7 +89,7 @@ def tp_allreduce_ratio(ctx: MacroContext, model: str, slow_node: str, fast_node:
 @macro
 def claim_allreduce_bound(ctx: MacroContext, model: str, node: str, tokens: int, bound: str) -> str:
     """Fails the build unless one tensor-parallel all-reduce of ``tokens`` tokens on the node is bound by
-    ``bound``: "latency" (the link's latency is most of its time) or "bandwidth" (the transfer is)."""
+    ``bound``: ``latency`` (the link's latency is most of its time) or ``bandwidth`` (the transfer is)."""
     if bound not in ("latency", "bandwidth"):
         raise MacroError(f'bound must be "latency" or "bandwidth", found {bound!r}')
     chosen = _multi_card(ctx, node)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,15 @@ def _call_text(name: str, args: list[Any]) -> str:
     return f"{name}({', '.join(show(a) for a in args)})"
 
 
+CODE_SPAN = re.compile(r"``?([^`]+)``?")  # `x` in a translation, ``x`` in a docstring
+
+
+def _with_code(description: str) -> Markup:
+    """A description with its code spans as code: an argument's value reads `latency`, not "latency"."""
+    parts = CODE_SPAN.split(description)  # every other part is code
+    return Markup("").join(code(part) if index % 2 else part for index, part in enumerate(parts))
+
+
 @macro
 def macro_reference(ctx: MacroContext) -> str:
     """This table: every macro, what it gives, and an example computed live."""
@@ -57,7 +67,7 @@ def macro_reference(ctx: MacroContext) -> str:
             output = text("reference", "nothing_output", ctx.lang)
         else:
             output = Markup(calls[name](*entry["args"]))  # what a page gets: escaped already
-        rows.append([code(signature_of(name)), description, code(_call_text(name, entry["args"])), output])
+        rows.append([code(signature_of(name)), _with_code(description), code(_call_text(name, entry["args"])), output])
     headers = [text("reference", k, ctx.lang) for k in ("macro", "description", "example", "output")]
     return table(text("reference", "caption", ctx.lang), headers, rows)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from macros.base.errors import MacroError
+from macros.base.languages import SOURCE_LANGUAGE
 from macros.library.context import MacroContext
 from macros.library.registry import macro
 from macros.output.html import block, code, table
@@ -54,9 +55,32 @@ def _named(ref: object) -> str:
     return ref if isinstance(ref, str) else (getattr(ref, "id", None) or "?")
 
 
+def _shown_name(ref: object) -> str:
+    """The name a reader knows a card by, from the id an inline record gives it: "rtx-3090" is the RTX 3090."""
+    return _named(ref).upper().replace("-", " ")
+
+
+def _engine(ctx: MacroContext, engine: str) -> str:
+    """The engine a run used, as the page's language writes it. The records note it in English, with remarks in
+    brackets ("SGLang (version not stated)"): a translation shows the engine's name and version, and says when
+    the source does not state them; the English page shows the whole note."""
+    if ctx.lang == SOURCE_LANGUAGE:
+        return engine
+    name = engine.split(" (", 1)[0].strip()
+    if name.startswith("not stated"):
+        return ctx.text("speed", "engine_not_stated")
+    if "version not stated" in engine:
+        return ctx.text("speed", "engine_version_not_stated", engine=name)
+    return name
+
+
 def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
     c = ctx.catalog
-    gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) and record.gpu in c.gpus else _named(record.gpu)
+    gpu = (
+        c.gpus[record.gpu].short_name
+        if isinstance(record.gpu, str) and record.gpu in c.gpus
+        else _shown_name(record.gpu)
+    )
     model = (
         c.models[record.model].name
         if isinstance(record.model, str) and record.model in c.models
@@ -78,7 +102,7 @@ def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
         model=model,
         precision=precision_name,
         streams=ctx.f.number(record.concurrency),
-        engine=record.engine,
+        engine=_engine(ctx, record.engine),
     )
 
 

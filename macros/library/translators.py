@@ -41,6 +41,7 @@ def glossary_table(ctx: MacroContext) -> str:
     for term, forms in glossary().items():
         row: list[str | Markup] = [forms["en"]]
         for lang in TRANSLATIONS:
-            row += [forms[lang]["use"], ", ".join(forms[lang].get("avoid", []))]
+            # the forms to avoid, listed as their own language lists words: "a, b" in French, 「甲、乙」 in Chinese
+            row += [forms[lang]["use"], text("translation", "list_separator", lang).join(forms[lang].get("avoid", []))]
         body.append(row)
     return table(text("translation", "glossary_caption", ctx.lang), headers, body)

@@ -54,12 +54,18 @@ def block(html: str) -> Markup:
 _MARKDOWN_INSIDE = re.compile(r"<[^>]*\smarkdown(?:=|\s|>)")
 
 
+PROSE_CHARS = 40  # a cell longer than this is a sentence, not a figure or a name
+
+
 def table(
     caption: str, headers: list[str | Markup], rows: list[list[str | Markup]], row_headers: bool = True
 ) -> Markup:
-    """A Markdown-embeddable HTML table; every cell escaped unless it is Markup."""
+    """A Markdown-embeddable HTML table; every cell escaped unless it is Markup. A column holding a sentence is
+    marked ``prose``: on a phone it takes the width of a short line, not of a word or two, so its rows stay
+    a few lines tall."""
+    prose = {index for row in rows for index, cell in enumerate(row) if len(Markup(cell).striptags()) > PROSE_CHARS}
     return block(
         TEMPLATES.get_template("table.html").render(
-            caption=caption, headers=headers, rows=rows, row_headers=row_headers
+            caption=caption, headers=headers, rows=rows, row_headers=row_headers, prose=prose
         )
     )

@@ -29,12 +29,16 @@ from macros.output.formatting import formatter
 
 WIDTH = 340.0  # user units across: a phone's column (see the module's docstring)
 TEXT_SIZE = 12.0  # every label: 11 CSS px or more wherever the chart is 312 px wide or more
-ASCENT, DESCENT = 0.95, 0.3  # of the size, above and below the baseline: what a Latin or a CJK font needs
-LINE = 1.35 * TEXT_SIZE  # from one baseline to the next
+# Of the size, above and below the baseline: the box a browser gives a line of text in the tallest font a reader
+# has, Noto Sans CJK (Debian's fonts-noto-cjk, which Chromium also takes for the Latin letters of a Chinese page:
+# 1.16 and 0.29 of the size, measured); DejaVu Sans and Liberation Sans take less.
+ASCENT, DESCENT = 1.17, 0.31
+LINE = 1.5 * TEXT_SIZE  # from one baseline to the next: two lines' boxes do not meet
 HALF_LINE = (ASCENT + DESCENT) / 2 * TEXT_SIZE  # how far a label centred on a tick reaches above it
 TICK, PAD = 3.5, 3.5  # a tick mark's length, and the space between it and its label
 GAP = 4.0  # the least space between a label and another label or a mark
 POINT_RADIUS = 3.0
+PLOT_HEIGHT = 250.0  # of a scatter plot: room for a crowd of numbered points, each a line of text high
 BOLD = 1.12  # how much wider bold text is (the numbers of a scatter plot's points)
 BAR = 14.0  # a bar's thickness
 MARGIN = 0.05  # of the data's span, left free at the ends of an axis
@@ -125,7 +129,8 @@ def _bars(chart: BarChart) -> tuple[float, list[str]]:
     """Each bar under its label, its value at its end; the markers' labels above the bars, one row each."""
     parts: list[str] = []
     top = (LINE + GAP) * len(chart.markers)
-    row = LINE + BAR + 2 * GAP
+    overhang = max(0.0, ((ASCENT + DESCENT) * TEXT_SIZE - BAR) / 2)  # of a value's box, above and below its bar
+    row = LINE + overhang + BAR + overhang + 2 * GAP
     largest = max([*chart.values, *(value for value, _, _ in chart.markers)])
     right = WIDTH - max(text_width(label) for label in chart.value_labels) - GAP
     plot = Plot(1.0, right, top, top + row * len(chart.labels) - GAP, (0.0, largest * (1 + MARGIN) or 1.0))
@@ -134,7 +139,7 @@ def _bars(chart: BarChart) -> tuple[float, list[str]]:
         zip(chart.labels, chart.values, chart.value_labels, chart.colours)
     ):
         row_top = plot.top + row * index
-        bar_top, end = row_top + LINE, plot.x(value)
+        bar_top, end = row_top + LINE + overhang, plot.x(value)
         parts.append(
             f'<rect x="{_n(plot.left)}" y="{_n(bar_top)}" width="{_n(end - plot.left)}" '
             f'height="{_n(BAR)}" fill="{colour}"/>'
@@ -181,13 +186,14 @@ def _scatter(chart: ScatterChart) -> tuple[float, list[str]]:
     y_ticks = tick_labels(*y_range, chart.lang)
     left = max(text_width(label) for _, label in y_ticks) + TICK + PAD + 1
     top = _plot_top(legend_height)
-    plot = Plot(left, WIDTH - GAP, top, top + 220.0, (min(xs) - MARGIN * span, max(xs) + MARGIN * span), y_range)
+    plot = Plot(left, WIDTH - GAP, top, top + PLOT_HEIGHT, (min(xs) - MARGIN * span, max(xs) + MARGIN * span), y_range)
     parts = [*legend, *_y_axis(plot, y_ticks, chart.y_title), *_x_axis(plot, chart.lang, chart.currency, chart.x_title)]
     points = sorted(chart.points)
     centres = [(plot.x(px), plot.y(py)) for px, py, _, _ in points]
     parts += [_dot(cx, cy, point[2]) for point, (cx, cy) in zip(points, centres)]
     dots = [_box_around(cx, cy, POINT_RADIUS + 1) for cx, cy in centres]
     numbers: list[Box] = []
+    leaders: list[tuple[float, float, float, float]] = []
     bounds = (plot.left + 1, plot.top - GAP, plot.right, plot.bottom - 1)
     for index, (cx, cy) in enumerate(centres):
         number = _number(index)
@@ -198,9 +204,11 @@ def _scatter(chart: ScatterChart) -> tuple[float, list[str]]:
             bounds,
             dots[:index] + dots[index + 1 :] + numbers,
             centres[:index] + centres[index + 1 :],
+            leaders=leaders,
         )
         numbers.append(place.box)
         if place.leader:
+            leaders.append(place.leader)
             parts.append(_line(*place.leader, width=0.6, opacity=0.6))
         parts.append(_text(place.box[0], place.box[1] + ASCENT * TEXT_SIZE, number, bold=True))
     key_height, key = _key([point[3] for point in points], _bottom_of(plot) + GAP)
@@ -498,16 +506,19 @@ def label_place(
     taken: Iterable[Box],
     others: Iterable[tuple[float, float]] = (),
     clearance: float = POINT_RADIUS + 1.5,
+    leaders: Iterable[tuple[float, float, float, float]] = (),
 ) -> LabelPlace:
     """Beside the point at (x, y), right, left, above, below or at a corner, then the same a line further
     and joined to it by a leader: the first place inside ``bounds`` whose label, and leader, touch nothing
     ``taken`` (each grown by ``GAP / 2``) and, without a leader, is nearer its point than any of ``others``,
-    so that no reader gives it to another; else the first place inside ``bounds``."""
+    so that no reader gives it to another, and whose label no leader already drawn crosses; else the first
+    place inside ``bounds``."""
     height = (ASCENT + DESCENT) * TEXT_SIZE
     near = [_grown(box, GAP / 2) for box in taken]
+    drawn = list(leaders)
     others = list(others)
     candidates = []
-    for ring in range(4):
+    for ring in range(6):
         distance = clearance + ring * height
         for dx, dy in DIRECTIONS:
             left = x + distance if dx > 0 else x - distance - width if dx < 0 else x - width / 2
@@ -521,9 +532,13 @@ def label_place(
     ]
     for candidate in inside:
         own = _distance(candidate.box, x, y)
-        if not any(
-            _overlaps(candidate.box, box) or (candidate.leader and _crosses(candidate.leader, box)) for box in near
-        ) and (candidate.leader or all(_distance(candidate.box, *point) > own + GAP for point in others)):
+        if (
+            not any(
+                _overlaps(candidate.box, box) or (candidate.leader and _crosses(candidate.leader, box)) for box in near
+            )
+            and not any(_crosses(line, _grown(candidate.box, GAP / 2)) for line in drawn)
+            and (candidate.leader or all(_distance(candidate.box, *point) > own + GAP for point in others))
+        ):
             return candidate
     return (inside or candidates)[0]
 

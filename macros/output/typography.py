@@ -13,8 +13,10 @@
   Only letters and digits count as Latin: 「US$4,157/月」, 「100%」 and full-width punctuation are untouched.
 - ``french_spaces(text)``: a narrow no-break space (U+202F) before « : ; ? ! », inside « guillemets » and
   before « % », replacing an ordinary or no-break space there, or added where none was typed.
+- ``no_break_before_units(text)``, in every language: a no-break space between a number and its unit.
 
-The three leave a page's YAML front matter, code (fenced blocks, `spans`), URLs, HTML tags with their attributes, entities, Jinja calls
+They leave a page's YAML front matter, code (fenced blocks, `spans`, <code> elements, bare snake_case
+identifiers), URLs, HTML tags with their attributes, entities, Jinja calls
 ({{ }}, {% %}, {# #}) and Markdown link targets as they are, and each is idempotent: f(f(x)) == f(x).
 """
 
@@ -39,12 +41,13 @@ _PROTECTED = re.compile(
     r"|```.*?```|~~~.*?~~~"  # fenced code, and code fences written inline
     r"|`[^`\n]*`"  # code spans
     r"|\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|\{#[^}]*\}"  # Jinja calls and comments; {#id} heading attributes
-    r"|<(script|style)\b.*?</\1>"  # scripts (the configurator's JSON data) and styles, whole
+    r"|<(script|style|code)\b.*?</\1>"  # scripts (the configurator's JSON data), styles and code, whole
     r"|<[^>\n]*>"  # HTML tags, with their attributes
     r"|&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"  # entities
     r"|\]\([^)\s]*(?:\s+\"[^\"]*\")?\)"  # Markdown link targets ](url "title")
     r"|<?(?:https?|ftp|mailto):[^\s<>\"')\]]*"  # URLs
-    r"|\b(?:www\.)[^\s<>\"')\]]+",
+    r"|\b(?:www\.)[^\s<>\"')\]]+"
+    r"|\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+:?",  # identifiers of code written bare (model_impl: gpu, all_reduce_perf)
     re.S,
 )
 
@@ -207,11 +210,36 @@ def french_spaces(text: str) -> str:
     return _sub_outside(_PERCENT, lambda m: NNBSP + "%", text)
 
 
+# --- every language: a number and its unit ----------------------------------------------------------------
+NBSP = "\u00a0"
+_UNITS = (
+    "GB/s|Go/s|TB/s|To/s|GB|GiB|Go|Gio|TB|TiB|To|Tio|MB|MiB|Mo|Mio|KiB|Kio|kB|ko|"
+    "tok/s|tokens?/s|tokens?/秒|tokens?|TFLOPS|PFLOPS|GHz|MHz|ms|µs|s|W|kW|"
+    "min|秒|毫秒|微秒|分钟|小时|张卡|张|个|亿|倍|路"
+)
+# A space between a figure (or a macro's placeholder, "{value}") and the unit after it; a Latin unit ends at a
+# non-letter, so "2 streams" or "8 seconds" keep their ordinary space.
+_NUMBER_SPACE_UNIT = re.compile(f"(?<=[\\d}}]) (?=(?:{_UNITS})(?![A-Za-z]))")
+
+
+# In Chinese, the word that qualifies a figure before it: 约 (about), 至少 (at least), 下限 (floor)…
+_QUALIFIER_SPACE_NUMBER = re.compile("(?<=约|少|限|多|过|到) (?=[\\d{])")
+
+
+def no_break_before_units(text: str) -> str:
+    """A no-break space (U+00A0) between a number and its unit, and in Chinese between a figure and the word
+    that qualifies it: a phone never writes "~46" at the end of a line and "tok/s" at the start of the next
+    ("~46 tok/s", "约 1,646 token/秒", "80 GB")."""
+    text = _sub_outside(_QUALIFIER_SPACE_NUMBER, lambda m: NBSP, text)
+    return _sub_outside(_NUMBER_SPACE_UNIT, lambda m: NBSP, text)
+
+
 def typeset(markdown: str, lang: str) -> str:
     """A page's rendered Markdown with its language's typography: Chinese soft line breaks joined and one space
-    between Chinese and Latin text; French narrow no-break spaces. English is left as it is."""
+    between Chinese and Latin text; French narrow no-break spaces; in every language, a number held to its
+    unit."""
     if lang == "zh":
-        return space_between_chinese_and_latin(join_chinese_soft_breaks(markdown))
-    if lang == "fr":
-        return french_spaces(markdown)
-    return markdown
+        markdown = space_between_chinese_and_latin(join_chinese_soft_breaks(markdown))
+    elif lang == "fr":
+        markdown = french_spaces(markdown)
+    return no_break_before_units(markdown)

@@ -15,12 +15,14 @@ from macros.output.svg import (
     DESCENT,
     DRAWING,
     GAP,
+    LINE,
     TEXT_SIZE,
     WIDTH,
     BarChart,
     LogScatterChart,
     ScatterChart,
     _box_around,
+    _crosses,
     _overlaps,
     draw,
     label_place,
@@ -159,6 +161,28 @@ def test_text_is_11_css_px_or_more_when_the_chart_fills_a_390_px_phones_column()
 def test_chinese_text_is_measured_wider_than_latin_text_of_the_same_length():
     assert text_width("每月价格", 10) == 40
     assert text_width("abcd", 10) < text_width("每月价格", 10)
+
+
+def test_a_label_has_room_for_the_tallest_font_readers_have_and_two_lines_do_not_meet():
+    """Noto Sans CJK (Debian's fonts-noto-cjk) gives a line of 12-unit text a box from 13.9 units above the
+    baseline to 3.5 below (1.16 and 0.29 of the size, measured in Chromium): the box must hold it, and the
+    next line start under it."""
+    _, top, _, bottom = text_box(0, 100, "典型速度")
+    assert top <= 100 - 1.16 * TEXT_SIZE and bottom >= 100 + 0.29 * TEXT_SIZE
+    assert bottom - top <= LINE
+
+
+def test_in_a_crowd_no_number_sits_on_a_leader_line():
+    svg = draw(CROWD, "t", "d")
+    leaders = [
+        tuple(map(float, line))
+        for line in re.findall(
+            r'<line x1="([-\d.]+)" y1="([-\d.]+)" x2="([-\d.]+)" y2="([-\d.]+)"[^>]*stroke-width="0.6"', svg
+        )
+    ]
+    numbers = [box for text, box in _text_boxes(svg) if text.isdigit()]
+    assert leaders and numbers
+    assert not [(line, box) for line in leaders for box in numbers if _crosses(line, box)]
 
 
 # --- ticks ----------------------------------------------------------------------------------------------------

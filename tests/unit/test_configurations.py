@@ -94,7 +94,7 @@ def test_the_writers_id_reference_lists_each_configuration_once_with_its_number_
         "<code>4x-a100-sxm4-80gb</code> (the first of 3 offers of this hardware, all in data/nodes.yml)" in html["en"]
     )
     assert "<code>4x-a100-sxm4-80gb</code> (la première des 3 offres de ce matériel" in html["fr"]
-    assert "<code>4x-a100-sxm4-80gb</code> （同一硬件共 3 个报价中的第一个" in html["zh"]
+    assert "<code>4x-a100-sxm4-80gb</code> （同一硬件共 3 个报价中的第一个" in html["zh"]
     assert "4x-a100-sxm4-80gb-b" not in html["en"]
     assert html["en"].count("<code>") == 41 + sum(
         len(getattr(resold.catalog, kind)) for kind in ("gpus", "models", "precisions", "interconnects")

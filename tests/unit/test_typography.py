@@ -6,10 +6,13 @@ import pytest
 from macros.output.typography import (
     french_spaces,
     join_chinese_soft_breaks,
+    no_break_before_units,
     space_between_chinese_and_latin,
+    typeset,
 )
 
 NNBSP = "\u202f"
+NBSP = "\u00a0"
 
 
 # --- join_chinese_soft_breaks -----------------------------------------------------------------------------
@@ -215,3 +218,37 @@ def test_a_heading_ending_in_full_width_punctuation_keeps_the_space_before_its_a
     heading = "# 配置工具：FLUX.1 [dev]（BF16） {#configurator .cfg-title}"
     assert space_between_chinese_and_latin(heading) == heading
     assert space_between_chinese_and_latin("（可选） {{ 7 }}") == "（可选）{{ 7 }}"
+
+
+# --- no_break_before_units --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "typed, typeset_",
+    [
+        ("~46 tok/s", f"~46{NBSP}tok/s"),
+        ("1,646 token/秒", f"1,646{NBSP}token/秒"),
+        ("80 GB and 1 440 Go/s", f"80{NBSP}GB and 1 440{NBSP}Go/s"),
+        ("2.0 s, 275 ms, 23 µs", f"2.0{NBSP}s, 275{NBSP}ms, 23{NBSP}µs"),
+        ("8 张卡，6710 亿", f"8{NBSP}张卡，6710{NBSP}亿"),
+        ("约 137 token/秒（下限 66）", f"约{NBSP}137{NBSP}token/秒（下限{NBSP}66）"),  # and the word before it
+        ("~{value} tok/s", f"~{{value}}{NBSP}tok/s"),  # a string of strings.yml, before its figure is put in
+    ],
+)
+def test_a_number_and_its_unit_never_break_apart(typed, typeset_):
+    assert no_break_before_units(typed) == typeset_
+
+
+@pytest.mark.parametrize("typed", ["2 streams", "8 seconds", "4 × H100", "see `80 GB` in code", "GB 80"])
+def test_a_word_that_only_starts_like_a_unit_code_and_a_unit_before_its_number_keep_their_space(typed):
+    assert no_break_before_units(typed) == typed
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "zh"])
+def test_every_language_holds_a_number_to_its_unit_and_typesetting_twice_changes_nothing(lang):
+    once = typeset("~46 tok/s", lang)
+    assert once == f"~46{NBSP}tok/s" and typeset(once, lang) == once
+
+
+def test_french_spaces_leave_a_bare_code_identifier_alone():
+    """A note quoting a configuration key is code, not prose: no space goes before its colon."""
+    assert french_spaces("('model_impl: gpu' reference run)") == "('model_impl: gpu' reference run)"
+    assert french_spaces("all_reduce_perf : mesure") == f"all_reduce_perf{NNBSP}: mesure"

@@ -1,0 +1,116 @@
+"""What a language's search index holds beyond Material's: tables read as sentences, Chinese cut into the words
+a reader types, and the weight of each entry so that guides come before configurator rows.
+
+Material's index runs a table's cells together ("A4048 GBon one card$0.71"): each table is rewritten as one
+sentence per row ("A40 — Memory: 48 GB; Holds it: on one card; …"), found by the very text Material wrote for
+it. Chinese text is cut by jieba, with U+200B between words, as Material cuts it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jieba
+from material.plugins.search.plugin import Parser
+
+from macros.output.strings import text
+
+TABLE = re.compile(r"<table\b.*?</table>", re.S)
+CAPTION = re.compile(r"<caption>(.*?)</caption>", re.S)
+ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
+CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.S)
+TAG = re.compile(r"<(?!/?code>)[^>]+>")  # every tag but code, which the index keeps
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+WORD_BREAK = "\u200b"
+
+# An entry's weight in the ranking (lunr's document boost): a configurator row names a card in its title, which
+# weighs a thousand times a guide's text; its weight brings it below a guide that explains the same card.
+CONFIGURATOR_PAGE_BOOST = 0.01
+CONFIGURATOR_ROW_BOOST = 0.001
+
+
+class SearchTextError(ValueError):
+    """A table of a built page that its search entries do not hold as Material writes it."""
+
+
+def cell_html(html: str) -> str:
+    """A cell as the index shows it: its tags dropped but code, its whitespace collapsed (entities stay)."""
+    return " ".join(TAG.sub("", html).split())
+
+
+def table_sentences(table_html: str, lang: str) -> str:
+    """A table as the index should show it: its caption, then one paragraph per body row, each cell after its
+    column's heading ("A40 — Memory: 48 GB; Holds it: on one card")."""
+    colon, between, dash = (text("search", key, lang) for key in ("colon", "between", "dash"))
+    caption = CAPTION.search(table_html)
+    rows = [[cell_html(cell) for cell in CELL.findall(row)] for row in ROW.findall(table_html)]
+    header, body = rows[0], rows[1:]
+    paragraphs = [cell_html(caption.group(1))] if caption else []
+    for cells in body:
+        pairs = [
+            f"{name}{colon}{value}" if name else value
+            for name, value in zip(header[1:], cells[1:], strict=False)
+            if value
+        ]
+        paragraphs.append(f"{cells[0]}{dash}{between.join(pairs)}")
+    return "".join(f"<p>{paragraph}</p>" for paragraph in paragraphs)
+
+
+def material_text(html: str) -> str:
+    """The text Material's search plugin writes for a piece of HTML."""
+    parser = Parser()
+    parser.feed(html)
+    parser.close()
+    return "".join(part for section in parser.data for part in section.text).strip()
+
+
+def without_word_breaks(value: str) -> str:
+    return value.replace(WORD_BREAK, "")
+
+
+def chinese_words(value: str) -> str:
+    """Chinese runs cut into words by jieba, with U+200B around and between them (the index's separator)."""
+    return HAN.sub(lambda run: WORD_BREAK + WORD_BREAK.join(jieba.cut(run.group(0))) + WORD_BREAK, value).strip(
+        WORD_BREAK
+    )
+
+
+def page_file(site: Path, location: str) -> Path:
+    """The built HTML of the page an index location points into."""
+    return site / location.split("#", 1)[0] / "index.html"
+
+
+def with_readable_tables(docs: list[dict], site: Path, lang: str) -> list[dict]:
+    """``docs`` (one page's entries, or many) with every table of their pages read as sentences. A table Material
+    indexed that the entries do not hold as Material writes it fails, naming the page: the rewrite would
+    otherwise stop silently."""
+    texts = {id(doc): without_word_breaks(doc["text"]) for doc in docs}
+    by_page: dict[Path, list[dict]] = {}
+    for doc in docs:
+        by_page.setdefault(page_file(site, doc["location"]), []).append(doc)
+    for path, entries in by_page.items():
+        if not path.exists():
+            continue
+        html = path.read_text(encoding="utf-8")
+        indexed = None
+        for table in TABLE.findall(html):
+            flat = material_text(table)
+            holders = [doc for doc in entries if flat in texts[id(doc)]]
+            if not holders:
+                indexed = material_text(html) if indexed is None else indexed
+                if flat in indexed:  # else the table is kept out of the index (data-search-exclude)
+                    raise SearchTextError(f"{path}: the search index does not hold the table {flat[:80]!r}")
+            for doc in holders:
+                texts[id(doc)] = texts[id(doc)].replace(flat, table_sentences(table, lang))
+    return [{**doc, "text": texts[id(doc)]} for doc in docs]
+
+
+def in_words(doc: dict, lang: str) -> dict:
+    """An entry whose Chinese text and title are cut into words (a no-op in other languages)."""
+    if lang != "zh":
+        return doc
+    return {
+        **doc,
+        "title": chinese_words(without_word_breaks(doc["title"])),
+        "text": chinese_words(without_word_breaks(doc["text"])),
+    }
