@@ -19,10 +19,10 @@ from typing import Literal
 from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DecodeScenario, Llm, Node, Precision
-from sizing.engine.decode import price_per_million_tokens
+from sizing.engine.decode import price_per_million_tokens, step_seconds
 from sizing.engine.links import node_bus_link
 from sizing.engine.prefill import Hardware, PrefillConstants, PrefillEstimate, estimate_ttft
-from sizing.engine.scenarios import estimate, resolve
+from sizing.engine.scenarios import ResolvedScenario, estimate, resolve
 
 Binding = Literal["memory", "speed", "ttft", "engine_cap", "users"]
 KvCacheDtype = Literal["bf16", "fp8"]
@@ -116,38 +116,67 @@ def node_scenario(
     )
 
 
-def ttft_of(catalog: Catalog, scenario: DecodeScenario, prompt_tokens: int, output_tokens: int) -> PrefillEstimate:
-    """The time to first token of a prompt among the scenario's streams, on the scenario's hardware."""
-    resolved = resolve(catalog, scenario)
+def ttft_on(
+    resolved: ResolvedScenario, prefill: PrefillConstants, requirement_tokens: tuple[int, int], streams: int
+) -> PrefillEstimate:
+    """The time to first token of a prompt among ``streams`` streams on a resolved scenario's hardware."""
+    prompt_tokens, output_tokens = requirement_tokens
     return estimate_ttft(
         model=resolved.model,
         precision=resolved.precision,
         hardware=Hardware(resolved.gpu, resolved.link, resolved.cards, resolved.parallelism, resolved.engine_class),
         prompt_tokens=prompt_tokens,
         output_tokens=output_tokens,
-        concurrency=scenario.concurrency,
+        concurrency=streams,
         decode=resolved.constants,
-        prefill=PrefillConstants.from_assumptions(catalog.assumptions),
+        prefill=prefill,
     )
 
 
-def load_on(catalog: Catalog, candidate: Candidate, requirement: Requirement, streams: int) -> Load:
-    """What the estimator says of one copy serving ``streams`` users of the requirement."""
+def ttft_of(catalog: Catalog, scenario: DecodeScenario, prompt_tokens: int, output_tokens: int) -> PrefillEstimate:
+    """The time to first token of a prompt among the scenario's streams, on the scenario's hardware."""
+    prefill = PrefillConstants.from_assumptions(catalog.assumptions)
+    return ttft_on(resolve(catalog, scenario), prefill, (prompt_tokens, output_tokens), scenario.concurrency)
+
+
+@dataclass(frozen=True)
+class Copy:
+    """One copy of the model on a candidate's cards at the requirement's context, resolved once: the scenario as
+    the estimator resolves it and the streams whose KV cache fits."""
+
+    resolved: ResolvedScenario
+    streams_that_fit: int
+    prefill: PrefillConstants
+
+
+def copy_of(catalog: Catalog, candidate: Candidate, requirement: Requirement) -> Copy:
+    """What ``python -m sizing.estimate`` resolves for one copy of the candidate at the requirement's context."""
     scenario = node_scenario(
         catalog,
         candidate.node,
         candidate.cards_per_copy,
         model=requirement.model,
         precision=candidate.precision,
-        streams=streams,
+        streams=1,
         context_tokens=requirement.context_tokens,
     )
-    e = estimate(catalog, scenario)
-    ttft = ttft_of(catalog, scenario, requirement.prompt_tokens, requirement.output_tokens)
-    fits = e.streams_that_fit >= streams
-    return Load(
-        streams, fits, e.streams_that_fit, e.typical_tokens_per_s_per_stream, e.floor_tokens_per_s_per_stream, ttft
-    )
+    fitting = estimate(catalog, scenario).streams_that_fit
+    return Copy(resolve(catalog, scenario), fitting, PrefillConstants.from_assumptions(catalog.assumptions))
+
+
+def load_of(copy: Copy, requirement: Requirement, streams: int) -> Load:
+    """The estimator's speeds with ``streams`` streams (its ``step``, typical and floor) and the time to first
+    token among them."""
+    resolved = copy.resolved
+    typical = 1 / step_seconds(**(resolved.setup() | {"concurrency": streams})).total  # type: ignore[arg-type]
+    ttft = ttft_on(resolved, copy.prefill, (requirement.prompt_tokens, requirement.output_tokens), streams)
+    fits = copy.streams_that_fit >= streams
+    return Load(streams, fits, copy.streams_that_fit, typical, typical * resolved.constants.floor_factor, ttft)
+
+
+def load_on(catalog: Catalog, candidate: Candidate, requirement: Requirement, streams: int) -> Load:
+    """What the estimator says of one copy serving ``streams`` users of the requirement."""
+    return load_of(copy_of(catalog, candidate, requirement), requirement, streams)
 
 
 def failed_constraint(load: Load, requirement: Requirement) -> Binding | None:
@@ -167,7 +196,8 @@ def users_per_copy(catalog: Catalog, candidate: Candidate, requirement: Requirem
     stops it at that number. Speed falls and the time to first token grows with users, memory runs out: the
     largest passing count is found by bisection up to the engine's cap."""
     cap = catalog.assumptions.max_running_streams.value
-    first = failed_constraint(load_on(catalog, candidate, requirement, 1), requirement)
+    copy = copy_of(catalog, candidate, requirement)
+    first = failed_constraint(load_of(copy, requirement, 1), requirement)
     if first is not None:
         return 0, first
     if requirement.users <= 1:
@@ -175,7 +205,7 @@ def users_per_copy(catalog: Catalog, candidate: Candidate, requirement: Requirem
     low, high = 1, min(cap, requirement.users)
     while low < high:
         middle = (low + high + 1) // 2
-        if failed_constraint(load_on(catalog, candidate, requirement, middle), requirement) is None:
+        if failed_constraint(load_of(copy, requirement, middle), requirement) is None:
             low = middle
         else:
             high = middle - 1
@@ -183,7 +213,7 @@ def users_per_copy(catalog: Catalog, candidate: Candidate, requirement: Requirem
         return low, "users"
     if low >= cap:
         return low, "engine_cap"
-    stopped = failed_constraint(load_on(catalog, candidate, requirement, low + 1), requirement)
+    stopped = failed_constraint(load_of(copy, requirement, low + 1), requirement)
     assert stopped is not None
     return low, stopped
 
