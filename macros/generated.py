@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from markupsafe import escape
 
@@ -16,7 +17,7 @@ from macros.library.context import MacroContext
 from macros.output.strings import text
 from macros.site.search import CONFIGURATOR_PAGE_BOOST, CONFIGURATOR_ROW_BOOST, in_words, with_readable_tables
 from macros.site.site_data import SiteData
-from sizing.views.api import NO_CONTEXT, catalog_document, fit_document
+from sizing.views.api import NO_CONTEXT, api_schemas, catalog_document, fit_document
 
 
 def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
@@ -82,14 +83,15 @@ def compact_json(document: Any) -> str:
 
 
 def api_files(data: SiteData) -> dict[str, str]:
-    """``api/catalog.json``, ``api/fit.json`` (every model) and ``api/fit/<model>.json`` (one model each), by
-    path inside the site."""
+    """``api/catalog.json``, ``api/fit.json`` (every model) and ``api/fit/<model>.json`` (one model each), and
+    the JSON Schema of each beside them, by path inside the site."""
     fit = fit_document(data.catalog, data.matrix)
     files = {"api/catalog.json": compact_json(catalog_document(data.catalog)), "api/fit.json": compact_json(fit)}
     for model_id, model in fit["models"].items():
         files[f"api/fit/{model_id}.json"] = compact_json(
             {**{k: v for k, v in fit.items() if k != "models"}, "model": model_id, **model}
         )
+    files |= {path: json.dumps(schema, ensure_ascii=False, indent=1) for path, schema in api_schemas().items()}
     return files
 
 
@@ -154,13 +156,15 @@ def search_indexes(index_json: str, languages: list[str], data: SiteData, site: 
 
 
 def not_found_words(site_url: str, languages: list[str]) -> dict[str, dict[str, str]]:
-    """What each language's 404 page says, and its home page's address: the root 404.html, which a host such as
-    GitHub Pages serves for any miss, holds them all."""
-    root = site_url.rstrip("/")
+    """What each language's 404 page says, and its home page's path from the host (``/repo/fr/`` for a site at
+    ``https://owner.github.io/repo/``; ``/fr/`` without a site URL): a 404 page is served at any depth, so its
+    links start from the host, under the site's own path. The root 404.html, which a host such as GitHub Pages
+    serves for any miss, holds every language's words."""
+    root = urlsplit(site_url or "/").path.rstrip("/") + "/"
     return {
         lang: {
             **{key: text("not_found", key, lang) for key in ("title", "text", "home", "configurator")},
-            "home_url": root + ("/" if lang == SOURCE_LANGUAGE else f"/{lang}/"),
+            "home_url": root + ("" if lang == SOURCE_LANGUAGE else f"{lang}/"),
         }
         for lang in languages
     }

@@ -1,20 +1,64 @@
 """Checks on the built site, every language: internal links and anchors resolve, every English page
 exists in every language (translated or served from English), and no template syntax is left.
 
-    python scripts/check_site.py [site]      # exit 1 and a list of problems when any check fails
+Under the site's address (``--site-url``, else $SITE_URL, else the home page's canonical link: the address the
+site was built for, e.g. https://owner.github.io/repo/), every canonical link, hreflang alternate and sitemap
+entry is under that address and leads to a page of the site, and every link from the host's root
+(``/repo/...``, as the 404 pages write them) stays under its path.
+
+    python scripts/check_site.py [site] [--site-url URL]   # exit 1 and a list of problems when any check fails
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import re
 import sys
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE_PREFIXES = ("fr", "zh")
-SKIPPED_SCHEMES = ("http", "https", "mailto", "data", "javascript", "tel")
+SKIPPED_SCHEMES = ("mailto", "data", "javascript", "tel")
+SITEMAP_NAMESPACES = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+
+
+@dataclass(frozen=True)
+class Address:
+    """Where the site is served: ``https://example.org/guides/`` (origin https://example.org, path /guides/);
+    without a site URL, the host's root."""
+
+    url: str | None
+
+    @property
+    def origin(self) -> str | None:
+        parts = urlsplit(self.url) if self.url else None
+        return f"{parts.scheme}://{parts.netloc}" if parts else None
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path.rstrip("/") + "/" if self.url else "/"
+
+    def inside(self, link: str) -> str | None:
+        """A link into the site as a path from the site's root ('fr/guides/', '' for the home page); None for a
+        link elsewhere (another host, or this host outside the site's path), and the link unchanged when it is
+        relative to its page."""
+        parts = urlsplit(link)
+        if parts.scheme or parts.netloc:
+            if f"{parts.scheme}://{parts.netloc}" != self.origin:
+                return None
+            link = link[len(self.origin or "") :]
+        if not link.startswith("/"):
+            return link
+        return link[len(self.path) :] if (link + "/").startswith(self.path) else None
+
+    def of_page(self, relative: str) -> str:
+        """The address of the page built at ``relative`` (``fr/guides/index.html``)."""
+        return (self.url or "") + relative.removesuffix("index.html")
 
 
 class _Page(HTMLParser):
@@ -22,7 +66,7 @@ class _Page(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.links: list[str] = []
+        self.links: list[tuple[str, str]] = []  # (what links: "link", "canonical", "hreflang fr"; where to)
         self.ids: set[str] = set()
         self._code_depth = 0
         self.text_outside_code: list[str] = []
@@ -35,7 +79,7 @@ class _Page(HTMLParser):
             self.ids.add(values["name"] or "")
         for attribute in ("href", "src"):
             if values.get(attribute) and tag in ("a", "link", "script", "img", "iframe", "source"):
-                self.links.append(values[attribute] or "")
+                self.links.append((_kind(tag, values), values[attribute] or ""))
         if tag in ("code", "pre", "script"):
             self._code_depth += 1
 
@@ -48,28 +92,111 @@ class _Page(HTMLParser):
             self.text_outside_code.append(data)
 
 
+def _kind(tag: str, values: dict[str, str | None]) -> str:
+    if tag == "link" and values.get("rel") == "canonical":
+        return "canonical link"
+    if tag == "link" and values.get("rel") == "alternate" and values.get("hreflang"):
+        return f"hreflang {values['hreflang']} link"
+    return "link"
+
+
 def _parse(path: Path) -> _Page:
     parser = _Page()
     parser.feed(path.read_text(encoding="utf-8"))
     return parser
 
 
-def _target_file(site: Path, page: Path, link: str) -> tuple[Path | None, str]:
-    parts = urlsplit(link)
-    if parts.scheme or parts.netloc:
+def _target_file(site: Path, page: Path, link: str, address: Address) -> tuple[Path | None, str]:
+    """The file a link of the site leads to and its anchor; None for a link to somewhere else."""
+    inside = address.inside(link)
+    if inside is None:
         return None, ""
-    base = page.parent
+    parts = urlsplit(inside)
     path = unquote(parts.path)
-    target = (site / path.lstrip("/")) if path.startswith("/") else (base / path if path else page)
+    relative_to_page = inside == link and not link.startswith("/")
+    target = (page.parent / path if path else page) if relative_to_page else site / path
     target = target.resolve()
     if target.is_dir() or path.endswith("/"):
         target = target / "index.html"
     return target, unquote(parts.fragment)
 
 
-def check_site(site: Path, english_docs: Path = ROOT / "docs" / "en") -> list[str]:
+def _outside(kind: str, link: str, address: Address) -> str | None:
+    """Why a link that should stay under the site's address does not, or None. A plain link to another host is
+    fine; a canonical or hreflang link, or one to this host, must be under the site's address."""
+    parts = urlsplit(link)
+    if parts.scheme in ("http", "https") and address.url and not link.startswith(address.url):
+        same_host = f"{parts.scheme}://{parts.netloc}" == address.origin
+        return f"is not under the site's address {address.url}" if same_host or kind != "link" else None
+    if not parts.scheme and link.startswith("/") and not (link + "/").startswith(address.path):
+        return f"leaves the site's path {address.path}"
+    return None
+
+
+def _link_problems(
+    site: Path, path: Path, kind: str, link: str, *, address: Address, pages: dict[Path, _Page]
+) -> list[str]:
+    where = path.relative_to(site).as_posix()
+    if link.split(":", 1)[0] in SKIPPED_SCHEMES and ":" in link:
+        return []
+    outside = _outside(kind, link, address)
+    if outside:
+        return [f"{where}: {kind} to '{link}' {outside}"]
+    target, anchor = _target_file(site, path, link, address)
+    if target is None:
+        return []
+    if not str(target).startswith(str(site)) or not target.exists():
+        return [f"{where}: {kind} to '{link}' leads to no file"]
+    if anchor and target.suffix == ".html":
+        ids = pages[target].ids if target in pages else _parse(target).ids
+        if anchor not in ids:
+            return [f"{where}: {kind} to '{link}' has no anchor '#{anchor}' in its target"]
+    return []
+
+
+def _canonical_problems(site: Path, path: Path, parsed: _Page, address: Address) -> list[str]:
+    """A page (not a 404 page) built for a site address names itself as canonical, at that address."""
+    where = path.relative_to(site).as_posix()
+    if not address.url or path.name == "404.html":
+        return []
+    canonical = [link for kind, link in parsed.links if kind == "canonical link"]
+    expected = address.of_page(where)
+    if canonical != [expected]:
+        return [f"{where}: canonical link {canonical or 'missing'}, expected ['{expected}']"]
+    return []
+
+
+def _sitemap_problems(site: Path, address: Address, pages: dict[Path, _Page]) -> list[str]:
+    """Every entry of the sitemap and each of its hreflang alternates: under the site's address, to a page."""
+    sitemap = site / "sitemap.xml"
+    if not address.url or not sitemap.exists():
+        return []
+    problems = []
+    for url in ElementTree.parse(sitemap).getroot().findall("s:url", SITEMAP_NAMESPACES):
+        links = [("sitemap entry", url.findtext("s:loc", "", SITEMAP_NAMESPACES))]
+        links += [
+            (f"sitemap hreflang {alt.get('hreflang')} alternate", alt.get("href", ""))
+            for alt in url.findall("x:link", SITEMAP_NAMESPACES)
+        ]
+        for kind, link in links:
+            for problem in _link_problems(site, site / "index.html", kind, link, address=address, pages=pages):
+                problems.append("sitemap.xml" + problem.removeprefix("index.html"))
+    return problems
+
+
+def site_address(site: Path, given: str | None = None) -> Address:
+    """The address to check the site under: given, else $SITE_URL, else its home page's canonical link."""
+    url = given or os.environ.get("SITE_URL")
+    home = site / "index.html"
+    if not url and home.exists():
+        url = next((link for kind, link in _parse(home).links if kind == "canonical link"), None)
+    return Address(url.rstrip("/") + "/" if url else None)
+
+
+def check_site(site: Path, english_docs: Path = ROOT / "docs" / "en", address: Address | None = None) -> list[str]:
     """Every problem found, as 'page: what'."""
     site = site.resolve()
+    address = address or site_address(site)
     problems: list[str] = []
     pages = {path: _parse(path) for path in sorted(site.rglob("*.html"))}
     for path, parsed in pages.items():
@@ -77,18 +204,10 @@ def check_site(site: Path, english_docs: Path = ROOT / "docs" / "en") -> list[st
         text = "".join(parsed.text_outside_code)
         if re.search(r"\{\{|\{%", text):
             problems.append(f"{where}: template syntax left in the page")
-        for link in parsed.links:
-            if link.split(":", 1)[0] in SKIPPED_SCHEMES and ":" in link:
-                continue
-            target, anchor = _target_file(site, path, link)
-            if target is None:
-                continue
-            if not str(target).startswith(str(site)) or not target.exists():
-                problems.append(f"{where}: link to '{link}' leads to no file")
-            elif anchor and target.suffix == ".html":
-                ids = pages[target].ids if target in pages else _parse(target).ids
-                if anchor not in ids:
-                    problems.append(f"{where}: link to '{link}' has no anchor '#{anchor}' in its target")
+        for kind, link in parsed.links:
+            problems += _link_problems(site, path, kind, link, address=address, pages=pages)
+        problems += _canonical_problems(site, path, parsed, address)
+    problems += _sitemap_problems(site, address, pages)
     for source in sorted(english_docs.rglob("*.md")):
         relative = source.relative_to(english_docs).with_suffix("")
         url = relative.parent if relative.name == "index" else relative
@@ -103,12 +222,17 @@ def check_site(site: Path, english_docs: Path = ROOT / "docs" / "en") -> list[st
 
 
 def main() -> int:
-    site = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site"
-    problems = check_site(site)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("site", type=Path, nargs="?", default=ROOT / "site")
+    parser.add_argument("--site-url", help="the address the site was built for (default: $SITE_URL, or its canonical)")
+    args = parser.parse_args()
+    address = site_address(args.site, args.site_url)
+    problems = check_site(args.site, address=address)
     for problem in problems:
         print(problem)
-    count = len(list(site.rglob("*.html")))
-    print(f"checked {count} pages: {len(problems)} problems" if problems else f"checked {count} pages: all good")
+    count = len(list(args.site.rglob("*.html")))
+    under = f" under {address.url}" if address.url else " (no site address: links checked from the host's root)"
+    print(f"checked {count} pages{under}: " + (f"{len(problems)} problems" if problems else "all good"))
     return 1 if problems else 0
 
 

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
+import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
+from chromium import launch
+from playwright.sync_api import sync_playwright
+from sitebuild import BASE_PATH, build
 
 from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
 
@@ -35,11 +42,10 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once for the whole test session."""
-    from sitebuild import ROOT as project
-    from sitebuild import build
-
+    if os.environ.get("BUILT_SITE"):  # CI: the site it built and checked, and will publish
+        return Path(os.environ["BUILT_SITE"]).resolve()
     target = tmp_path_factory.mktemp("built") / "site"
-    result = build(project, target)
+    result = build(ROOT, target)
     assert result.returncode == 0, result.stderr
     return target
 
@@ -47,43 +53,31 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def server(site: Path):
     """The built site served on a free loopback port."""
-    import functools
-    import http.server
-    import threading
-
     handler = functools.partial(QuietHandler, directory=str(site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    yield f"http://127.0.0.1:{httpd.server_address[1]}{BASE_PATH}"
     httpd.shutdown()
 
 
-class QuietHandler(__import__("http.server").server.SimpleHTTPRequestHandler):
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the built site at the path of its address (BASE_PATH: / unless $SITE_URL has a path); a path
+    outside it is a miss."""
+
+    def translate_path(self, path: str) -> str:
+        inside = path.startswith(BASE_PATH)
+        return super().translate_path("/" + path[len(BASE_PATH) :] if inside else "/.outside-the-site/")
+
     def log_message(self, *args: object) -> None:
         pass
 
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
 @pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium, headless, driven by Playwright (`make test` installs it where missing)."""
-    from playwright.sync_api import sync_playwright
-
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: run `make test`, which installs Debian's chromium"
+    """A headless Chromium driven by Playwright: the one $CHROMIUM names (tests/chromium.py)."""
     with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        instance = launch(playwright)
         yield instance
         instance.close()
 

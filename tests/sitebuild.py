@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from html import unescape
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_PARTS = ["mkdocs.yml", "docs", "data", "hooks", "macros", "sizing", "overrides", "scripts"]
 LANGUAGES = {"en": "", "fr": "fr/", "zh": "zh/"}
+# The address test builds are made for: $SITE_URL (CI: the GitHub Pages URL, whose built site the tests then read
+# through $BUILT_SITE), else a domain of their own. BASE_PATH is its path: the test servers serve the site there.
+SITE_URL = os.environ.get("SITE_URL") or "https://guides.example.com/"
+BASE_PATH = urlsplit(SITE_URL).path.rstrip("/") + "/"
 
 
 def copy_project(target: Path) -> Path:
@@ -25,14 +34,27 @@ def copy_project(target: Path) -> Path:
     return target
 
 
-def build(project: Path, site: Path) -> subprocess.CompletedProcess[str]:
-    """Build ``project`` into ``site`` the way `make build` does (atomic, strict)."""
-    import sys
+@contextlib.contextmanager
+def site_url(url: str) -> Iterator[None]:
+    """$SITE_URL set to ``url`` for the builds inside the block."""
+    before = os.environ.get("SITE_URL")
+    os.environ["SITE_URL"] = url
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["SITE_URL"]
+        else:
+            os.environ["SITE_URL"] = before
 
+
+def build(project: Path, site: Path, url: str = SITE_URL) -> subprocess.CompletedProcess[str]:
+    """Build ``project`` into ``site`` the way `make build` does (atomic, strict), for the address ``url``."""
     sys.path.insert(0, str(ROOT / "scripts"))
-    from build_site import build as atomic_build
+    from build_site import build as atomic_build  # noqa: PLC0415 (scripts/ is not a package)
 
-    return atomic_build(project / "mkdocs.yml", site)
+    with site_url(url):
+        return atomic_build(project / "mkdocs.yml", site)
 
 
 def page(site: Path, lang: str, path: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from macros.library import (  # noqa: F401 - importing a family registers its macros
+    api_reference,
     cards_and_nodes,
     catalog_figures,
     charts,

@@ -19,6 +19,7 @@ from macros.base.front_matter import front_matter_end
 from macros.base.languages import SOURCE_LANGUAGE
 from macros.page.template import ENV, compile_page
 from macros.site.glossary import glossary
+from macros.site.translations import is_current
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _HEADING_ID = re.compile(r"\{#([A-Za-z0-9_-]+)\}\s*$")
@@ -43,7 +44,7 @@ def _outside_fences(source: str) -> list[tuple[int, str]]:
 
 def heading_ids(source: str, page: str, require: bool) -> list[tuple[int, str]]:
     """(line, id) of each heading; with ``require``, a heading without ``{#id}`` is an error."""
-    found = []
+    found: list[tuple[int, str]] = []
     for number, line in _outside_fences(source):
         heading = _HEADING.match(line)
         if not heading:
@@ -69,11 +70,34 @@ def heading_ids(source: str, page: str, require: bool) -> list[tuple[int, str]]:
     return found
 
 
+def headings(source: str) -> list[tuple[int, str | None]]:
+    """(line, pinned id or None) of every heading."""
+    found: list[tuple[int, str | None]] = []
+    for number, line in _outside_fences(source):
+        heading = _HEADING.match(line)
+        if heading:
+            pinned = _HEADING_ID.search(heading.group(2))
+            found.append((number, pinned.group(1) if pinned else None))
+    return found
+
+
 def check_heading_ids(source: str, page: str, english: str, english_page: str) -> None:
-    mine = heading_ids(source, page, require=False)
+    """A current translation keeps the English page's heading ids, in order; a heading that lost its id is
+    named where it lost it. An outdated translation is not compared: the English page may have moved on."""
     theirs = heading_ids(english, english_page, require=True)
+    if not is_current(source, english):
+        return
+    heading_ids(source, page, require=False)  # an id given twice
+    mine = headings(source)
     for index, (line, ident) in enumerate(mine):
         expected = theirs[index][1] if index < len(theirs) else None
+        if ident is None and expected:
+            raise PageError(
+                page,
+                line,
+                f"heading without its id: {english_page}:{theirs[index][0]} has {{#{expected}}} here; end this "
+                f"heading with {{#{expected}}}, as the English page does",
+            )
         if ident != expected:
             where = (
                 f"{english_page}:{theirs[index][0]} has {{#{expected}}}"
@@ -152,12 +176,16 @@ def _canonical(calls: list[MacroCall]) -> list[MacroCall]:
 
 
 def check_parity(source: str, page: str, english: str, english_page: str) -> None:
-    """A translation calls the same macros with the same arguments as its English page, paragraph by
-    paragraph: the figures are then the same in every language by construction."""
+    """A current translation calls the same macros with the same arguments as its English page, paragraph by
+    paragraph: the figures are then the same in every language by construction. An outdated one (its English
+    page changed since its stamp) is published as it is, with its notice and today's figures: a writer's
+    English edit never waits for its translations."""
+    if not is_current(source, english):
+        return
     mine = _canonical(macro_calls(source, page))
     theirs = _canonical(macro_calls(english, english_page))
     matcher = difflib.SequenceMatcher(a=[c.text for c in theirs], b=[c.text for c in mine], autojunk=False)
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+    for tag, a1, _a2, b1, _b2 in matcher.get_opcodes():
         if tag == "equal":
             continue
         if tag == "insert":

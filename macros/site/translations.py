@@ -3,14 +3,17 @@
 "Outdated" is decided by a hash, not by git history: each translation records in its front matter
 (`source_hash`) the hash of the English page it was translated from. It works the same in a shallow CI
 clone, a tarball or a fresh checkout, survives renames and rebases, and says exactly which English text a
-translation matches; `python scripts/translations.py --stamp docs/fr/<page>.md` records it after an update."""
+translation matches; `python scripts/translations.py --stamp docs/fr/<page>.md` records it after an update,
+and keeps that English text in `translations/<hash>.md` (beside docs/), so that for an outdated translation the
+paragraphs the English page changed since can be shown."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 from macros.base.front_matter import front_matter_end
@@ -21,7 +24,7 @@ from sizing.catalog.yaml_lines import safe_load
 TRANSLATORS_GUIDE = "reference/translating/"
 
 
-class State(str, Enum):
+class State(StrEnum):
     CURRENT = "current"
     OUTDATED = "outdated"
     MISSING = "missing"
@@ -80,11 +83,20 @@ def translation_status(docs_dir: Path) -> list[PageStatus]:
     return rows
 
 
+def stamped_texts(docs_dir: Path) -> Path:
+    """Where the English text of every stamp is kept, by hash: ``translations/`` beside ``docs/``."""
+    return docs_dir.parent / "translations"
+
+
 def stamp(translation: Path, docs_dir: Path) -> str:
-    """Record in a translation's front matter the hash of its current English page."""
+    """Record in a translation's front matter the hash of its current English page, and keep that English text."""
     relative = translation.resolve().relative_to(docs_dir.resolve())
     english = docs_dir / SOURCE_LANGUAGE / Path(*relative.parts[1:])
-    value = source_hash(english.read_text(encoding="utf-8"))
+    english_text = english.read_text(encoding="utf-8")
+    value = source_hash(english_text)
+    kept = stamped_texts(docs_dir) / f"{value}.md"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text(english_text, encoding="utf-8")
     text = translation.read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)
     end = front_matter_end([line.rstrip("\n") for line in lines])
@@ -99,8 +111,64 @@ def stamp(translation: Path, docs_dir: Path) -> str:
     return value
 
 
+@dataclass(frozen=True)
+class Change:
+    """One paragraph of an English page changed since a stamp: its line in today's page (or, for a removed
+    paragraph, the line it stood before), and its text then and now (None: added, or removed)."""
+
+    line: int
+    before: str | None
+    after: str | None
+
+
+def paragraphs(text: str) -> list[tuple[int, str]]:
+    """(first line, text) of each paragraph (lines between blank lines), front matter left out."""
+    lines = text.splitlines()
+    start = front_matter_end(lines)
+    found: list[tuple[int, str]] = []
+    block: list[str] = []
+    for number, line in enumerate([*lines[start:], ""], start=start + 1):
+        if line.strip():
+            block.append(line)
+        elif block:
+            found.append((number - len(block), "\n".join(block)))
+            block = []
+    return found
+
+
+def changes_since(before: str, after: str) -> list[Change]:
+    """The paragraphs of ``after`` that differ from ``before``, paragraph by paragraph."""
+    old, new = paragraphs(before), paragraphs(after)
+    matcher = difflib.SequenceMatcher(a=[t for _, t in old], b=[t for _, t in new], autojunk=False)
+    changes = []
+    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        for offset in range(max(a2 - a1, b2 - b1)):
+            then = old[a1 + offset][1] if a1 + offset < a2 else None
+            now = new[b1 + offset] if b1 + offset < b2 else None
+            line = now[0] if now else (new[b1][0] if b1 < len(new) else (new[-1][0] if new else 1))
+            changes.append(Change(line, then, now[1] if now else None))
+    return changes
+
+
+def english_changes(docs_dir: Path, status: PageStatus) -> list[Change] | None:
+    """For an outdated translation, what its English page changed since the stamp; None when the English text
+    of the stamp was not kept (a stamp older than the keeping, or none)."""
+    kept = stamped_texts(docs_dir) / f"{status.recorded_hash}.md"
+    if status.recorded_hash is None or not kept.exists():
+        return None
+    english = (docs_dir / SOURCE_LANGUAGE / status.page).read_text(encoding="utf-8")
+    return changes_since(kept.read_text(encoding="utf-8"), english)
+
+
+def is_current(translation: str, english: str) -> bool:
+    """Whether a translation's stamp names its English page as it is today."""
+    return recorded_hash(translation) == source_hash(english)
+
+
 def translation_banner(
-    docs_dir: Path, page: str, lang: str, text_lang: str, english_url: str, lang_root: str
+    docs_dir: Path, page: str, lang: str, text_lang: str, *, english_url: str, lang_root: str
 ) -> dict[str, str] | None:
     """What to tell a reader of ``lang`` on ``page`` (its path inside a language folder), whose text is in
     ``text_lang``: this page is English for now, or its translation is behind. None when there is nothing

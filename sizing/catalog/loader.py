@@ -13,7 +13,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from sizing.catalog.configurations import Configuration, group_configurations
-from sizing.catalog.errors import CatalogError, Problem, did_you_mean
+from sizing.catalog.errors import CatalogError, Problem, closest, did_you_mean
 from sizing.catalog.fingerprint import DATA_DIR
 from sizing.catalog.schema import (
     LINK_KINDS,
@@ -40,6 +40,7 @@ from sizing.catalog.schema import (
     ServerEngine,
 )
 from sizing.catalog.yaml_lines import DataFileError, line_of, load_yaml
+from sizing.catalog.yaml_traps import field_names_at, trap_hint
 
 FILES: dict[str, tuple[str, type[BaseModel]]] = {
     "gpus": ("gpus.yml", GpusFile),
@@ -170,6 +171,27 @@ def _shown(value: Any, limit: int = 80) -> str:
     return shown if len(shown) <= limit and not (isinstance(value, str) and len(value) > limit) else shown[:limit] + "…"
 
 
+def _parent_of(raw: Any, loc: tuple[Any, ...]) -> Any:
+    """The raw YAML value that holds the one at ``loc`` (the mapping a wrong value or name is in)."""
+    node = raw
+    for key in loc[:-1]:
+        if isinstance(node, Mapping) and isinstance(key, str):
+            node = node.get(key)
+        elif isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+            node = node[key]
+        else:
+            return None
+    return node
+
+
+def _unknown_field(found: Any, name: Any, names: list[str]) -> str:
+    message = f"unknown field (found {_shown(found)}); remove it or fix its name"
+    if isinstance(name, str) and names:
+        near = closest(name, names, n=1)
+        return message + (f": did you mean '{near[0]}'?" if near else f"; valid fields: {', '.join(names)}")
+    return message
+
+
 def _schema_problem(path: Path, raw: Any, error: Mapping[str, Any], model: type[BaseModel]) -> Problem:
     loc = tuple(
         k
@@ -179,17 +201,16 @@ def _schema_problem(path: Path, raw: Any, error: Mapping[str, Any], model: type[
     line, record = _walk(raw, loc)
     field = ".".join(str(k) for k in loc if isinstance(k, str)) or None
     kind, found = error["type"], error.get("input")
+    parent = _parent_of(raw, loc) if loc else None
     if kind == "missing":
         message = "this required field is missing; add it"
     elif kind == "extra_forbidden":
-        message = f"unknown field (found {_shown(found)}); remove it or fix its name"
+        message = _unknown_field(found, loc[-1] if loc else None, field_names_at(model, loc[:-1]))
     else:
         message = f"expected: {error['msg'].removeprefix('Value error, ')}; found: {_shown(found)}"
-        if isinstance(found, bool):
-            message += (
-                " (YAML reads an unquoted yes, no, on, off, true or false as a boolean: write a number "
-                "here, or quote the text)"
-            )
+    hint = trap_hint(found, parent) or (trap_hint(None, found) if isinstance(found, Mapping) else None)
+    if hint and kind != "missing":
+        message += f" ({hint})"
     return Problem(path, line, record, field, message)
 
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
+from pydantic import BaseModel
+
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import Llm, Node
+from sizing.catalog.schema import Gpu, Interconnect, Llm, ModelKind, Node, Workload
 from sizing.catalog.units import GIB
 from sizing.engine.fit import Verdict, card_budget, tight_setting
 from sizing.engine.speeds import Speed
 from sizing.views.matrix import VerdictMatrix, context_presets
-from sizing.views.offers import price_per_gpu_hour, warnings_for
+from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, price_per_gpu_hour, warnings_for
 
 SCHEMA_VERSION = 3  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost
 NO_CONTEXT = "0"  # context key of image and video models, which have no context length
@@ -127,4 +130,156 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
             "warnings",
         ],
         "models": models,
+    }
+
+
+# --- JSON Schemas of the API documents --------------------------------------------------------------------
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+# A fit cell's fields, in the order fit_document writes them, with the JSON Schema of each.
+CELL_SCHEMA: dict[str, dict[str, Any]] = {
+    "verdict": {"enum": [verdict.value for verdict in Verdict]},
+    "cards": {"type": "integer", "minimum": 1},
+    "need_gib_per_card": {"type": "number", "minimum": 0},
+    "jobs": {"type": ["integer", "null"], "minimum": 1},
+    "tokens_per_s_typical": {"type": ["number", "null"], "minimum": 0},
+    "tokens_per_s_floor": {"type": ["number", "null"], "minimum": 0},
+    "streams_that_fit": {"type": ["integer", "null"], "minimum": 0},
+    "tokens_per_s_total": {"type": ["number", "null"], "minimum": 0},
+    "usd_per_million_tokens": {"type": ["number", "null"], "minimum": 0},
+    "tight_setting": {"type": ["string", "null"]},
+    "longest_context_tokens": {"type": ["integer", "null"], "minimum": 1},
+    "warnings": {"type": "array", "items": {"enum": [FP8_NOT_NATIVE, SPLIT_OVER_PCIE]}, "uniqueItems": True},
+}
+
+
+def _every_field_required(schema: dict[str, Any]) -> dict[str, Any]:
+    """A record as ``model_dump`` writes it: every field present (null when unset), none other."""
+    if "properties" in schema:
+        schema["required"] = list(schema["properties"])
+        schema["additionalProperties"] = False
+    return schema
+
+
+def record_schema(
+    model: type[BaseModel], exclude: tuple[str, ...] = (), added: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(schema, definitions) of a catalog record as ``model_dump`` writes it into a document, without the
+    ``exclude`` fields and with the ``added`` ones."""
+    schema = model.model_json_schema(mode="serialization")
+    definitions = {name: _every_field_required(d) for name, d in schema.pop("$defs", {}).items()}
+    for name in exclude:
+        del schema["properties"][name]
+    schema["properties"].update(added or {})
+    return _every_field_required(schema), definitions
+
+
+def _document(title: str, properties: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "$schema": JSON_SCHEMA_DIALECT,
+        "title": title,
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+        "$defs": definitions,
+    }
+
+
+def catalog_schema() -> dict[str, Any]:
+    """The JSON Schema of ``api/catalog.json``."""
+    gpu, gpu_defs = record_schema(Gpu, exclude=("sources", "verified"))
+    link, link_defs = record_schema(Interconnect, exclude=("sources",))
+    node, node_defs = record_schema(
+        Node,
+        added={
+            "configuration": {"type": "string"},
+            "price_per_gpu_hour": {"type": "number", "minimum": 0},
+            "budget_gib_per_card": {"type": "number"},
+        },
+    )
+    configuration = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "nodes": {"type": "array", "items": {"type": "string"}}},
+        "required": ["id", "nodes"],
+        "additionalProperties": False,
+    }
+    properties = {
+        "schema_version": {"const": SCHEMA_VERSION},
+        "prices_as_of": {"type": "string", "format": "date"},
+        "gpus": {"type": "array", "items": {"$ref": "#/$defs/gpu"}},
+        "interconnects": {"type": "array", "items": {"$ref": "#/$defs/interconnect"}},
+        "nodes": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+        "configurations": {"type": "array", "items": {"$ref": "#/$defs/configuration"}},
+    }
+    definitions = {**gpu_defs, **link_defs, **node_defs}
+    definitions |= {"gpu": gpu, "interconnect": link, "node": node, "configuration": configuration}
+    return _document("api/catalog.json", properties, definitions)
+
+
+def _fit_properties() -> tuple[dict[str, Any], dict[str, Any]]:
+    """What api/fit.json and every api/fit/<model>.json share, and the schemas of a model and of a cell."""
+    workload, workload_defs = record_schema(Workload)
+    cell = {
+        "type": "array",
+        "prefixItems": [{"title": name, **schema} for name, schema in CELL_SCHEMA.items()],
+        "items": False,
+        "minItems": len(CELL_SCHEMA),
+    }
+    # "x-key" names what a mapping's keys are (an annotation: validators ignore it; the reference page shows it)
+    by_configuration = {"type": "object", "x-key": "configuration", "additionalProperties": {"$ref": "#/$defs/cell"}}
+    by_context = {
+        "type": "object",
+        "x-key": "context",
+        "propertyNames": {"pattern": "^[0-9]+$"},
+        "additionalProperties": by_configuration,
+    }
+    model = {
+        "name": {"type": "string"},
+        "kind": {"enum": list(typing.get_args(ModelKind))},
+        "params": {"type": "integer", "minimum": 1},
+        "active_params": {"type": ["integer", "null"], "minimum": 1},
+        "default_precision": {"type": "string"},
+        "workload": {"anyOf": [{"$ref": "#/$defs/workload"}, {"type": "null"}]},
+        "fits": {"type": "object", "x-key": "precision", "additionalProperties": by_context},
+    }
+    shared = {
+        "schema_version": {"const": SCHEMA_VERSION},
+        "prices_as_of": {"type": "string", "format": "date"},
+        "default_context": {"type": "string", "pattern": "^[0-9]+$"},
+        "cell": {"const": list(CELL_SCHEMA)},
+    }
+    definitions = {**workload_defs, "workload": workload, "cell": cell}
+    return shared, {"model": model, **definitions}
+
+
+def fit_schema() -> dict[str, Any]:
+    """The JSON Schema of ``api/fit.json``: every model."""
+    shared, definitions = _fit_properties()
+    model = definitions.pop("model")
+    definitions["model"] = {
+        "type": "object",
+        "properties": model,
+        "required": list(model),
+        "additionalProperties": False,
+    }
+    return _document(
+        "api/fit.json",
+        {**shared, "models": {"type": "object", "x-key": "model", "additionalProperties": {"$ref": "#/$defs/model"}}},
+        definitions,
+    )
+
+
+def fit_model_schema() -> dict[str, Any]:
+    """The JSON Schema of each ``api/fit/<model>.json``: one model, its fields beside the shared ones."""
+    shared, definitions = _fit_properties()
+    model = definitions.pop("model")
+    return _document("api/fit/<model>.json", {**shared, "model": {"type": "string"}, **model}, definitions)
+
+
+def api_schemas() -> dict[str, dict[str, Any]]:
+    """The JSON Schema of each API document, by the path the build writes it to, beside the documents."""
+    return {
+        "api/catalog.schema.json": catalog_schema(),
+        "api/fit.schema.json": fit_schema(),
+        "api/fit-model.schema.json": fit_model_schema(),
     }

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import QuietHandler
 from searching import search
-from sitebuild import LANGUAGES
+from sitebuild import BASE_PATH, LANGUAGES
 from sitebuild import page as built_page
 
 pytestmark = pytest.mark.browser
@@ -28,7 +28,7 @@ GUIDES = [
     "guides/what-we-dont-offer/",
 ]
 PERMALINK = {"en": "Permanent link", "fr": "Lien permanent", "zh": "永久链接"}
-HOMES = {"en": "/", "fr": "/fr/", "zh": "/zh/"}
+HOMES = {lang: BASE_PATH + prefix for lang, prefix in LANGUAGES.items()}
 TOGGLE = {
     "en": {"default": "Switch to dark mode", "slate": "Switch to light mode"},
     "fr": {"default": "Passer en mode sombre", "slate": "Passer en mode clair"},
@@ -64,7 +64,7 @@ def root_404_host(site: Path):
         ("127.0.0.1", 0), functools.partial(RootNotFoundHandler, directory=str(site))
     )
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    yield f"http://127.0.0.1:{httpd.server_address[1]}{BASE_PATH}"
     httpd.shutdown()
 
 

@@ -1,0 +1,92 @@
+"""The API cannot drift from its reference: each document has a JSON Schema written from the same code, every file
+the build writes validates against it, and the reference page lists every field of the schema in three languages."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from mkdocs.utils.meta import get_data
+
+from macros.generated import api_files
+from macros.library.api_reference import field_problems, schema_fields, unit_of
+from macros.page.pipeline import render_page
+from macros.page.source import PageSource
+from macros.site.site_data import site_data
+from sizing.engine.fit import Verdict
+from sizing.views.api import api_schemas
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+@pytest.fixture(scope="module")
+def files() -> dict[str, object]:
+    return {path: json.loads(content) for path, content in api_files(site_data()).items()}
+
+
+def schema_of(path: str) -> dict:
+    name = {"api/catalog.json": "catalog", "api/fit.json": "fit"}.get(path, "fit-model")
+    return api_schemas()[f"api/{name}.schema.json"]
+
+
+def problems(document: object, path: str) -> list[str]:
+    return [error.message for error in Draft202012Validator(schema_of(path)).iter_errors(document)]
+
+
+def test_the_build_writes_each_schema_beside_the_documents(files):
+    assert {"api/catalog.schema.json", "api/fit.schema.json", "api/fit-model.schema.json"} <= files.keys()
+    for schema in api_schemas().values():
+        Draft202012Validator.check_schema(schema)
+
+
+def test_every_api_file_validates_against_its_schema(files):
+    documents = [p for p in files if not p.endswith(".schema.json")]
+    assert len(documents) == 2 + len(site_data().catalog.models)
+    for path in documents:
+        assert not problems(files[path], path), path
+
+
+def test_a_field_the_schema_does_not_know_is_drift(files):
+    catalog = copy.deepcopy(files["api/catalog.json"])
+    catalog["nodes"][0]["discount"] = 0.1
+    assert any("'discount' was unexpected" in p for p in problems(catalog, "api/catalog.json"))
+    fit = copy.deepcopy(files["api/fit.json"])
+    model = next(iter(fit["models"].values()))
+    cell = next(iter(next(iter(next(iter(model["fits"].values())).values())).values()))
+    cell.append("a thirteenth field")
+    assert problems(fit, "api/fit.json")
+
+
+def test_a_cell_lists_every_verdict_including_tight():
+    verdict = api_schemas()["api/fit.schema.json"]["$defs"]["cell"]["prefixItems"][0]
+    assert verdict["title"] == "verdict"
+    assert verdict["enum"] == [v.value for v in Verdict] and "tight" in verdict["enum"]
+
+
+@pytest.mark.parametrize("document", ["catalog", "fit"])
+def test_every_field_of_the_schema_is_described_in_three_languages(document):
+    assert field_problems(document) == []
+
+
+def test_a_field_is_written_as_a_path_and_its_unit_comes_from_its_name():
+    fields = dict(schema_fields(api_schemas()["api/catalog.schema.json"]))
+    assert "nodes[].link.topo_label_inferred" in fields and "gpus[].fp8_dense_tflops" in fields
+    assert unit_of("interconnects[].per_direction_gbps", "fr") == "Go/s"
+    assert unit_of("cell.need_gib_per_card", "en") == "GiB"
+    assert unit_of("interconnects[].allreduce_latency_us", "zh") == "微秒"
+    assert unit_of("nodes[].gpu", "en") == ""
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "zh"])
+def test_the_reference_page_lists_every_field_verdict_and_unit(lang):
+    path = f"docs/{lang}/reference/api.md"
+    source = (ROOT / path).read_text(encoding="utf-8")
+    markdown, _ = get_data(source)
+    html = render_page(PageSource(path, lang, source, markdown), ROOT / "docs", site_data()).whole
+    for document in ("catalog", "fit"):
+        for field, _ in schema_fields(api_schemas()[f"api/{document}.schema.json"]):
+            assert f"<code>{field.replace('<', '&lt;').replace('>', '&gt;')}</code>" in html, field
+    for value in ("one-card", "split", "tight", "no-fit", "fp8-not-native", "split-over-pcie"):
+        assert f"&#34;{value}&#34;" in html, value
+    assert {"en": "GB/s", "fr": "Go/s", "zh": "GB/s"}[lang] in html
