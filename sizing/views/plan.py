@@ -164,11 +164,16 @@ def copy_of(catalog: Catalog, candidate: Candidate, requirement: Requirement) ->
     return Copy(resolve(catalog, scenario), fitting, PrefillConstants.from_assumptions(catalog.assumptions))
 
 
+def speed_of(copy: Copy, streams: int) -> float:
+    """The estimator's typical tokens/s per stream with ``streams`` streams (its decode step)."""
+    return 1 / step_seconds(**(copy.resolved.setup() | {"concurrency": streams})).total  # type: ignore[arg-type]
+
+
 def load_of(copy: Copy, requirement: Requirement, streams: int) -> Load:
-    """The estimator's speeds with ``streams`` streams (its ``step``, typical and floor) and the time to first
-    token among them."""
+    """The estimator's speeds with ``streams`` streams (typical and floor) and the time to first token among
+    them."""
     resolved = copy.resolved
-    typical = 1 / step_seconds(**(resolved.setup() | {"concurrency": streams})).total  # type: ignore[arg-type]
+    typical = speed_of(copy, streams)
     ttft = ttft_on(resolved, copy.prefill, (requirement.prompt_tokens, requirement.output_tokens), streams)
     fits = copy.streams_that_fit >= streams
     return Load(streams, fits, copy.streams_that_fit, typical, typical * resolved.constants.floor_factor, ttft)
