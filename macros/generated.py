@@ -98,7 +98,7 @@ def api_files(data: SiteData) -> dict[str, str]:
     return files
 
 
-def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, str]]:
+def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, object]]:
     """The configurator in a language's search index: each model's page (its summary), then each of its node
     rows as an entry of its own, readable in a result ("fits on one card — ~36 tok/s (at least 20) —
     $30,600/month") and linked to its row."""

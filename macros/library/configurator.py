@@ -87,7 +87,8 @@ def _why(ctx: MacroContext, row: Offer) -> str:
     fit = row.fit
     budget = fit.budget
     if fit.verdict is Verdict.TIGHT:
-        budget = card_budget(ctx.catalog, ctx.catalog.gpu_of(row.node), ctx.catalog.engines[fit.engine])
+        engine = ctx.catalog.engines[fit.engine] if fit.engine is not None else None
+        budget = card_budget(ctx.catalog, ctx.catalog.gpu_of(row.node), engine)
     need, offered = ctx.f.gib_compared(fit.need.total, budget)
     if fit.verdict is Verdict.ONE_CARD:
         return _t(ctx, "why_one", need=need, budget=offered)
@@ -139,8 +140,9 @@ def _room(ctx: MacroContext, row: Offer) -> dict[str, str] | None:
     decimals divide to it."""
     fit, speed = row.fit, row.speed
     per_stream = fit.need.kv_cache
-    capped = speed is None or speed.streams_per_copy >= ctx.catalog.assumptions.max_running_streams.value
-    if capped or fit.tight_by == "context" or per_stream <= 0:
+    if speed is None or speed.streams_per_copy >= ctx.catalog.assumptions.max_running_streams.value:
+        return None  # no stream, or the engine's cap sets the count
+    if fit.tight_by == "context" or per_stream <= 0:
         return None
     beside = (fit.budget - fit.need.weights - fit.need.activations - fit.need.overhead) / GIB
     per_stream /= GIB

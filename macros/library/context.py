@@ -125,7 +125,7 @@ class MacroContext:
         if setting is None:
             return self.text("tight", "context" + several, cards=cards, tokens=tokens)
         text = self.text("tight", "utilization" + several, cards=cards, setting=setting)
-        return text if tokens is None else f"{text}, {self.text('tight', 'or_context', tokens=tokens)}"
+        return text if tokens is None else text + self.text("tight", "or_context", tokens=tokens)
 
     def node_label(self, node: Node, full: bool = False) -> str:
         """ "4 × A100 80GB PCIe": the card count and the GPU's short name (its full name with ``full``)."""

@@ -59,7 +59,7 @@ def macro_reference(ctx: MacroContext) -> str:
     rows = []
     calls = bound_macros(ctx)
     for name, entry in reference_entries().items():  # in the reference's order: the same in every process
-        description = inspect.getdoc(MACROS[name]) if ctx.lang == SOURCE_LANGUAGE else entry[ctx.lang]
+        description = (inspect.getdoc(MACROS[name]) if ctx.lang == SOURCE_LANGUAGE else entry[ctx.lang]) or ""
         if entry["output"] == "table":
             output = text("reference", "table_output", ctx.lang)
         elif entry["output"] == "nothing":
