@@ -20,9 +20,11 @@ from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DecodeScenario, Llm, Node, Precision
 from sizing.engine.decode import price_per_million_tokens, step_seconds
+from sizing.engine.fit import engine_splits
 from sizing.engine.links import node_bus_link
 from sizing.engine.prefill import Hardware, PrefillConstants, PrefillEstimate, estimate_ttft
 from sizing.engine.scenarios import ResolvedScenario, estimate, resolve
+from sizing.engine.specs import llm_shape
 
 Binding = Literal["memory", "speed", "ttft", "engine_cap", "users"]
 KvCacheDtype = Literal["bf16", "fp8"]
@@ -287,12 +289,15 @@ def precisions_of(catalog: Catalog, requirement: Requirement) -> list[Precision]
 
 
 def candidates(catalog: Catalog, requirement: Requirement) -> Iterable[Candidate]:
-    """Every configuration × format × cards per copy (a power of two that divides the node's cards)."""
+    """Every configuration × format × cards per copy: a power of two that divides the node's cards and that the
+    format's engine can split the model over (``fit.engine_splits``: a tensor split needs the heads to divide)."""
+    shape = llm_shape(catalog.models[requirement.model])  # type: ignore[arg-type]
     for configuration in catalog.configurations.values():
         node = configuration.cheapest
         for precision in precisions_of(catalog, requirement):
+            splits = engine_splits(catalog.engine_of(precision), shape, node.cards)
             for cards in CARDS_PER_COPY:
-                if cards <= node.cards and node.cards % cards == 0:
+                if cards in splits and node.cards % cards == 0:
                     yield Candidate(configuration, precision, cards)
 
 

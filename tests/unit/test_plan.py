@@ -10,6 +10,7 @@ from sizing.engine.scenarios import estimate
 from sizing.views.plan import (
     Candidate,
     Requirement,
+    candidates,
     closest,
     load_on,
     node_scenario,
@@ -97,15 +98,21 @@ def test_options_come_cheapest_first_one_per_configuration(chat_plan):
 
 
 def test_no_configuration_that_meets_it_is_missing(catalog, chat_plan):
-    """A configuration left out cannot serve one user within the requirement on any split."""
+    """A configuration left out cannot serve one user within the requirement on any split its engine allows."""
     listed = {o.candidate.configuration.id for o in chat_plan}
-    for configuration in catalog.configurations.values():
-        if configuration.id in listed:
-            continue
-        for cards in (1, 2, 4, 8):
-            if cards <= configuration.cheapest.cards and configuration.cheapest.cards % cards == 0:
-                candidate = Candidate(configuration, catalog.precisions["bf16"], cards)
-                assert users_per_copy(catalog, candidate, CHAT_8B)[0] == 0, (configuration.id, cards)
+    left_out = [c for c in candidates(catalog, CHAT_8B) if c.configuration.id not in listed]
+    assert left_out
+    for candidate in left_out:
+        assert users_per_copy(catalog, candidate, CHAT_8B)[0] == 0, (
+            candidate.configuration.id,
+            candidate.cards_per_copy,
+        )
+
+
+def test_a_tensor_split_divides_the_heads(catalog):
+    """Llama 3.1 8B (32 heads, 8 KV heads) splits over 1, 2, 4 or 8 cards, as fit.engine_splits allows."""
+    cards = {c.cards_per_copy for c in candidates(catalog, CHAT_8B)}
+    assert cards == {1, 2, 4, 8}
 
 
 def test_the_most_users_per_copy_is_the_last_count_that_passes(catalog, one_a100):
