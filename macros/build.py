@@ -12,6 +12,7 @@ from pathlib import Path
 from macros.base.errors import MacroError, PageError
 from macros.base.languages import LANGUAGES, SOURCE_LANGUAGE
 from macros.base.links import PageLinks
+from macros.base.project_files import ProjectFileError, check_project_files
 from macros.generated import configurator_page_uris, generated_page_source, not_found_words, write_site_files
 from macros.output.strings import StringsError
 from macros.page.nav import empty_language_folders, missing_nav_pages
@@ -24,7 +25,7 @@ from macros.site.site_data import SiteData, site_data
 from macros.site.translations import translation_banner
 from sizing.catalog.errors import CatalogError
 
-BUILD_ERRORS = (MacroError, PageError, StringsError, CatalogError)
+BUILD_ERRORS = (MacroError, PageError, StringsError, CatalogError, ProjectFileError)
 
 __all__ = [
     "BUILD_ERRORS",
@@ -57,6 +58,9 @@ class SiteBuild:
 
     @classmethod
     def start(cls, docs_dir: Path, data_dir: Path) -> SiteBuild:
+        """The build of the site in ``docs_dir`` from the catalog in ``data_dir``; a ProjectFileError first when a
+        file under docs/, overrides/ or data/ is a symlink or is not UTF-8."""
+        check_project_files(data_dir.parent)
         return cls(docs_dir, site_data(data_dir), RenderedPages(docs_dir))
 
     def configurator_pages(self, lang: str) -> list[str]:

@@ -12,6 +12,7 @@ entry is under that address and leads to a page of the site, and every link from
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
@@ -101,9 +102,39 @@ def _kind(tag: str, values: dict[str, str | None]) -> str:
 
 
 def _parse(path: Path) -> _Page:
+    """The page's links and ids; ValueError naming the line of a byte that is not UTF-8."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(f"line {line}: byte 0x{data[exc.start]:02x} is not UTF-8") from None
     parser = _Page()
-    parser.feed(path.read_text(encoding="utf-8"))
+    parser.feed(text)
     return parser
+
+
+def _symlinks(site: Path) -> list[str]:
+    """Every symlink in the built site: it would publish a file from outside the project."""
+    found = []
+    for root, dirs, files in os.walk(site):
+        for name in [*dirs, *files]:
+            path = Path(root, name)
+            if path.is_symlink():
+                found.append(f"{path.relative_to(site).as_posix()}: a symlink (to {os.readlink(path)}); remove it")
+    return found
+
+
+def _parsed_pages(site: Path, problems: list[str]) -> dict[Path, _Page]:
+    """Every HTML page of the site, parsed; one problem per page that cannot be read."""
+    pages = {}
+    for path in sorted(site.rglob("*.html")):
+        try:
+            pages[path] = _parse(path)
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+            problems.append(f"{path.relative_to(site).as_posix()}: cannot be read ({reason}); write it as UTF-8")
+    return pages
 
 
 def _target_file(site: Path, page: Path, link: str, address: Address) -> tuple[Path | None, str]:
@@ -147,10 +178,8 @@ def _link_problems(
         return []
     if not str(target).startswith(str(site)) or not target.exists():
         return [f"{where}: {kind} to '{link}' leads to no file"]
-    if anchor and target.suffix == ".html":
-        ids = pages[target].ids if target in pages else _parse(target).ids
-        if anchor not in ids:
-            return [f"{where}: {kind} to '{link}' has no anchor '#{anchor}' in its target"]
+    if anchor and target.suffix == ".html" and target in pages and anchor not in pages[target].ids:
+        return [f"{where}: {kind} to '{link}' has no anchor '#{anchor}' in its target"]
     return []
 
 
@@ -189,7 +218,8 @@ def site_address(site: Path, given: str | None = None) -> Address:
     url = given or os.environ.get("SITE_URL")
     home = site / "index.html"
     if not url and home.exists():
-        url = next((link for kind, link in _parse(home).links if kind == "canonical link"), None)
+        with contextlib.suppress(ValueError):  # an unreadable home page is reported by check_site
+            url = next((link for kind, link in _parse(home).links if kind == "canonical link"), None)
     return Address(url.rstrip("/") + "/" if url else None)
 
 
@@ -197,8 +227,8 @@ def check_site(site: Path, english_docs: Path = ROOT / "docs" / "en", address: A
     """Every problem found, as 'page: what'."""
     site = site.resolve()
     address = address or site_address(site)
-    problems: list[str] = []
-    pages = {path: _parse(path) for path in sorted(site.rglob("*.html"))}
+    problems: list[str] = _symlinks(site)
+    pages = _parsed_pages(site, problems)
     for path, parsed in pages.items():
         where = path.relative_to(site).as_posix()
         text = "".join(parsed.text_outside_code)

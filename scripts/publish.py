@@ -2,12 +2,22 @@
 
     <target>/releases/<release>/   one full copy of the site per publish
     <target>/current -> releases/<release>     what the web server serves
-    <target>/history.json          the releases made current by publish, in order, and those rolled back
+    <target>/history.json          the releases publish created (each with its manifest: file count and hash),
+                                   those it made current, in order, those rolled back, those being deleted
     <target>/.publish.lock         held (flock) by the publish or rollback at work on this target
+    <target>/.publish-staging/     where a release is copied before it is moved into releases/
 
 A publish checks the site (a site that fails the checks is not published), copies it into a new release
 folder, then swaps the `current` symlink in one rename: readers see the old site or the new one, never a
-mix. A half-copied release (`<release>.partial`) is never served nor returned to.
+mix. A half-copied release (left in .publish-staging/) is never served nor returned to, and is removed by the
+next publish.
+
+Publish touches only its own releases: it deletes only folders its history.json names as created by it (a
+folder another tool left in releases/ stays, and is never served), writes the history without a release
+before it starts deleting it (a publish killed while deleting never lists a half-deleted release), and
+removes its own leftovers (.history.json.*.tmp, .current.new-*, .publish-staging/). A rollback serves only a
+release whose files match the manifest written when it was published. --target may be neither the site
+folder, nor inside it, nor hold it.
 
 Publishes and rollbacks into one target are serialised by the lock: the one that switches last is current,
 and each waits at most --lock-timeout seconds (10 minutes) for the others, then fails without changing
@@ -18,8 +28,7 @@ itself, and marks the release it leaves as rolled back: a rolled-back release is
 later rollback. Publish R1, R2, roll back (to R1), publish R3, roll back: current is R1 again, not R2.
 history.json records this: the releases made current by publish, in order, and the ones rolled back. It
 is written to a temporary file, then renamed over the old one, always before `current` is switched. A
-target published before history.json existed starts with its releases in name order. A release folder the
-history does not list (left by a publish killed before its switch) is never a rollback target.
+target without history.json has no release of publish's own: nothing in it is deleted nor rolled back to.
 
 At most KEEP_RELEASES (5) releases are kept: the current one, then the ones successive rollbacks would go
 to, then the most recently published; the others are deleted. The current release and the one a rollback
@@ -39,6 +48,7 @@ import argparse
 import contextlib
 import datetime
 import errno
+import hashlib
 import json
 import os
 import secrets
@@ -49,6 +59,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -59,6 +70,8 @@ KEEP_RELEASES = 5
 LOCK_TIMEOUT = 600.0  # seconds a publish or rollback waits for another one into the same target
 HISTORY = "history.json"
 LOCK = ".publish.lock"
+STAGING = ".publish-staging"
+History = dict[str, Any]  # published, rolled_back, deleting: lists of names; created: name -> manifest
 
 
 class PublishError(Exception):
@@ -172,26 +185,47 @@ def current_release(target: Path) -> Path | None:
     return target / os.readlink(link) if link.is_symlink() else None
 
 
-def _read_history(target: Path) -> dict[str, list[str]]:
-    """The history; for a target published before history.json existed, its releases in name order."""
+def manifest(folder: Path) -> dict[str, object]:
+    """What a complete copy of ``folder`` holds: its number of files and one hash of their paths and bytes."""
+    digest, count = hashlib.sha256(), 0
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() or p.is_symlink()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        count += 1
+    return {"files": count, "sha256": digest.hexdigest()}
+
+
+def _empty_history() -> History:
+    return {"published": [], "rolled_back": [], "created": {}, "deleting": []}
+
+
+def _names(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(n, str) for n in value)
+
+
+def _read_history(target: Path) -> History:
+    """The history; an empty one for a target without history.json (nothing in it is publish's own)."""
     path = target / HISTORY
     try:
         loaded = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {"published": [p.name for p in _releases(target)], "rolled_back": []}
+        return _empty_history()
     except (OSError, ValueError) as exc:
         raise PublishError(f"{path}: unreadable ({exc}); fix it, or remove it to forget the rollback history") from None
+    history = {**_empty_history(), **loaded} if isinstance(loaded, dict) else None
     if not (
-        isinstance(loaded, dict) and all(isinstance(loaded.get(key), list) for key in ("published", "rolled_back"))
+        history
+        and all(_names(history[key]) for key in ("published", "rolled_back", "deleting"))
+        and isinstance(history["created"], dict)
     ):
         raise PublishError(
-            f"{path}: not a publish history (expected lists 'published' and 'rolled_back'); "
-            "fix it, or remove it to forget the rollback history"
+            f"{path}: not a publish history (expected lists 'published', 'rolled_back', 'deleting' and a "
+            "mapping 'created'); fix it, or remove it to forget the rollback history"
         )
-    return {"published": [str(n) for n in loaded["published"]], "rolled_back": [str(n) for n in loaded["rolled_back"]]}
+    return history
 
 
-def _write_history(target: Path, history: dict[str, list[str]]) -> None:
+def _write_history(target: Path, history: History) -> None:
     """Write history.json atomically: a reader (or a crash) sees the old file or the new one."""
     fd, temporary = tempfile.mkstemp(dir=target, prefix=f".{HISTORY}.", suffix=".tmp")
     try:
@@ -208,9 +242,13 @@ def _write_history(target: Path, history: dict[str, list[str]]) -> None:
         raise
 
 
-def _order(target: Path, history: dict[str, list[str]]) -> list[str]:
-    """The releases on disk that publish made current, oldest first. A release the history lacks (left by a
-    publish killed before it made the release current) is never a rollback target, and is pruned."""
+def _owned(history: History) -> set[str]:
+    """The releases publish created: named in its history as created, or as made current by it."""
+    return set(history["created"]) | set(history["published"])
+
+
+def _order(target: Path, history: History) -> list[str]:
+    """The releases on disk that publish made current, oldest first."""
     existing = {p.name for p in _releases(target)}
     return [name for name in history["published"] if name in existing]
 
@@ -222,8 +260,43 @@ def _rollback_chain(order: list[str], current: str | None, rolled_back: list[str
     return [name for name in reversed(order[: order.index(current)]) if name not in rolled_back]
 
 
-def _prune(target: Path, history: dict[str, list[str]]) -> None:
-    """Keep KEEP_RELEASES releases: current, its rollback chain, then the most recent; forget the others."""
+def _without(history: History, names: set[str]) -> History:
+    """The history with ``names`` no longer listed as releases, and listed as being deleted."""
+    return {
+        "published": [n for n in history["published"] if n not in names],
+        "rolled_back": [n for n in history["rolled_back"] if n not in names],
+        "created": {n: m for n, m in history["created"].items() if n not in names},
+        "deleting": sorted({*history["deleting"], *names}),
+    }
+
+
+def _delete_own(target: Path, history: History, names: set[str]) -> History:
+    """Delete releases publish created: the history first stops listing them (a publish killed half way
+    through never lists a half-deleted release), then the folders go, then the history forgets them."""
+    if names - set(history["deleting"]):
+        history = _without(history, names)
+        _write_history(target, history)
+    for name in sorted(set(history["deleting"])):
+        shutil.rmtree(target / "releases" / name, ignore_errors=True)
+    if history["deleting"]:
+        history = {**history, "deleting": []}
+        _write_history(target, history)
+    return history
+
+
+def _clean_leftovers(target: Path, history: History) -> History:
+    """Remove what a killed publish or rollback of its own left: temporary histories, staging symlinks,
+    half-copied releases, releases it was deleting."""
+    for leftover in [*target.glob(f".{HISTORY}.*.tmp"), *target.glob(".current.new-*")]:
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()
+    shutil.rmtree(target / STAGING, ignore_errors=True)
+    return _delete_own(target, history, set())
+
+
+def _prune(target: Path, history: History) -> None:
+    """Keep KEEP_RELEASES of publish's own releases: current, its rollback chain, then the most recent;
+    delete the others, and those a killed publish created but never made current."""
     current = current_release(target)
     current_name = current.name if current else None
     order = _order(target, history)
@@ -233,16 +306,9 @@ def _prune(target: Path, history: dict[str, list[str]]) -> None:
             break
         if name not in keep:
             keep.append(name)
-    for release in _releases(target):
-        if release.name not in keep:
-            shutil.rmtree(release)
-    kept = set(keep)
-    pruned = {
-        "published": [n for n in history["published"] if n in kept],
-        "rolled_back": [n for n in history["rolled_back"] if n in kept],
-    }
-    if pruned != history:
-        _write_history(target, pruned)
+    doomed = {p.name for p in _releases(target)} & _owned(history) - set(keep)
+    if doomed:
+        _delete_own(target, history, doomed)
 
 
 def _point_current_to(target: Path, release: Path) -> None:
@@ -253,6 +319,36 @@ def _point_current_to(target: Path, release: Path) -> None:
     except BaseException:
         staging.unlink()
         raise
+
+
+def _refuse_overlap(site: Path, target: Path) -> None:
+    """The target may be neither the site, nor inside it, nor hold it: a copy would copy itself."""
+    try:
+        site_real, target_real = site.resolve(), target.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: an unusable target, which _prepare_target reports
+        return
+    if site_real == target_real or site_real in target_real.parents or target_real in site_real.parents:
+        raise TargetError(
+            target,
+            f"the same folder as the site {site}, inside it or holding it",
+            "publish into a folder outside the built site",
+        )
+
+
+def _check_complete(target: Path, name: str, history: History) -> None:
+    """A release is served again only when its files match the manifest written when it was published."""
+    recorded = history["created"].get(name)
+    if not isinstance(recorded, dict):
+        raise PublishError(
+            f"{target}: release {name} has no manifest (published before manifests existed), so its "
+            "completeness cannot be checked; nothing was changed"
+        )
+    found = manifest(target / "releases" / name)
+    if found != recorded:
+        raise PublishError(
+            f"{target}: release {name} is not the release that was published ({found['files']} files of "
+            f"{recorded.get('files')}, or their content changed); nothing was changed"
+        )
 
 
 def _release_name() -> str:
@@ -268,6 +364,7 @@ def publish(site: Path, target: Path, name: str | None = None, lock_timeout: flo
     """Check ``site``, copy it into a new release and make it current; return the release."""
     if name is not None and (not name or "/" in name or name.startswith(".") or name.endswith(".partial")):
         raise PublishError(f"{name!r} cannot name a release: give a plain folder name")
+    _refuse_overlap(site, target)
     _prepare_target(target, create=True)
     if not (site / "index.html").exists():
         raise PublishError(f"{site} holds no built site; run `make build` first")
@@ -275,10 +372,9 @@ def publish(site: Path, target: Path, name: str | None = None, lock_timeout: flo
     if problems:
         raise PublishError(f"{site} fails its checks, nothing was published:\n  " + "\n  ".join(problems[:20]))
     with _locked(target, lock_timeout):
+        history = _clean_leftovers(target, _read_history(target))
         folder = target / "releases"
         folder.mkdir(exist_ok=True)
-        for stale in folder.glob("*.partial"):  # a copy a killed publish left: no one else copies now
-            shutil.rmtree(stale, ignore_errors=True)
         if name is None:
             name = _release_name()
             while (folder / name).exists():
@@ -286,16 +382,18 @@ def publish(site: Path, target: Path, name: str | None = None, lock_timeout: flo
         elif (folder / name).exists():
             raise PublishError(f"{target}: release {name} exists already; nothing was published")
         release = folder / name
-        partial = release.with_name(release.name + ".partial")
+        staged = target / STAGING / name
         try:
-            shutil.copytree(site, partial)
-            partial.rename(release)
-        except BaseException:
-            shutil.rmtree(partial, ignore_errors=True)
-            raise
+            staged.parent.mkdir()
+            shutil.copytree(site, staged)
+            written = manifest(staged)
+            if written != manifest(site):
+                raise PublishError(f"{target}: the copy of {site} is not complete; nothing was published")
+            staged.rename(release)
+        finally:
+            shutil.rmtree(target / STAGING, ignore_errors=True)
         try:
-            history = _read_history(target)
-            published, rolled_back = history["published"], history["rolled_back"]
+            published, rolled_back = list(history["published"]), list(history["rolled_back"])
             current = current_release(target)
             if current and current.name in published:  # forget releases a killed publish never made current
                 last = published.index(current.name)
@@ -303,6 +401,8 @@ def publish(site: Path, target: Path, name: str | None = None, lock_timeout: flo
             history = {
                 "published": [n for n in published if n != name] + [name],
                 "rolled_back": [n for n in rolled_back if n != name],
+                "created": {**history["created"], name: written},
+                "deleting": [],
             }
             _write_history(target, history)  # before the switch: after a crash the history knows `current`
             _point_current_to(target, release)
@@ -317,7 +417,7 @@ def publish(site: Path, target: Path, name: str | None = None, lock_timeout: flo
 def _rollback(target: Path, lock_timeout: float = LOCK_TIMEOUT) -> tuple[Path | None, Path]:
     _prepare_target(target, create=False)
     with _locked(target, lock_timeout):
-        history = _read_history(target)
+        history = _clean_leftovers(target, _read_history(target))
         current = current_release(target)
         current_name = current.name if current else None
         chain = _rollback_chain(_order(target, history), current_name, history["rolled_back"])
@@ -327,6 +427,7 @@ def _rollback(target: Path, lock_timeout: float = LOCK_TIMEOUT) -> tuple[Path | 
                 "rolled back itself; nothing was changed"
             )
         previous = target / "releases" / chain[0]
+        _check_complete(target, chain[0], history)
         if current_name and current_name not in history["rolled_back"]:
             history["rolled_back"].append(current_name)
         _write_history(target, history)

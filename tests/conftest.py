@@ -5,14 +5,18 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
+import subprocess
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
+import mkdocs.commands.build
 import pytest
 from chromium import launch
 from playwright.sync_api import sync_playwright
-from sitebuild import BASE_PATH, build
+from sitebuild import BASE_PATH, BuiltSite, build, copy_project, environment
 
 from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
 
@@ -39,15 +43,83 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     path.write_text(text.replace(old, new, count), encoding="utf-8")
 
 
+# Refuses every connection in the Python process it is imported into (as sitecustomize, via PYTHONPATH).
+NETWORK_BLOCKER = """import socket
+def _refuse(*args, **kwargs):
+    raise RuntimeError(f'network access during the build: {args!r}')
+socket.socket.connect = _refuse
+socket.socket.connect_ex = _refuse
+socket.getaddrinfo = _refuse
+socket.create_connection = _refuse
+"""
+EPOCH_2020 = "1577836800"  # 2020-01-01T00:00:00Z
+
+
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real site, built once for the whole test session."""
-    if os.environ.get("BUILT_SITE"):  # CI: the site it built and checked, and will publish
-        return Path(os.environ["BUILT_SITE"]).resolve()
+def offline_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Environment variables under which a Python process cannot open a network connection."""
+    blocker = tmp_path_factory.mktemp("offline")
+    (blocker / "sitecustomize.py").write_text(NETWORK_BLOCKER)
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(blocker), os.environ.get("PYTHONPATH")]))}
+
+
+# The shared build is made offline, with reproducible dates and a fixed hash seed: test_publishing builds the
+# site again with another seed and compares, and checks that the shared build made no network request.
+SHARED_BUILD_ENV = {"SOURCE_DATE_EPOCH": EPOCH_2020, "PYTHONHASHSEED": "1"}
+
+
+@pytest.fixture(scope="session")
+def site_build(tmp_path_factory: pytest.TempPathFactory, offline_env: dict[str, str]) -> BuiltSite:
+    """The real site, built once for the whole test session (offline, see SHARED_BUILD_ENV)."""
     target = tmp_path_factory.mktemp("built") / "site"
-    result = build(ROOT, target)
+    with environment({**offline_env, **SHARED_BUILD_ENV}):
+        result = build(ROOT, target)
     assert result.returncode == 0, result.stderr
-    return target
+    return BuiltSite(target, result)
+
+
+@pytest.fixture(scope="session")
+def site(request: pytest.FixtureRequest) -> Path:
+    """The real site, built once for the whole test session: for tests that only read it. In CI, the site the
+    workflow built and checked and will publish ($BUILT_SITE)."""
+    if os.environ.get("BUILT_SITE"):
+        return Path(os.environ["BUILT_SITE"]).resolve()
+    return request.getfixturevalue("site_build").path
+
+
+# The data edits of the one build that shows what a change of data/ does to the built site.
+DATA_EDITS = [
+    ("nodes.yml", "{amount: 4157, currency: USD}", "{amount: 4321, currency: USD}"),  # 4 × A100 PCIe
+    ("models.yml", "name: Llama 3.3 70B", "name: Llama <script>alert(1)</script>"),
+    ("gpus.yml", "short_name: L40S", "short_name: L40S <img src=x onerror=alert(2)>"),
+    ("gpus.yml", "short_name: A40\n", "short_name: 'A40 [clickme](javascript:alert(12))'\n"),
+    ("models.yml", "name: Qwen3 32B", "name: 'Qwen3 32B {{ 7*7 }} {: onclick=x }'"),
+    ("models.yml", "params: 2567460000", "params: 5134920000"),  # SDXL's UNet doubled
+]
+
+
+def double_rtx_6000_ada(gpus: Path) -> None:
+    """The RTX 6000 Ada with twice its memory, as nvidia-smi and CUDA would see it."""
+    before, ada, after = re.split(r"(  - id: rtx-6000-ada\n(?:    .*\n|      .*\n)+)", gpus.read_text(encoding="utf-8"))
+    doubled = (
+        ada.replace("memory_gb: 48", "memory_gb: 96")
+        .replace("nvidia_smi_memory_mib: 46068", "nvidia_smi_memory_mib: 92136")
+        .replace("runtime_visible_memory_mib: 45599", "runtime_visible_memory_mib: 91198")
+    )
+    gpus.write_text(before + doubled + after, encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def edited_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built once from a copy of the project whose data/ has DATA_EDITS and a doubled RTX 6000 Ada:
+    a new price, hostile markup, Markdown and template code in names, larger models and cards."""
+    project = copy_project(tmp_path_factory.mktemp("edited") / "project")
+    for name, old, new in DATA_EDITS:
+        edit(project / "data" / name, old, new)
+    double_rtx_6000_ada(project / "data" / "gpus.yml")
+    result = build(project, project / "site")
+    assert result.returncode == 0, result.stderr
+    return project / "site"
 
 
 @pytest.fixture(scope="session")
@@ -95,3 +167,57 @@ def context_factory(browser):
     yield make
     for context in contexts:
         context.close()
+
+
+# How many MkDocs builds the session ran: of the whole project in every language, of one language only
+# (BUILD_ONLY_LOCALE), and of anything smaller (a tiny test project). Printed at the end, so that a change
+# which adds a build to the suite shows in every run.
+BUILDS = {"the whole site": 0, "the site in one language": 0, "tiny projects": 0}
+
+
+def _count_build(config: Path, env: Mapping[str, str]) -> None:
+    if not (config.parent / "docs" / "en").is_dir() or not (config.parent / "data").is_dir():
+        BUILDS["tiny projects"] += 1
+    else:
+        BUILDS["the site in one language" if env.get("BUILD_ONLY_LOCALE") else "the whole site"] += 1
+
+
+def _config_of(command: list[str], cwd: object) -> Path | None:
+    """The mkdocs.yml a command builds, if it is `mkdocs build` or scripts/build_site.py."""
+    words = [str(word) for word in command]
+    builds = any(word.endswith("build_site.py") for word in words) or ("mkdocs" in words and "build" in words)
+    if not builds:
+        return None
+    for flag in ("-f", "--config-file"):
+        if flag in words[:-1]:
+            return Path(cwd or ".", words[words.index(flag) + 1])
+    return Path(cwd or ".", "mkdocs.yml")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    popen_init = subprocess.Popen.__init__
+    build_in_process = mkdocs.commands.build.build
+
+    def counting_popen_init(self, args, *rest, **options):
+        if isinstance(args, (list, tuple)) and (target := _config_of(list(args), options.get("cwd"))):
+            _count_build(target, options.get("env") or os.environ)
+        popen_init(self, args, *rest, **options)
+
+    running: list[object] = []  # mkdocs-static-i18n builds each further language by calling build() again
+
+    def counting_build(mkdocs_config, *rest, **options):
+        if not running:
+            _count_build(Path(mkdocs_config.config_file_path), os.environ)
+        running.append(mkdocs_config)
+        try:
+            return build_in_process(mkdocs_config, *rest, **options)
+        finally:
+            running.pop()
+
+    subprocess.Popen.__init__ = counting_popen_init
+    mkdocs.commands.build.build = counting_build
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    counts = ", ".join(f"{count} of {what}" for what, count in BUILDS.items())
+    terminalreporter.write_line(f"MkDocs builds in this session: {counts}")

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -55,6 +56,27 @@ def build(project: Path, site: Path, url: str = SITE_URL) -> subprocess.Complete
 
     with site_url(url):
         return atomic_build(project / "mkdocs.yml", site)
+
+
+@dataclass(frozen=True)
+class BuiltSite:
+    path: Path
+    result: subprocess.CompletedProcess[str]  # what the build printed
+
+
+@contextlib.contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` with ``values`` set for the ``with`` block (a build passes its environment to MkDocs)."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def page(site: Path, lang: str, path: str) -> str:

@@ -6,9 +6,35 @@ import yaml
 
 from macros.base.errors import PageError
 from sizing.catalog.errors import closest
-from sizing.catalog.yaml_lines import safe_load
+from sizing.catalog.yaml_lines import DataFileError, load_yaml_text
 
 FRONT_MATTER_KEYS = ("title", "description", "category", "hide", "source_hash")
+MAX_FRONT_MATTER_CHARACTERS = 20_000  # a title, a description and a few keys take a few hundred
+
+
+def parse_front_matter(lines: list[str], end: int, page: str) -> object:
+    """The YAML between the front matter's fences, bounded before it is parsed (size, nesting, aliases:
+    ``load_yaml_text``); a PageError naming the line and the fix."""
+    text = "\n".join(lines[1 : end - 1])
+    if len(text) > MAX_FRONT_MATTER_CHARACTERS:
+        raise PageError(
+            page, 2, f"front matter of {len(text):,} characters, more than {MAX_FRONT_MATTER_CHARACTERS:,}; shorten it"
+        )
+    try:
+        return load_yaml_text(text) or {}
+    except DataFileError as exc:
+        raise PageError(page, (exc.line or 0) + 1, f"front matter: {exc.reason}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark else 1
+        if isinstance(exc, yaml.constructor.ConstructorError):  # a key twice, aliases or nesting past the bounds
+            raise PageError(page, line, f"front matter: {exc.problem}") from None
+        raise PageError(
+            page,
+            line,
+            f"front matter is not valid YAML ({getattr(exc, 'problem', exc)}); "
+            "quote a value that contains ': ', like title: \"NVLink : PCIe\"",
+        ) from None
 
 
 def front_matter_end(lines: list[str]) -> int:
@@ -28,17 +54,7 @@ def check_front_matter(source: str, page: str) -> dict[str, object]:
     end = front_matter_end(lines)
     if end == 0:
         raise PageError(page, 1, "front matter opened with '---' is never closed; add a '---' line after it")
-    try:
-        data = safe_load("\n".join(lines[1 : end - 1])) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark else 1
-        raise PageError(
-            page,
-            line,
-            f"front matter is not valid YAML ({getattr(exc, 'problem', exc)}); "
-            "quote a value that contains ': ', like title: \"NVLink : PCIe\"",
-        ) from None
+    data = parse_front_matter(lines, end, page)
     if not isinstance(data, dict):
         raise PageError(page, 2, "front matter must be 'key: value' lines")
     for number, line in enumerate(lines[1 : end - 1], start=2):

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from macros.base.errors import MacroError
-from macros.base.languages import SOURCE_LANGUAGE
 from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import block
-from macros.site.guides import guide_front_matter, guide_pages, reading_time_placeholder
+from macros.site.guides import checked_guide, checked_page, guide_front_matter, guide_pages, reading_time_placeholder
 
 _t = section_text("guides")
 
@@ -17,14 +15,14 @@ _t = section_text("guides")
 @macro
 def reading_time(ctx: MacroContext, page: str) -> Markup:
     """Minutes to read a page (path inside a language folder), computed from its own text."""
-    if not (ctx.docs_dir / SOURCE_LANGUAGE / page).exists():
-        raise MacroError(f"no page '{page}' in docs/en/; give a path like 'guides/quantization.md'")
-    return reading_time_placeholder(page, ctx.lang)
+    return reading_time_placeholder(checked_page(ctx.docs_dir, page), ctx.lang)
 
 
 @macro
 def guide_cards(ctx: MacroContext, exclude: str | None = None) -> str:
     """Cards for every guide (but ``exclude``): category, reading time, title, summary, link."""
+    if exclude is not None:
+        checked_guide(exclude)
     items = []
     for page in guide_pages():
         if page == exclude:

@@ -17,7 +17,7 @@ from macros.library.context import MacroContext
 from macros.library.registry import MACROS, bound_macros, macro, signature_of
 from macros.output.html import code, table
 from macros.output.strings import text
-from sizing.catalog.yaml_lines import safe_load
+from sizing.catalog.yaml_lines import load_yaml
 
 REFERENCE_FILE = Path(__file__).resolve().parent / "reference.yml"
 
@@ -25,7 +25,7 @@ REFERENCE_FILE = Path(__file__).resolve().parent / "reference.yml"
 @cache
 def reference_entries() -> dict[str, dict[str, Any]]:
     """The writer's reference entries, checked to cover every macro in every language."""
-    entries = safe_load(REFERENCE_FILE.read_text(encoding="utf-8"))
+    entries = load_yaml(REFERENCE_FILE)
     missing = sorted(set(MACROS) - set(entries))
     unknown = sorted(set(entries) - set(MACROS))
     incomplete = [name for name, e in entries.items() if not (e.get("fr") and e.get("zh") and "args" in e)]

@@ -23,6 +23,10 @@ from macros.output.typography import typeset
 
 Macro = Callable[..., str]
 MACROS: dict[str, Macro] = {}
+# What a whole number or a list argument may be, by the parameter's name: a context or a count of tokens of at
+# least one (10 million: above every model's window), a node comparison of distinct nodes that fit a table
+WHOLE_NUMBER_RANGES = {"context": (1, 10_000_000), "tokens": (1, 10_000_000), "digits": (0, 3)}
+LIST_LENGTHS = {"nodes": (1, 4)}
 READS_OTHER_PAGES = frozenset({"guide_cards", "reading_time", "translation_status_table"})
 LINK_DEPENDENT = frozenset({"configurator"})
 
@@ -47,6 +51,11 @@ def _matches(value: Any, hint: Any) -> bool:
     return isinstance(value, hint)
 
 
+def _shown(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:60] + "…"
+
+
 def _describe(hint: Any) -> str:
     return {
         str: "an id in quotes",
@@ -56,6 +65,22 @@ def _describe(hint: Any) -> str:
         int | None: "a whole number",
         bool: "true or false",
     }.get(hint, str(hint))
+
+
+def _range_problem(param: str, value: Any) -> str | None:
+    """Why ``value`` makes no sense for ``param`` (WHOLE_NUMBER_RANGES, LIST_LENGTHS); None when it does."""
+    if isinstance(value, int) and not isinstance(value, bool) and param in WHOLE_NUMBER_RANGES:
+        low, high = WHOLE_NUMBER_RANGES[param]
+        if not low <= value <= high:
+            return f"must be from {low:,} to {high:,}, found {value:,}"
+    if isinstance(value, list) and param in LIST_LENGTHS:
+        low, high = LIST_LENGTHS[param]
+        if not low <= len(value) <= high:
+            return f"must list {low} to {high} ids, found {len(value):,}"
+        repeated = next((item for item in value if value.count(item) > 1), None)
+        if repeated is not None:
+            return f"names '{repeated}' twice; list each once"
+    return None
 
 
 @cache
@@ -88,8 +113,11 @@ def _bound(name: str, ctx: MacroContext) -> Macro:
             if not _matches(value, hints[param]):
                 raise MacroError(
                     f"argument '{param}' of {name}() must be {_describe(hints[param])}, "
-                    f"found {value!r}; it takes {signature_of(name)}"
+                    f"found {_shown(value)}; it takes {signature_of(name)}"
                 )
+            problem = _range_problem(param, value)
+            if problem:
+                raise MacroError(f"argument '{param}' of {name}() {problem}")
 
         def output() -> str:
             # Text from data/ lands in Markdown, where HTML and Markdown pass through: it is written as text.

@@ -54,6 +54,7 @@ _SPELLED_FIGURE = re.compile(
 class HandTypedFigure:
     line: int
     text: str
+    column: int = 0  # where the figure starts in ``text`` (0-based), to quote the line around it
 
     def __str__(self) -> str:
         return f"line {self.line}: '{self.text.strip()}'"
@@ -106,6 +107,7 @@ def hand_typed_figures(markdown: str, names: list[str]) -> list[HandTypedFigure]
         rest = re.sub(r"\{:?[^{}]*\}", lambda found: _ATTRIBUTE_NAMES.sub(" ", found.group(0)), rest)
         if name_pattern:
             rest = name_pattern.sub(" ", rest)
-        if re.search(r"\d", rest) or _CHINESE_NUMERAL.search(rest) or _SPELLED_FIGURE.search(rest):
-            found.append(HandTypedFigure(number, line))
+        hit = re.search(r"\d", rest) or _CHINESE_NUMERAL.search(rest) or _SPELLED_FIGURE.search(rest)
+        if hit:
+            found.append(HandTypedFigure(number, line, max(0, line.find(hit.group(0)))))
     return found

@@ -59,14 +59,27 @@ def check_before_rendering(page: PageSource, docs_dir: Path, exists: Callable[[s
     check_links(page.source, page.path, exists)
 
 
+SHOWN_LINES = 5  # a message quotes a few lines of a page, never the whole of it
+SHOWN_CHARACTERS = 80
+
+
+def excerpt(text: str, column: int = 0, limit: int = SHOWN_CHARACTERS) -> str:
+    """At most ``limit`` characters of ``text`` around ``column``: what a message may quote of any input."""
+    start = max(0, min(column - limit // 3, len(text) - limit))
+    shown = text[start : start + limit].strip()
+    return ("…" if start else "") + shown + ("…" if start + limit < len(text) else "")
+
+
 def check_hand_typed(page: PageSource, data: SiteData) -> None:
     typed = hand_typed_figures(page.source, product_names(data.catalog))
     if typed:
+        shown = [f"  {page.path}:{t.line}: {excerpt(t.text, t.column)}" for t in typed[:SHOWN_LINES]]
+        more = len(typed) - SHOWN_LINES
         raise PageError(
             page.path,
             typed[0].line,
             "figures typed by hand (every figure must come from a macro; see the writer's "
-            "reference):\n" + "\n".join(f"  {page.path}:{t.line}: {t.text.strip()}" for t in typed),
+            "reference):\n" + "\n".join(shown + ([f"  and {more} more lines"] if more > 0 else [])),
         )
 
 

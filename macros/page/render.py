@@ -46,6 +46,12 @@ def _evaluate(call: Call, names: Mapping[str, object]) -> str:
         message = f"not allowed ({exc}); pages may only call the documented macros"
     except UndefinedError as exc:
         message = _undefined_message(exc)
+    except Exception as exc:  # any other failure of a call is reported at its line, never as a traceback
+        shown = str(exc) if len(str(exc)) <= 120 else str(exc)[:120] + "…"
+        message = (
+            f"{call.name or 'this call'}() could not be computed ({type(exc).__name__}: {shown}); "
+            "check its arguments against the writer's reference"
+        )
     raise BadPage(call.line, message)
 
 
@@ -70,10 +76,27 @@ class Rendered:
 
 
 _PLACEHOLDER = re.compile(r"<!--macro-block-(\d+)-->")
+# What only the build writes into a page: a block's placeholder, a reading time's; a page that types one is refused
+_RESERVED_MARKUP = re.compile(r"<!--\s*macro-block-|data-reading-time\s*=", re.I)
+
+
+def check_reserved_markup(markdown: str, page: str, line_offset: int = 0) -> None:
+    """A page's text holds none of the markup the build writes (``_RESERVED_MARKUP``): the build would fill
+    it with another block, or time a page the writer named."""
+    found = _RESERVED_MARKUP.search(markdown)
+    if found:
+        line = markdown.count("\n", 0, found.start()) + 1 + line_offset
+        raise PageError(
+            page,
+            line,
+            f"'{found.group(0)}' is markup the build writes itself; remove it "
+            '(a reading time is {{ reading_time("guides/<page>.md") }})',
+        )
 
 
 def render_macros(markdown: str, page: str, ctx: MacroContext, line_offset: int = 0) -> Rendered:
     """Markdown with every macro call replaced by its output for ``ctx``'s language and place."""
+    check_reserved_markup(markdown, page, line_offset)
     if not has_macros(markdown):
         return Rendered(markdown)
     compiled = compile_page(markdown, page, line_offset)

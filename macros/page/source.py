@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from macros.base.languages import SOURCE_LANGUAGE
+from macros.base.project_files import read_page
 
 
 @dataclass(frozen=True)
@@ -24,4 +25,5 @@ def english_source(path: str, lang: str, docs_dir: Path) -> tuple[str, str] | No
     english_file = docs_dir / SOURCE_LANGUAGE / relative
     if lang == SOURCE_LANGUAGE or not english_file.exists():
         return None
-    return english_file.read_text(encoding="utf-8"), f"docs/{SOURCE_LANGUAGE}/{relative.as_posix()}"
+    shown = f"docs/{SOURCE_LANGUAGE}/{relative.as_posix()}"
+    return read_page(english_file, shown), shown

@@ -67,17 +67,47 @@ class BadPage(Exception):
 SHOWN_DELIMITERS = frozenset({"{{", "}}", "{%"})  # {{ "{{" }} shows the braces themselves
 
 
+MAX_CALL_CHARACTERS = 2_000  # the longest call of the site takes about 150
+MAX_WHOLE_NUMBER = 10**9  # a context, a count of tokens: every whole number a macro takes is far below
+MAX_LIST_ITEMS = 16
+
+
+def _scalar(node: nodes.Node) -> bool:
+    """An id in quotes, a whole number, true, false or none."""
+    return isinstance(node, nodes.Const) and (node.value is None or isinstance(node.value, (str, int, bool)))
+
+
 def _literal(node: nodes.Node) -> bool:
-    """An id in quotes, a whole number, true, false, none, or a list of them."""
-    if isinstance(node, nodes.Const):
-        return node.value is None or isinstance(node.value, (str, int, bool))
-    return isinstance(node, nodes.List) and all(_literal(item) for item in node.items)
+    """A scalar (``_scalar``) or a flat list of them."""
+    return _scalar(node) or (isinstance(node, nodes.List) and all(_scalar(item) for item in node.items))
+
+
+def _bounds_problem(call: nodes.Call) -> str | None:
+    """What is out of bounds in a call's literal arguments: a number too large, a list too long, a keyword
+    given twice; None when nothing is."""
+    values = [*call.args, *(k.value for k in call.kwargs)]
+    items = [item for v in values for item in (v.items if isinstance(v, nodes.List) else [v])]
+    for item in items:
+        value = item.value if isinstance(item, nodes.Const) else None
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_WHOLE_NUMBER:
+            shown = str(value)[:12] + "…"
+            return f"the whole number {shown} is larger than {MAX_WHOLE_NUMBER:,}, more than any figure needs"
+    for v in values:
+        if isinstance(v, nodes.List) and len(v.items) > MAX_LIST_ITEMS:
+            return f"a list of {len(v.items):,} items, more than the {MAX_LIST_ITEMS} a macro takes"
+    keys = [k.key for k in call.kwargs]
+    repeated = next((key for key in keys if keys.count(key) > 1), None)
+    if repeated:
+        return f"the argument '{repeated}' is given twice; give it once"
+    return None
 
 
 def _check_shape(text: str, line: int) -> None:
     """A call is a macro's name with literal arguments, nothing else: no attribute, operator, filter or bare
     value, so a page can neither compute a figure nor type one inside braces. Parsed, never compiled first
     (compiling folds constants: ``9**(9**9)`` would run)."""
+    if len(text) > MAX_CALL_CHARACTERS:
+        raise BadPage(line, f"a call of {len(text):,} characters, more than {MAX_CALL_CHARACTERS:,}; shorten it")
     try:
         body = ENV.parse("{{ " + text + " }}").body
     except TemplateSyntaxError as exc:
@@ -85,6 +115,12 @@ def _check_shape(text: str, line: int) -> None:
             line,
             f"template syntax error: {exc.message}; a call is written "
             '{{ name("id", ...) }} with its parentheses and quotes closed',
+        ) from None
+    except (RecursionError, ValueError, ArithmeticError):  # brackets nested deep, a number of 5,000 digits
+        raise BadPage(
+            line,
+            "a call nested too deeply or holding a number too long to read; arguments are ids in quotes, "
+            'whole numbers and flat lists of ids, like {{ price("4x-a100-pcie-80gb") }}',
         ) from None
     expression_node = (
         body[0].nodes[0] if len(body) == 1 and isinstance(body[0], nodes.Output) and len(body[0].nodes) == 1 else None
@@ -100,6 +136,9 @@ def _check_shape(text: str, line: int) -> None:
         and all(_literal(a) for a in call.args)
         and all(_literal(k.value) for k in call.kwargs)
     ):
+        problem = _bounds_problem(call)
+        if problem:
+            raise BadPage(line, f"{call.node.name}(): {problem}")
         return
     shown = text if len(text) <= 60 else text[:60] + "…"
     raise BadPage(
@@ -148,7 +187,10 @@ def _scan(markdown: str) -> CompiledPage:
         texts.append(markdown[position : found.start()])
         call = Call(line, found.group(1).strip())
         _check_shape(call.text, line)
-        expression(call.text)
+        try:
+            expression(call.text)
+        except Exception as exc:  # the shape was checked: whatever still fails to compile is named at its line
+            raise BadPage(line, f"this call cannot be compiled ({type(exc).__name__}); check its parentheses") from None
         calls.append(call)
         position = found.end()
     texts.append(markdown[position:])

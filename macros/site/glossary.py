@@ -6,11 +6,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sizing.catalog.yaml_lines import safe_load
+from sizing.catalog.yaml_lines import load_yaml
 
 GLOSSARY_FILE = Path(__file__).resolve().parent / "glossary.yml"
 
 
 @cache
 def glossary() -> dict[str, dict[str, Any]]:
-    return safe_load(GLOSSARY_FILE.read_text(encoding="utf-8"))
+    return load_yaml(GLOSSARY_FILE)

@@ -17,11 +17,13 @@ from markupsafe import Markup, escape
 
 from macros.base.errors import MacroError
 from macros.base.front_matter import check_front_matter
-from macros.base.languages import SOURCE_LANGUAGE
+from macros.base.languages import LANGUAGES, SOURCE_LANGUAGE
+from macros.base.project_files import read_page
 from macros.output.formatting import formatter
 from macros.output.strings import text
 from macros.site.reading import plain_text, reading_minutes
-from sizing.catalog.yaml_lines import safe_load
+from sizing.catalog.errors import did_you_mean
+from sizing.catalog.yaml_lines import load_yaml
 
 GUIDES_FILE = Path(__file__).resolve().parent / "guides.yml"
 _PLACEHOLDER = re.compile(r'<span data-reading-time="([^"]+)" data-lang="([^"]+)"></span>')
@@ -30,7 +32,27 @@ _CARDS = re.compile(r'<ul class="guide-cards">.*?</ul>', re.S)  # other guides' 
 
 @cache
 def guide_pages() -> tuple[str, ...]:
-    return tuple(safe_load(GUIDES_FILE.read_text(encoding="utf-8")))
+    return tuple(load_yaml(GUIDES_FILE))
+
+
+_PAGE_PATH = re.compile(r"[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*\.md")  # no '..', no '/' first, no '~'
+
+
+def checked_page(docs_dir: Path, page: str) -> str:
+    """``page`` when it names a page of docs/en/ by its path inside the language folder; a MacroError
+    otherwise (a path leaving docs/, an absolute path, a page that does not exist)."""
+    shown = page if len(page) <= 60 else page[:60] + "…"
+    if not _PAGE_PATH.fullmatch(page) or not (docs_dir / SOURCE_LANGUAGE / page).is_file():
+        raise MacroError(f"no page '{shown}' in docs/en/; give a path inside it, like 'guides/quantization.md'")
+    return page
+
+
+def checked_guide(page: str) -> str:
+    """``page`` when it is one of the guides (guides.yml); a MacroError with the nearest ones otherwise."""
+    if page not in guide_pages():
+        shown = page if len(page) <= 60 else page[:60] + "…"
+        raise MacroError(f"no guide '{shown}' in guides.yml; {did_you_mean(page, guide_pages())}")
+    return page
 
 
 def page_file(docs_dir: Path, page: str, lang: str) -> tuple[Path, str]:
@@ -43,7 +65,8 @@ def guide_front_matter(docs_dir: Path, page: str, lang: str) -> dict[str, object
     """The front matter of the guide a reader of ``lang`` gets; a PageError naming its file and line when
     it is broken."""
     path = page_file(docs_dir, page, lang)[0]
-    return check_front_matter(path.read_text(encoding="utf-8"), f"docs/{path.relative_to(docs_dir).as_posix()}")
+    shown = f"docs/{path.relative_to(docs_dir).as_posix()}"
+    return check_front_matter(read_page(path, shown), shown)
 
 
 def reading_time_placeholder(page: str, lang: str) -> Markup:
@@ -68,7 +91,9 @@ class RenderedPages:
         of its axes are not words to read), at ``rates`` (``reading.reading_rates``)."""
 
         def minutes(found: re.Match[str]) -> str:
-            page, lang = found.groups()
+            page, lang = checked_page(self.docs_dir, found.group(1)), found.group(2)
+            if lang not in LANGUAGES:
+                raise MacroError(f"a reading time for language '{lang[:10]}', which the site does not have")
             path, text_lang = page_file(self.docs_dir, page, lang)
             src_uri = path.relative_to(self.docs_dir).as_posix()
             rendered = self._markdown.get(src_uri)

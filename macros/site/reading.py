@@ -13,7 +13,7 @@ from pathlib import Path
 from macros.base.front_matter import front_matter_end
 from macros.base.languages import LANGUAGES
 from macros.output.svg import DRAWING
-from sizing.catalog.yaml_lines import safe_load
+from sizing.catalog.yaml_lines import load_yaml
 
 READING_FILE = Path(__file__).resolve().parent / "reading.yml"
 
@@ -41,13 +41,23 @@ def reading_units(text: str, lang: str) -> int:
     return len(_WORD.findall(text))
 
 
+READING_RATES = (50, 2_000)  # words or characters a reader reads in a minute: what lies outside is a typo
+
+
+def _plausible_rate(rate: object) -> bool:
+    return isinstance(rate, int) and not isinstance(rate, bool) and READING_RATES[0] <= rate <= READING_RATES[1]
+
+
 @cache
 def reading_rates() -> dict[str, int]:
     """Reading units (``reading_units``) per minute in each language, from ``reading.yml``."""
-    rates = safe_load(READING_FILE.read_text(encoding="utf-8"))
-    missing = [lang for lang in LANGUAGES if not isinstance(rates.get(lang, {}).get("per_minute"), int)]
+    rates = load_yaml(READING_FILE)
+    missing = [lang for lang in LANGUAGES if not _plausible_rate(rates.get(lang, {}).get("per_minute"))]
     if missing:
-        raise ValueError(f"{READING_FILE}: give a whole 'per_minute' for {', '.join(missing)}")
+        raise ValueError(
+            f"{READING_FILE}: give a whole 'per_minute' from {READING_RATES[0]} to {READING_RATES[1]} for "
+            + ", ".join(missing)
+        )
     return {lang: rates[lang]["per_minute"] for lang in LANGUAGES}
 
 

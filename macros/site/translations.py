@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from macros.base.front_matter import front_matter_end
+from macros.base.front_matter import front_matter_end, parse_front_matter
 from macros.base.languages import SOURCE_LANGUAGE, TRANSLATIONS
 from macros.output.strings import text
-from sizing.catalog.yaml_lines import safe_load
+from sizing.catalog.yaml_lines import read_text_file
 
 TRANSLATORS_GUIDE = "reference/translating/"
 
@@ -45,12 +45,12 @@ def source_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
-def recorded_hash(text: str) -> str | None:
+def recorded_hash(text: str, page: str = "the translation") -> str | None:
     lines = text.splitlines()
     end = front_matter_end(lines)
     if not end:
         return None
-    data = safe_load("\n".join(lines[1 : end - 1])) or {}
+    data = parse_front_matter(lines, end, page)
     value = data.get("source_hash") if isinstance(data, dict) else None
     return str(value) if value is not None else None
 
@@ -63,10 +63,10 @@ def _pages(docs_dir: Path, lang: str) -> set[str]:
 def page_status(docs_dir: Path, lang: str, page: str) -> PageStatus:
     english = docs_dir / SOURCE_LANGUAGE / page
     translation = docs_dir / lang / page
-    english_hash = source_hash(english.read_text(encoding="utf-8")) if english.exists() else None
+    english_hash = source_hash(read_text_file(english)) if english.exists() else None
     if not translation.exists():
         return PageStatus(page, lang, State.MISSING, english_hash, None)
-    recorded = recorded_hash(translation.read_text(encoding="utf-8"))
+    recorded = recorded_hash(read_text_file(translation), f"docs/{lang}/{page}")
     if english_hash is None:
         return PageStatus(page, lang, State.ORPHANED, None, recorded)
     state = State.CURRENT if recorded == english_hash else State.OUTDATED
@@ -92,12 +92,12 @@ def stamp(translation: Path, docs_dir: Path) -> str:
     """Record in a translation's front matter the hash of its current English page, and keep that English text."""
     relative = translation.resolve().relative_to(docs_dir.resolve())
     english = docs_dir / SOURCE_LANGUAGE / Path(*relative.parts[1:])
-    english_text = english.read_text(encoding="utf-8")
+    english_text = read_text_file(english)
     value = source_hash(english_text)
     kept = stamped_texts(docs_dir) / f"{value}.md"
     kept.parent.mkdir(parents=True, exist_ok=True)
     kept.write_text(english_text, encoding="utf-8")
-    text = translation.read_text(encoding="utf-8")
+    text = read_text_file(translation)
     lines = text.splitlines(keepends=True)
     end = front_matter_end([line.rstrip("\n") for line in lines])
     if not end:
@@ -108,7 +108,22 @@ def stamp(translation: Path, docs_dir: Path) -> str:
     else:
         text = "".join(lines[: end - 1]) + f"source_hash: {value}\n" + "".join(lines[end - 1 :])
     translation.write_text(text, encoding="utf-8")
+    prune_stamped_texts(docs_dir)
     return value
+
+
+def prune_stamped_texts(docs_dir: Path) -> list[Path]:
+    """Remove the kept English texts that no translation's stamp names any more; the paths removed."""
+    named = {
+        found.group(1)
+        for lang in TRANSLATIONS
+        for page in (docs_dir / lang).rglob("*.md")
+        if (found := re.search(r"^source_hash: *(\w+)", page.read_text(encoding="utf-8-sig"), re.M))
+    }
+    stale = [kept for kept in stamped_texts(docs_dir).glob("*.md") if kept.stem not in named]
+    for kept in stale:
+        kept.unlink()
+    return stale
 
 
 @dataclass(frozen=True)
@@ -158,8 +173,8 @@ def english_changes(docs_dir: Path, status: PageStatus) -> list[Change] | None:
     kept = stamped_texts(docs_dir) / f"{status.recorded_hash}.md"
     if status.recorded_hash is None or not kept.exists():
         return None
-    english = (docs_dir / SOURCE_LANGUAGE / status.page).read_text(encoding="utf-8")
-    return changes_since(kept.read_text(encoding="utf-8"), english)
+    english = read_text_file(docs_dir / SOURCE_LANGUAGE / status.page)
+    return changes_since(read_text_file(kept), english)
 
 
 def is_current(translation: str, english: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -13,7 +14,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from sizing.catalog.configurations import Configuration, group_configurations
-from sizing.catalog.errors import CatalogError, Problem, closest, did_you_mean
+from sizing.catalog.errors import CatalogError, Problem, closest, did_you_mean, shown_value
 from sizing.catalog.fingerprint import DATA_DIR
 from sizing.catalog.schema import (
     LINK_KINDS,
@@ -164,11 +165,8 @@ def _walk(raw: Any, loc: tuple[Any, ...]) -> tuple[int | None, str | None]:
 
 
 def _shown(value: Any, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters: a message never formats an unbounded input."""
-    if isinstance(value, (Mapping, list)):
-        return f"a {'mapping' if isinstance(value, Mapping) else 'list'} of {len(value)} entries"
-    shown = repr(value[:limit] if isinstance(value, str) else value)
-    return shown if len(shown) <= limit and not (isinstance(value, str) and len(value) > limit) else shown[:limit] + "…"
+    """A value as a message quotes it (``shown_value``), a date as YYYY-MM-DD."""
+    return value.isoformat() if isinstance(value, datetime.date) else shown_value(value, limit)
 
 
 def _parent_of(raw: Any, loc: tuple[Any, ...]) -> Any:
@@ -269,6 +267,12 @@ def _check_nodes(
             sub = raw.get("link") if field.startswith("link.") else raw
             problems.append(Problem(path, line_of(sub, field.rsplit(".", maxsplit=1)[-1]), node.id, field, message))
 
+        named = re.match(r"(\d+)x-", node.id)
+        if named and int(named.group(1)) != node.cards:
+            bad(
+                "cards",
+                f"expected {named.group(1)} cards, as the node's id says (or rename the node); found {node.cards}",
+            )
         gpu, link = gpus.get(node.gpu), links.get(node.link.interconnect)
         if gpu is None:
             bad("gpu", f"unknown gpu '{node.gpu}' (not in gpus.yml); {did_you_mean(node.gpu, gpus)}")
@@ -441,6 +445,68 @@ def _check_engines(
         problems.append(Problem(path, None, None, "engines", "expected exactly one engine of kind 'server'"))
 
 
+MIN_PRICE_PER_GPU_HOUR_USD = 0.01  # a price shown per GPU-hour is at least a cent
+# Model ids name pages (docs/<lang>/configurator/<model>.md): an id a page of the site already takes is refused
+RESERVED_MODEL_IDS = {"index": "docs/<lang>/configurator/index.md is the configurator's own page"}
+
+
+def _check_price_per_gpu_hour(
+    nodes: Iterable[Node], raw_nodes: list[Any], path: Path, hours_per_month: int, problems: list[Problem]
+) -> None:
+    """Every node costs at least a cent per GPU-hour (assumptions.yml hours_per_month)."""
+    for node, raw in zip(nodes, raw_nodes, strict=True):
+        per_hour = node.price_per_month.amount / node.cards / hours_per_month
+        if per_hour < MIN_PRICE_PER_GPU_HOUR_USD:
+            problems.append(
+                Problem(
+                    path,
+                    line_of(raw, "price_per_month"),
+                    node.id,
+                    "price_per_month.amount",
+                    f"{node.price_per_month.amount:g} USD a month for {node.cards} card(s) is ${per_hour:.4f} per "
+                    f"GPU-hour at {hours_per_month} hours a month; a price is at least "
+                    f"${MIN_PRICE_PER_GPU_HOUR_USD:.2f} per GPU-hour",
+                )
+            )
+
+
+def _check_context_presets(
+    assumptions: Assumptions, raw: Any, models: Mapping[str, Model], path: Path
+) -> list[Problem]:
+    """Every context preset fits the window of at least one language model."""
+    windows = [m.max_context_tokens for m in models.values() if isinstance(m, Llm)]
+    largest = max(windows, default=0)
+    too_long = [c for c in assumptions.context_presets_tokens.value if c > largest]
+    if not windows or not too_long:
+        return []
+    return [
+        Problem(
+            path,
+            line_of(raw.get("context_presets_tokens"), "value"),
+            "context_presets_tokens",
+            "value",
+            f"preset {too_long[0]:,} tokens is above every model's max_context_tokens (at most {largest:,} in "
+            "models.yml); a preset from 512 to that",
+        )
+    ]
+
+
+def _check_model_ids(models: Mapping[str, Model], raw: Any, path: Path) -> list[Problem]:
+    """No model id takes the path of a page of the site (RESERVED_MODEL_IDS)."""
+    raw_models = {r.get("id"): r for r in [*raw["llms"], *raw["diffusion"]] if isinstance(r, Mapping)}
+    return [
+        Problem(
+            path,
+            line_of(raw_models.get(model_id), "id"),
+            model_id,
+            "id",
+            f"'{model_id}' is a page of the site already ({RESERVED_MODEL_IDS[model_id]}); choose another id",
+        )
+        for model_id in models
+        if model_id in RESERVED_MODEL_IDS
+    ]
+
+
 def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     """Read and validate every file of ``data_dir``; raise CatalogError listing every problem."""
     parsed: dict[str, Any] = {}
@@ -470,6 +536,12 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         problems,
     )
     _check_default_precisions(models, precisions, raws["models"], path("models"), problems)
+    problems += _check_model_ids(models, raws["models"], path("models"))
+    assumptions: Assumptions = parsed["assumptions"].assumptions
+    problems += _check_context_presets(assumptions, raws["assumptions"]["assumptions"], models, path("assumptions"))
+    _check_price_per_gpu_hour(
+        parsed["nodes"].nodes, raws["nodes"]["nodes"], path("nodes"), assumptions.hours_per_month.value, problems
+    )
     _check_nodes(parsed["nodes"].nodes, raws["nodes"]["nodes"], path("nodes"), gpus, links, problems)
     engines = _index(parsed["engines"].engines, path("engines"), raws["engines"]["engines"], problems)
     _check_engines(parsed["engines"].engines, raws["engines"]["engines"], path("engines"), precisions, problems)

@@ -13,6 +13,8 @@ from pydantic import (
     Field,
     StringConstraints,
     Tag,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -28,7 +30,29 @@ def _one_line(text: str) -> str:
     return text
 
 
-Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+def within(low: float, high: float, what: str) -> AfterValidator:
+    """A figure is plausible or refused: from ``low`` to ``high`` (``what`` says of what, with its unit), so
+    that a typo of a few orders of magnitude stops the build naming the range instead of printing nonsense."""
+
+    def check(value: float) -> float:
+        if not low <= value <= high:
+            raise ValueError(f"{what} from {low:,g} to {high:,g}")
+        return value
+
+    return AfterValidator(check)
+
+
+def _recent(date: datetime.date) -> datetime.date:
+    """A date of the catalog lies within a few years of today: not year 1, not a typo of the century."""
+    today = datetime.date.today()
+    earliest, latest = today.replace(year=today.year - RECENT_YEARS), today.replace(year=today.year + 1)
+    if not earliest <= date <= latest:
+        raise ValueError(f"a date from {earliest.isoformat()} to {latest.isoformat()} (within {RECENT_YEARS} years)")
+    return date
+
+
+RECENT_YEARS = 5
+Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=100)]
 Text = Annotated[
     str, StringConstraints(min_length=1, max_length=2000, strip_whitespace=True), AfterValidator(_one_line)
 ]
@@ -38,6 +62,20 @@ NonNegative = Annotated[float, Field(ge=0)]
 PositiveInt = Annotated[int, Field(gt=0)]
 Fraction = Annotated[float, Field(gt=0, le=1)]
 Architecture = Literal["ampere", "ada", "hopper", "blackwell"]
+RecentDate = Annotated[datetime.date, AfterValidator(_recent)]
+# Plausible ranges, wide around today's hardware and models (a card of 4 GB to 1 TB, a link of 1 GB/s to 2 TB/s
+# each way, a model of 100 million to 10 trillion parameters): what falls outside is a typo
+GigaBytes = Annotated[Positive, within(4, 1024, "GB of card memory")]
+MemoryBandwidth = Annotated[Positive, within(100, 20_000, "GB/s of memory bandwidth")]
+Teraflops = Annotated[Positive, within(10, 40_000, "dense TFLOPS")]
+MebiBytes = Annotated[PositiveInt, within(4 * 1024, 1024 * 1024, "MiB of card memory")]
+LinkGbps = Annotated[Positive, within(1, 2_000, "GB/s each way (PCIe 3 x4 to NVLink 5 and beyond)")]
+LatencyUs = Annotated[Positive, within(1, 10_000, "microseconds")]
+Parameters = Annotated[PositiveInt, within(100_000_000, 10_000_000_000_000, "parameters")]
+Dimension = Annotated[PositiveInt, within(1, 1_000_000, "a model dimension")]
+ContextTokens = Annotated[PositiveInt, within(512, 100_000_000, "tokens of context")]
+Gib = Annotated[NonNegative, within(0, 1024, "GiB")]
+PerMonthUsd = Annotated[Positive, within(1, 10_000_000, "a monthly price")]
 ModelKind = Literal["llm", "diffusion"]
 
 
@@ -53,15 +91,15 @@ class Gpu(Record):
     short_name: Text
     architecture: Architecture
     form_factor: Literal["pcie", "sxm"]
-    memory_gb: Positive
+    memory_gb: GigaBytes
     memory_type: Text
-    memory_bandwidth_gbps: Positive
+    memory_bandwidth_gbps: MemoryBandwidth
     pcie_generation: Literal[4, 5]
-    bf16_dense_tflops: Positive
-    fp8_dense_tflops: Positive | None
+    bf16_dense_tflops: Teraflops
+    fp8_dense_tflops: Teraflops | None
     peer_to_peer: bool
-    nvidia_smi_memory_mib: PositiveInt
-    runtime_visible_memory_mib: PositiveInt
+    nvidia_smi_memory_mib: MebiBytes
+    runtime_visible_memory_mib: MebiBytes
     runtime_visible_memory_basis: Literal["measured", "inferred"]
     verified: Literal["sourced", "partly-sourced", "datasheet-unverified"]
     sources: Sources
@@ -105,7 +143,7 @@ class AllreduceRun(Record):
 
     gpu: Id
     cards: Annotated[int, Field(ge=2, le=8)]
-    busbw_gbps: Positive
+    busbw_gbps: LinkGbps
     source: Text
 
 
@@ -130,15 +168,24 @@ class Interconnect(Record):
     id: Id
     name: Text
     family: Literal["pcie", "nvlink"]
-    generation: PositiveInt
-    per_direction_gbps: Positive
-    both_directions_gbps: Positive
-    allreduce_latency_us: Positive
-    allreduce_busbw_gbps: Positive
-    host_staged_allreduce_latency_us: Positive | None = None
-    host_staged_allreduce_busbw_gbps: Positive | None = None
+    generation: Annotated[PositiveInt, within(1, 8, "a link generation")]
+    per_direction_gbps: LinkGbps
+    both_directions_gbps: Annotated[Positive, within(2, 4_000, "GB/s both ways")]
+    allreduce_latency_us: LatencyUs
+    allreduce_busbw_gbps: LinkGbps
+    host_staged_allreduce_latency_us: LatencyUs | None = None
+    host_staged_allreduce_busbw_gbps: LinkGbps | None = None
     healthy_allreduce: list[HealthyAllreduce] = []
     sources: Sources
+
+    @field_validator("per_direction_gbps")
+    @classmethod
+    def _rate_of_its_family(cls, rate: float, info: ValidationInfo) -> float:
+        family = str(info.data.get("family"))
+        low, high = LINK_RATES_GBPS.get(family, (0.0, float("inf")))
+        if not low <= rate <= high:
+            raise ValueError(f"GB/s each way of a {family} link from {low:g} to {high:g}")
+        return rate
 
     @model_validator(mode="after")
     def _both_directions_is_twice_one(self) -> Interconnect:
@@ -171,6 +218,11 @@ class Interconnect(Record):
         return self
 
 
+# What a link of each family carries each way: PCIe Gen3 x4 to Gen7 x16; an NVLink bridge of one link to NVLink 5
+# and beyond
+LINK_RATES_GBPS = {"pcie": (3.0, 256.0), "nvlink": (20.0, 2_000.0)}
+
+
 class InterconnectsFile(Record):
     interconnects: Annotated[list[Interconnect], Field(min_length=1)]
 
@@ -184,7 +236,7 @@ class NodeLink(Record):
     topo_label: Annotated[str, StringConstraints(pattern=r"^NV[0-9]+$")] | None = None
     topo_label_inferred: bool = False  # expected, not yet seen in a `nvidia-smi topo -m` of this hardware
     topo_label_note: Text | None = None  # why it is expected (required when inferred)
-    peer_per_direction_gbps: Positive | None = None
+    peer_per_direction_gbps: LinkGbps | None = None
 
     @model_validator(mode="after")
     def _inferred_label_says_why(self) -> NodeLink:
@@ -196,7 +248,7 @@ class NodeLink(Record):
 
 
 class Price(Record):
-    amount: Positive
+    amount: PerMonthUsd
     currency: Literal["USD"]
 
 
@@ -209,7 +261,7 @@ class Node(Record):
 
 
 class NodesFile(Record):
-    prices_as_of: datetime.date
+    prices_as_of: RecentDate
     nodes: Annotated[list[Node], Field(min_length=1)]
 
 
@@ -217,7 +269,7 @@ class NodesFile(Record):
 class Precision(Record):
     id: Id
     name: Text
-    bits_per_weight: Annotated[float, Field(gt=0, le=32)]
+    bits_per_weight: Annotated[Positive, within(1, 32, "bits per weight")]
     keeps_embeddings_16bit: bool
     compute_format: Literal["bf16", "fp8"] = "bf16"
     native_on: list[Architecture]
@@ -232,14 +284,14 @@ class PrecisionsFile(Record):
 # --- models.yml -----------------------------------------------------------------------------------
 class MlaAttention(Record):
     type: Literal["mla"]
-    kv_lora_rank: PositiveInt
-    qk_rope_head_dim: PositiveInt
+    kv_lora_rank: Dimension
+    qk_rope_head_dim: Dimension
 
 
 class SlidingAttention(Record):
     type: Literal["sliding"]
-    window_tokens: PositiveInt
-    global_layers: PositiveInt
+    window_tokens: Dimension
+    global_layers: Dimension
 
 
 class HybridAttention(Record):
@@ -276,20 +328,20 @@ class Llm(Record):
     family: Text | None = None
     hf: Text
     architecture: Literal["dense", "moe"]
-    params: PositiveInt
+    params: Parameters
     params_note: Text | None = None
-    active_params: PositiveInt | None = None
-    experts: PositiveInt | None = None
-    experts_per_token: PositiveInt | None = None
-    moe_layers: PositiveInt | None = None
-    layers: PositiveInt
-    hidden_size: PositiveInt
-    attention_heads: PositiveInt
-    kv_heads: PositiveInt
-    head_dim: PositiveInt
-    vocab_size: PositiveInt
+    active_params: Parameters | None = None
+    experts: Dimension | None = None
+    experts_per_token: Dimension | None = None
+    moe_layers: Dimension | None = None
+    layers: Annotated[PositiveInt, within(1, 2_000, "layers")]
+    hidden_size: Dimension
+    attention_heads: Dimension
+    kv_heads: Dimension
+    head_dim: Annotated[PositiveInt, within(8, 4_096, "a head dimension")]
+    vocab_size: Annotated[PositiveInt, within(1_000, 10_000_000, "vocabulary entries")]
     tie_word_embeddings: bool
-    max_context_tokens: PositiveInt
+    max_context_tokens: ContextTokens
     attention: Annotated[MlaAttention | SlidingAttention, Field(discriminator="type")] | None = None
     default_precision: Id = "bf16"
     sources: Sources
@@ -316,6 +368,8 @@ class Llm(Record):
             raise ValueError("a dense model has no active_params, experts or experts_per_token")
         if self.active_params is not None and self.active_params >= self.params:
             raise ValueError(f"active_params ({self.active_params}) must be below params ({self.params})")
+        if self.experts is not None and self.experts_per_token is not None and self.experts_per_token > self.experts:
+            raise ValueError(f"experts_per_token ({self.experts_per_token}) exceeds experts ({self.experts})")
         if self.moe_layers is not None and self.architecture != "moe":
             raise ValueError("moe_layers is for moe models only")
         problems = shape_problems(self.layers, self.attention_heads, self.kv_heads, self.attention, self.moe_layers)
@@ -327,14 +381,17 @@ class Llm(Record):
 class Component(Record):
     role: Literal["denoiser", "text_encoder", "vae"]
     name: Text
-    params: PositiveInt
+    params: Annotated[PositiveInt, within(1_000_000, 10_000_000_000_000, "parameters")]
+
+
+Pixels = Annotated[PositiveInt, within(64, 16_384, "pixels")]
 
 
 class Workload(Record):
     kind: Literal["image", "video"]
-    width_px: PositiveInt
-    height_px: PositiveInt
-    frames: PositiveInt | None = None
+    width_px: Pixels
+    height_px: Pixels
+    frames: Annotated[PositiveInt, within(1, 100_000, "frames")] | None = None
 
 
 class DiffusionModel(Record):
@@ -343,7 +400,7 @@ class DiffusionModel(Record):
     family: Text | None = None
     hf: Text
     workload: Workload
-    activation_reserve_gib: Positive
+    activation_reserve_gib: Annotated[Positive, within(0.01, 1024, "GiB")]
     activation_reason: Text
     components: Annotated[list[Component], Field(min_length=1)]
     default_precision: Id = "bf16"
@@ -384,33 +441,43 @@ class FittedAssumption(Assumption[T], Generic[T]):
     fitted_on: Annotated[list[Id], Field(min_length=1)]
 
 
+CardShare = Annotated[Fraction, within(0.5, 1, "a share of the card")]
+VisibleShare = Annotated[Fraction, within(0.8, 1, "a share of the card")]
+BandwidthShare = Annotated[Fraction, within(0.1, 1, "a share of the memory bandwidth")]
+ComputeShare = Annotated[Fraction, within(0.05, 1, "a share of the compute")]
+FloorShare = Annotated[Fraction, within(0.2, 1, "a share of the typical speed")]
+
+
+StepSeconds = Annotated[NonNegative, within(0, 0.01, "seconds")]
+
+
 class Assumptions(Record):
-    usable_memory_fraction: Assumption[Fraction]
-    runtime_visible_memory_fraction: Assumption[Fraction]
-    tight_min_context_tokens: Assumption[PositiveInt]
-    runtime_overhead_single_card_gib: Assumption[Positive]
-    runtime_overhead_split_gib: Assumption[Positive]
-    kv_cache_bytes_per_element: Assumption[Positive]
-    default_context_tokens: Assumption[PositiveInt]
-    default_batch: Assumption[PositiveInt]
-    hours_per_month: Assumption[PositiveInt]
-    allreduces_per_layer: Assumption[PositiveInt]
-    context_presets_tokens: Assumption[Annotated[list[PositiveInt], Field(min_length=1)]]
-    decode_bandwidth_fraction_server: FittedAssumption[Fraction]
-    decode_bandwidth_fraction_llama_cpp: FittedAssumption[Fraction]
-    decode_compute_fraction: Assumption[Fraction]
-    decode_combine_exponent: FittedAssumption[Annotated[float, Field(ge=1)]]
-    decode_sublayer_seconds: FittedAssumption[NonNegative]
-    decode_moe_sublayer_extra_seconds: FittedAssumption[NonNegative]
-    decode_mla_sublayer_extra_seconds: FittedAssumption[NonNegative]
-    decode_step_host_seconds_server: FittedAssumption[NonNegative]
-    decode_step_host_seconds_llama_cpp: FittedAssumption[NonNegative]
-    decode_floor_factor: FittedAssumption[Fraction]
-    max_running_streams: Assumption[PositiveInt]
-    prefill_compute_fraction: FittedAssumption[Fraction]
-    prefill_request_seconds_server: FittedAssumption[NonNegative]
-    prefill_batch_tokens: Assumption[PositiveInt]
-    ttft_ceiling_factor: FittedAssumption[Annotated[float, Field(ge=1)]]
+    usable_memory_fraction: Assumption[CardShare]
+    runtime_visible_memory_fraction: Assumption[VisibleShare]
+    tight_min_context_tokens: Assumption[ContextTokens]
+    runtime_overhead_single_card_gib: Assumption[Annotated[Positive, within(0.01, 64, "GiB")]]
+    runtime_overhead_split_gib: Assumption[Annotated[Positive, within(0.01, 64, "GiB")]]
+    kv_cache_bytes_per_element: Assumption[Annotated[Positive, within(0.5, 4, "bytes per element")]]
+    default_context_tokens: Assumption[ContextTokens]
+    default_batch: Assumption[Annotated[PositiveInt, within(1, 4_096, "streams")]]
+    hours_per_month: Assumption[Annotated[PositiveInt, within(672, 744, "hours in a month")]]
+    allreduces_per_layer: Assumption[Annotated[PositiveInt, within(1, 8, "all-reduces per layer")]]
+    context_presets_tokens: Assumption[Annotated[list[ContextTokens], Field(min_length=1, max_length=16)]]
+    decode_bandwidth_fraction_server: FittedAssumption[BandwidthShare]
+    decode_bandwidth_fraction_llama_cpp: FittedAssumption[BandwidthShare]
+    decode_compute_fraction: Assumption[ComputeShare]
+    decode_combine_exponent: FittedAssumption[Annotated[Positive, within(1, 16, "an exponent")]]
+    decode_sublayer_seconds: FittedAssumption[StepSeconds]
+    decode_moe_sublayer_extra_seconds: FittedAssumption[StepSeconds]
+    decode_mla_sublayer_extra_seconds: FittedAssumption[StepSeconds]
+    decode_step_host_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
+    decode_step_host_seconds_llama_cpp: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
+    decode_floor_factor: FittedAssumption[FloorShare]
+    max_running_streams: Assumption[Annotated[PositiveInt, within(1, 100_000, "streams")]]
+    prefill_compute_fraction: FittedAssumption[ComputeShare]
+    prefill_request_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
+    prefill_batch_tokens: Assumption[Annotated[PositiveInt, within(16, 1_048_576, "tokens")]]
+    ttft_ceiling_factor: FittedAssumption[Annotated[Positive, within(1, 10, "a factor")]]
 
 
 class AssumptionsFile(Record):
@@ -435,15 +502,15 @@ class ServerEngine(Record):
     parallelism: Literal["tensor"]
     utilization_flag: Text
     precisions: Annotated[list[Id], Field(min_length=1)]
-    tight_memory_utilization: Figure[Fraction]
-    tight_min_card_gib: Figure[Positive]
-    activation_tokens: Figure[PositiveInt]
-    logits_bytes_per_vocab_entry: Figure[Positive]
-    activation_base_gib: Figure[NonNegative]
-    activation_moe_extra_gib: Figure[NonNegative]
-    cuda_context_gib: Figure[NonNegative]
-    nccl_buffers_gib: Figure[NonNegative]
-    cuda_graphs_gib: Figure[NonNegative]
+    tight_memory_utilization: Figure[CardShare]
+    tight_min_card_gib: Figure[Annotated[Positive, within(1, 1024, "GiB")]]
+    activation_tokens: Figure[Annotated[PositiveInt, within(1, 1_000_000, "tokens")]]
+    logits_bytes_per_vocab_entry: Figure[Annotated[Positive, within(1, 8, "bytes")]]
+    activation_base_gib: Figure[Gib]
+    activation_moe_extra_gib: Figure[Gib]
+    cuda_context_gib: Figure[Gib]
+    nccl_buffers_gib: Figure[Gib]
+    cuda_graphs_gib: Figure[Gib]
 
 
 class LlamaCppEngine(Record):
@@ -454,10 +521,10 @@ class LlamaCppEngine(Record):
     name: Text
     parallelism: Literal["layers"]
     precisions: Annotated[list[Id], Field(min_length=1)]
-    cuda_context_gib: Figure[NonNegative]
-    ubatch_tokens: Figure[PositiveInt]
-    attention_scores_bytes: Figure[Positive]
-    logits_bytes_per_vocab_entry: Figure[Positive]
+    cuda_context_gib: Figure[Gib]
+    ubatch_tokens: Figure[Annotated[PositiveInt, within(1, 1_000_000, "tokens")]]
+    attention_scores_bytes: Figure[Annotated[Positive, within(1, 8, "bytes")]]
+    logits_bytes_per_vocab_entry: Figure[Annotated[Positive, within(1, 8, "bytes")]]
 
 
 Engine = Annotated[ServerEngine | LlamaCppEngine, Field(discriminator="kind")]
@@ -614,11 +681,16 @@ class DecodeMeasurement(DecodeScenario):
     record out of the accuracy statistics and the fit."""
 
     id: Id
+    # a published run: at most a few nodes, a batch a server runs, a speed a card reaches
+    cards: Annotated[PositiveInt, within(1, 64, "cards")] = 1
+    concurrency: Annotated[PositiveInt, within(1, 4_096, "streams")] = 1
+    context_tokens: Annotated[PositiveInt, within(1, 10_000_000, "tokens")] | None = None
+    prompt_tokens_per_output_token: Annotated[NonNegative, within(0, 1_000, "prompt tokens per output token")] = 0.0
     engine: Text
     metric: Text
-    value: Positive
-    tokens_per_s_per_stream: Positive
-    tokens_per_s_total: Positive | None = None
+    value: Annotated[Positive, within(0.01, 1_000_000, "a measured figure")]
+    tokens_per_s_per_stream: Annotated[Positive, within(0.01, 100_000, "tokens per second")]
+    tokens_per_s_total: Annotated[Positive, within(0.01, 1_000_000, "tokens per second")] | None = None
     derived: Text
     source: Text
     quote: Text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,10 +26,16 @@ class LineDict(dict):
 MAX_FILE_BYTES = 4_000_000  # ten times the largest data file a catalog of 4,100 nodes needs
 MAX_EXPANDED_NODES = 1_000_000  # aliases (*name) repeat nodes: a bound on what they expand to, not on the file
 MAX_NESTING = 50  # data files nest a handful of levels
+MAX_DIGITS = 30  # a whole number longer than any figure (Python refuses to read one of 4,300 digits)
+MAX_ALIASES = 1_000  # data files use none; a bound checked on the text, before any parser runs
 
 
 class DataFileError(ValueError):
-    """A data file that cannot be read as YAML text; the message says why and what to do."""
+    """A data file that cannot be read as YAML text; the message says why and what to do, ``line`` where."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.line, self.reason = line, message
 
 
 class _StrictLineLoader(_SafeBase):
@@ -45,6 +52,17 @@ class _StrictLineLoader(_SafeBase):
                 f"'{node.value[:40]}' is not a date ({exc}); write a real date as YYYY-MM-DD",
                 node.start_mark,
             ) from None
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        digits = sum(character.isdigit() for character in node.value)
+        if digits > MAX_DIGITS:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"a whole number of {digits:,} digits; no figure needs more than {MAX_DIGITS}",
+                node.start_mark,
+            )
+        return super().construct_yaml_int(node)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> LineDict:
         self.flatten_mapping(node)  # merge keys (<<), as SafeConstructor does
@@ -70,6 +88,19 @@ class _StrictLineLoader(_SafeBase):
 
 _StrictLineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _StrictLineLoader.construct_mapping)
 _StrictLineLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLineLoader.construct_yaml_timestamp)
+_StrictLineLoader.add_constructor("tag:yaml.org,2002:int", _StrictLineLoader.construct_yaml_int)
+
+
+def read_text_file(path: Path) -> str:
+    """A text file of the project, read as UTF-8 with or without a byte-order mark; DataFileError naming the
+    line of the first byte that is not UTF-8."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+        line = data.count(b"\n", 0, start) + 1
+        raise DataFileError(f"byte 0x{data[start]:02x} is not UTF-8; save the file as UTF-8", line) from None
 
 
 def load_yaml(path: Path) -> Any:
@@ -80,12 +111,14 @@ def load_yaml(path: Path) -> Any:
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise DataFileError(f"is {size:,} bytes, more than the {MAX_FILE_BYTES:,} a data file may hold")
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise DataFileError(f"line {line}: byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8") from None
+    return load_yaml_text(read_text_file(path))
+
+
+def load_yaml_text(text: str) -> Any:
+    """Parse YAML text into LineDicts, its bounds checked on the text before any parser runs
+    (``check_yaml_bounds``), then its aliases' expansion and its nesting on the parsed nodes before they
+    become values."""
+    check_yaml_bounds(text)
     loader = _StrictLineLoader(text)
     try:
         node = loader.get_single_node()
@@ -108,6 +141,52 @@ def load_yaml(path: Path) -> Any:
         raise DataFileError("nested too deeply to read (unclosed brackets?); fix the nesting") from None
     finally:
         loader.dispose()
+
+
+_QUOTED = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^']|'')*'""")
+_COMMENT = re.compile(r"(?:^|\s)#.*")
+_BLOCK_ENTRIES = re.compile(r"(?:[-?](?:\s+|$))+")
+_BRACKET = re.compile(r"[\[\]{}]")
+_ALIAS = re.compile(r"(?:^|[\s,\[{:])\*[^\s,\[\]{}]")
+
+
+def check_yaml_bounds(text: str) -> None:
+    """Refuse YAML text that nests deeper than MAX_NESTING or holds more than MAX_ALIASES aliases, from the
+    text alone: libyaml takes quadratic time on deep brackets (40,000 take a minute) and its composer
+    recurses in C (a segmentation fault), so no parser may see such a text. The depth counted is an upper
+    bound of the document's (indentation levels, ``- `` entries, open brackets; quoted text and comments
+    left out). DataFileError naming the line."""
+    indents: list[int] = []
+    flow, aliases = 0, 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        body = _COMMENT.sub("", _QUOTED.sub("''", line))
+        stripped = body.lstrip(" ")
+        if not stripped.strip():
+            continue
+        block = len(indents)
+        if flow == 0:
+            indent = len(body) - len(stripped)
+            while indents and indents[-1] >= indent:
+                indents.pop()
+            indents.append(indent)
+            entries = _BLOCK_ENTRIES.match(stripped)
+            block = len(indents) + (len(entries.group(0).split()) if entries else 0)
+        deepest = flow
+        for bracket in _BRACKET.findall(body):
+            flow = flow + 1 if bracket in "[{" else max(0, flow - 1)
+            deepest = max(deepest, flow)
+        if block + deepest > MAX_NESTING:
+            raise DataFileError(
+                f"values nested more than {MAX_NESTING} levels deep; fix the brackets or the indentation", number
+            )
+        aliases += len(_ALIAS.findall(body))
+        if aliases > MAX_ALIASES:
+            raise DataFileError(f"more than {MAX_ALIASES:,} aliases (*name); write the values out", number)
+
+
+def safe_load(text: str) -> Any:
+    """YAML text as values, with the bounds of ``load_yaml_text`` (no parser sees an unbounded text)."""
+    return load_yaml_text(text)
 
 
 def expanded_size(root: yaml.Node) -> tuple[int, int]:
@@ -133,11 +212,6 @@ def expanded_size(root: yaml.Node) -> tuple[int, int]:
             stack.append((node, True))
             stack.extend((child, False) for child in children if id(child) not in sizes)
     return sizes[id(root)]
-
-
-def safe_load(text: str) -> Any:
-    """Plain YAML (no line tracking), parsed by libyaml where available."""
-    return yaml.load(text, Loader=_SafeBase)
 
 
 def line_of(container: Any, key: str | int | None = None) -> int | None:

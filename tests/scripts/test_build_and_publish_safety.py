@@ -385,7 +385,7 @@ def test_a_rolled_back_release_is_never_returned_to_by_a_later_rollback(sites, t
     assert rollback(target).name == "R1"
     publish_as(sites, target, "R3")
     assert rollback(target).name == "R1"  # not R2, the release that was rolled back
-    assert history(target) == {"published": ["R1", "R2", "R3"], "rolled_back": ["R2", "R3"]}
+    assert history(target)["published"] == ["R1", "R2", "R3"] and history(target)["rolled_back"] == ["R2", "R3"]
     with pytest.raises(PublishError, match="no release before R1"):
         rollback(target)
 
@@ -580,9 +580,9 @@ def test_a_site_failing_its_checks_is_not_published(sites, tmp_path: Path):
 
 def test_a_half_copied_release_is_never_served_nor_returned_to(sites, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     target = tmp_path / "host"
-    (target / "releases" / "R0.partial").mkdir(parents=True)  # left by a publish killed while copying
+    (target / "releases" / "R0.partial").mkdir(parents=True)  # left by an older publish: not this one's to delete
     live = publish_as(sites, target, "R1")
-    assert current_release(target) == live and release_names(target) == {"R1"}
+    assert current_release(target) == live and release_names(target) == {"R0.partial", "R1"}
     with pytest.raises(PublishError, match="no release before R1"):
         rollback(target)
 
@@ -619,21 +619,28 @@ def test_a_publish_that_fails_while_writing_its_history_changes_nothing(
     assert rollback(target).name == "R1"  # the history was never torn
 
 
-def test_releases_published_before_the_history_existed_are_rolled_back_in_name_order(sites, tmp_path: Path):
+def test_releases_a_history_does_not_name_are_neither_deleted_nor_rolled_back_to(sites, tmp_path: Path):
     target = tmp_path / "host"
     for name in ("0001", "0002", "0003"):
         publish_as(sites, target, name)
-    (target / "history.json").unlink()  # as a target the previous publish.py wrote
-    assert rollback(target).name == "0002"
-    publish_as(sites, target, "0004")
-    assert rollback(target).name == "0002"  # 0003 was rolled back
+    (target / "history.json").unlink()  # releases no history of publish's own names
+    with pytest.raises(PublishError, match="no release before 0003"):
+        rollback(target)
+    for name in ("0004", "0005", "0006", "0007", "0008"):
+        publish_as(sites, target, name)
+    assert {"0001", "0002", "0003"} <= release_names(target)  # never deleted: not publish's own
+    assert rollback(target).name == "0007"
 
 
 def test_a_release_a_killed_publish_never_made_current_is_never_a_rollback_target(sites, tmp_path: Path):
     target = tmp_path / "host"
     publish_as(sites, target, "R1")
     publish_as(sites, target, "R2")
-    shutil.copytree(sites("R9"), target / "releases" / "R9")  # copied, then killed before its switch
+    shutil.copytree(sites("R9"), target / "releases" / "R9")  # copied and recorded, then killed before its switch
+    recorded = history(target)
+    recorded["published"].append("R9")
+    recorded["created"]["R9"] = publish.manifest(target / "releases" / "R9")
+    (target / "history.json").write_text(json.dumps(recorded))
     publish_as(sites, target, "R3")
     assert release_names(target) == {"R1", "R2", "R3"}  # pruned as a copy no one served
     assert [rollback(target).name for _ in range(2)] == ["R2", "R1"]

@@ -4,9 +4,8 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import edit
 from rendering import render
-from sitebuild import LANGUAGES, ROOT, build, copy_project, page, visible_text
+from sitebuild import LANGUAGES, ROOT, page, visible_text
 
 from macros.output.typography import typeset
 from macros.site.reading import plain_text, reading_minutes, reading_rates, reading_units
@@ -99,38 +98,11 @@ def test_reading_units_count_words_or_characters():
     assert reading_units("张量并行每一层都要同步 NVLink", "zh") == 11 + 1  # 11 characters, 1 Latin word
 
 
-@pytest.fixture(scope="module")
-def changed_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = copy_project(tmp_path_factory.mktemp("changed") / "project")
-    gpus = project / "data" / "gpus.yml"
-    before, ada, after = re.split(r"(  - id: rtx-6000-ada\n(?:    .*\n|      .*\n)+)", gpus.read_text(encoding="utf-8"))
-    doubled = (
-        ada.replace("memory_gb: 48", "memory_gb: 96")
-        .replace("nvidia_smi_memory_mib: 46068", "nvidia_smi_memory_mib: 92136")
-        .replace("runtime_visible_memory_mib: 45599", "runtime_visible_memory_mib: 91198")
-    )  # RTX 6000 Ada
-    gpus.write_text(before + doubled + after, encoding="utf-8")
-    edit(project / "data" / "models.yml", "params: 2567460000", "params: 5134920000")  # SDXL UNet doubled
-    result = build(project, project / "site")
-    assert result.returncode == 0, result.stderr
-    return project / "site"
-
-
-def test_a_data_change_reaches_the_guide_tables(changed_site: Path):
-    html = page(changed_site, "zh", "guides/image-and-video")
+def test_a_data_change_reaches_the_guide_tables(edited_site: Path):  # RTX 6000 Ada and SDXL doubled
+    html = page(edited_site, "zh", "guides/image-and-video")
     assert table_rows(html, "FLUX.1 [dev]（BF16）")["RTX 6000 Ada"][0] == "96 GB"
-    memory = table_rows(page(changed_site, "en", "guides/image-and-video"), "needs in BF16")
+    memory = table_rows(page(edited_site, "en", "guides/image-and-video"), "needs in BF16")
     assert memory["SDXL 1.0"][1] == "9.6 GiB"  # 5,134,920,000 × 2 B = 10.27e9 B / 2^30, in GiB like every need
-
-
-def test_falsifying_a_claim_of_a_guide_fails_the_build_with_page_and_line(tmp_path: Path):
-    project = copy_project(tmp_path / "project")
-    # a DeepSeek V3 of 500B parameters would fit 8 × B200 in BF16: "fits on no node" becomes false
-    edit(project / "data" / "models.yml", "params: 671026419200", "params: 500000000000")
-    result = build(project, tmp_path / "site")
-    assert result.returncode != 0
-    assert "claim no longer true: no node holds 'deepseek-v3' in bf16" in result.stderr
-    assert re.search(r"docs/en/guides/(mixture-of-experts|what-we-dont-offer)\.md:\d+: claim", result.stderr)
 
 
 # The NVLink or PCIe guide: which gap decides, with figures computed from data/, in every language.
@@ -199,26 +171,6 @@ def test_the_nvlink_guide_words_ratios_per_language_and_splits_in_chinese_with_q
         assert "切分" in text and "拆分" not in text
 
 
-def test_a_model_that_would_fit_for_training_fails_the_claim_that_it_does_not(tmp_path: Path):
-    project = copy_project(tmp_path / "project")
-    # RTX PRO 6000 with 160 GB (162,500 MiB = 158.7 GiB visible): Llama 3.3 70B sharded over 8 cards needs
-    # 1,051.3 / 8 = 131.4 GiB per card and would fit, so "more than a card of 8 × RTX PRO 6000 holds" is false
-    gpus = project / "data" / "gpus.yml"
-    edit(gpus, "nvidia_smi_memory_mib: 97887", "nvidia_smi_memory_mib: 163000")
-    edit(gpus, "runtime_visible_memory_mib: 97397", "runtime_visible_memory_mib: 162500")
-    text = gpus.read_text(encoding="utf-8")
-    start = text.index("  - id: rtx-pro-6000-blackwell")
-    gpus.write_text(text[:start] + text[start:].replace("memory_gb: 96", "memory_gb: 160", 1), encoding="utf-8")
-    result = build(project, tmp_path / "site")
-    assert result.returncode != 0
-    assert re.search(
-        r"docs/(en|fr|zh)/guides/nvlink-or-pcie\.md:\d+: claim no longer true: full-parameter "
-        r"training of 'llama-3.3-70b' with Adam does not fit '8x-rtx-pro-6000-blackwell'",
-        result.stderr,
-    )
-    assert "131.4 GiB of training state per card against 158.7 GiB" in result.stderr
-
-
 # The sizing guides (mixture of experts, quantization, image and video): one unit rule, figures worded per language.
 def prose(site: Path, lang: str, guide: str) -> str:
     return spaced(visible_text(page(site, lang, guide)))
@@ -269,20 +221,3 @@ def test_the_moe_tables_carry_the_configurators_warnings(site: Path):
     assert "FP8 is not native on this card" in rows["4 × A100 80GB PCIe"][-1]
     assert "split over PCIe" in rows["4 × A100 80GB PCIe"][-1]
     assert rows["8 × H100 SXM5"][-1] == ""
-
-
-def test_a_published_run_the_model_misses_by_more_than_twice_fails_the_moe_guide(tmp_path: Path):
-    project = copy_project(tmp_path / "project")
-    # SGLang, DeepSeek V3 on 8 × H200 at 8 streams: measured 25.79 tok/s, the model about 47.5; at 12 tok/s the
-    # model would be 4 times too fast, and the guide's "within a factor of two" false
-    text = (project / "data" / "measurements.yml").read_text(encoding="utf-8")
-    record = text.index("id: dsv3-fp8-h200-8x-sglang041-c8")
-    cut = text.index("tokens_per_s_per_stream: 25.79", record)
-    (project / "data" / "measurements.yml").write_text(
-        text[:cut] + "tokens_per_s_per_stream: 12.0" + text[cut + len("tokens_per_s_per_stream: 25.79") :],
-        encoding="utf-8",
-    )
-    result = build(project, tmp_path / "site")
-    assert result.returncode != 0
-    assert "claim no longer true: the speeds of 'deepseek-v3' are within 2× of its published runs" in result.stderr
-    assert re.search(r"docs/en/guides/mixture-of-experts\.md:\d+: claim", result.stderr)

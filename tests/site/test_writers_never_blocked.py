@@ -85,6 +85,10 @@ def test_a_stamp_keeps_the_english_text_it_names(tmp_path: Path):
     (tmp_path / "docs" / "fr" / "a.md").write_text("# A {#a}\n\nUn.\n")
     value = stamp(tmp_path / "docs" / "fr" / "a.md", tmp_path / "docs")
     assert (tmp_path / "translations" / f"{value}.md").read_text() == "# A {#a}\n\nOne.\n"
+    # the English page changes and the translation is stamped again: the text no stamp names is gone
+    (tmp_path / "docs" / "en" / "a.md").write_text("# A {#a}\n\nOne, changed.\n")
+    again = stamp(tmp_path / "docs" / "fr" / "a.md", tmp_path / "docs")
+    assert [p.stem for p in (tmp_path / "translations").glob("*.md")] == [again] != [value]
 
 
 def test_paragraphs_are_compared_one_by_one():
