@@ -90,16 +90,19 @@ def prerendered_project(target: Path) -> Path:
 
 
 # --- scaling ------------------------------------------------------------------------------------------
+def _node_copy(record: str, copy: int) -> str:
+    """A node of nodes.yml again, under another id and a price a few dollars apart."""
+    renamed = re.sub(r"id: (\S+)", rf"id: \1-r{copy}", record, count=1)
+    return re.sub(r"amount: (\d+)", lambda m: f"amount: {int(m.group(1)) + copy}", renamed)
+
+
 def scale_catalog(project: Path, factor: int) -> None:
     nodes = project / "data" / "nodes.yml"
     head, _, body = nodes.read_text().partition("nodes:\n")
     records = re.findall(r"  - id: .*?(?=\n  - id: |\Z)", body, re.S)
     extra = []
     for copy in range(1, factor):
-        for record in records:
-            record = re.sub(r"id: (\S+)", rf"id: \1-r{copy}", record, count=1)
-            record = re.sub(r"amount: (\d+)", lambda m: f"amount: {int(m.group(1)) + copy}", record)
-            extra.append(record)
+        extra += [_node_copy(record, copy) for record in records]
     nodes.write_text(head + "nodes:\n" + "\n".join(records + extra).rstrip() + "\n")
 
 

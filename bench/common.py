@@ -38,7 +38,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
             or path.suffix not in self.COMPRESSED
             or not path.exists()
         ):
-            return super().do_GET()
+            super().do_GET()
+            return
         body = gzip.compress(path.read_bytes(), 6)
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(str(path)))
@@ -68,6 +69,7 @@ def mkdocs_build(config: Path, site: Path, env: dict[str, str] | None = None) ->
         capture_output=True,
         text=True,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})},
+        check=False,
     )
     elapsed = time.perf_counter() - start
     if result.returncode:

@@ -40,6 +40,7 @@ def audit(url: str) -> dict[str, object]:
             ],
             capture_output=True,
             text=True,
+            check=False,
         )
         if result.returncode:
             raise SystemExit(f"lighthouse failed on {url}:\n{result.stderr[-2000:]}")

@@ -75,8 +75,9 @@ class SiteBuild:
         self, src_uri: str, text_lang: str, lang: str, content: str | None, markdown: str, url: str
     ) -> RenderedMarkdown:
         """A page's checks and macros. ``content`` is the file as written (front matter included; None for a
-        generated configurator page), ``markdown`` what the generator kept of it; ``text_lang`` the language of its text, ``lang`` the one being built (a
-        page served from English keeps English text), ``url`` its address in the built site."""
+        generated configurator page), ``markdown`` what the generator kept of it; ``text_lang`` the language of
+        its text, ``lang`` the one being built (a page served from English keeps English text), ``url`` its
+        address in the built site."""
         generated = self.generated_source(src_uri)
         text = generated if generated is not None else content or ""
         source = PageSource(f"docs/{src_uri}", text_lang, text, markdown, generated is not None)

@@ -245,7 +245,7 @@ def _build_locked(config: Path, site: Path, quiet: bool) -> subprocess.Completed
         # broken link builds "successfully" (mkdocs/mkdocs#4126); its INFO lines are removed here instead
         command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(staging)]
         env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-        result = subprocess.run(command, capture_output=True, text=True, env=env)
+        result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
         if quiet:
             result.stderr = _without_info(result.stderr)
         if result.returncode != 0:

@@ -353,7 +353,7 @@ def _check_complete(target: Path, name: str, history: History) -> None:
 
 def _release_name() -> str:
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
     return f"{stamp}-{commit.stdout.strip() or 'nogit'}"
 
 

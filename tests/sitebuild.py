@@ -52,7 +52,7 @@ def site_url(url: str) -> Iterator[None]:
 def build(project: Path, site: Path, url: str = SITE_URL) -> subprocess.CompletedProcess[str]:
     """Build ``project`` into ``site`` the way `make build` does (atomic, strict), for the address ``url``."""
     sys.path.insert(0, str(ROOT / "scripts"))
-    from build_site import build as atomic_build  # noqa: PLC0415 (scripts/ is not a package)
+    from build_site import build as atomic_build
 
     with site_url(url):
         return atomic_build(project / "mkdocs.yml", site)

@@ -43,7 +43,7 @@ def diffusion_memory_table(ctx: MacroContext, precision: str) -> str:
         if not isinstance(model, DiffusionModel):
             continue
 
-        def part(role: str) -> float:
+        def part(role: str, model: DiffusionModel = model) -> float:
             return sum(component_bytes(c.role, c.params, prec) for c in model.components if c.role == role)
 
         need = pipeline_need(ctx.catalog, model, prec)  # the configurator's figure for one card

@@ -44,7 +44,9 @@ def lowest_cost_per_million(ctx: MacroContext, model: str, precision: str) -> st
 def _records(ctx: MacroContext) -> dict[str, tuple[DecodeMeasurement, RecordCheck]]:
     return ctx.data.remembered(
         "guide speed checks",
-        lambda: {m.id: (m, check) for m, check in zip(ctx.catalog.measurements, check_records(ctx.catalog))},
+        lambda: {
+            m.id: (m, check) for m, check in zip(ctx.catalog.measurements, check_records(ctx.catalog), strict=True)
+        },
     )
 
 

@@ -279,7 +279,7 @@ def busbw_table(ctx: MacroContext) -> Markup:
             family = links.bus_family(ctx.catalog, node)
             families.setdefault((family.link.id, family.topology, family.peer_to_peer), []).append(node)
     rows = []
-    for (link_id, topology, peer_to_peer), nodes in sorted(
+    for (_, topology, peer_to_peer), nodes in sorted(
         families.items(), key=lambda item: (-ctx.catalog.interconnects[item[0][0]].per_direction_gbps, item[0])
     ):
         family = links.bus_family(ctx.catalog, nodes[0])

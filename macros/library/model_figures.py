@@ -3,6 +3,7 @@ token reads, the formats each card runs natively, and the quantization table."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from macros.base.errors import MacroError
@@ -206,9 +207,7 @@ def claim_fewer_bytes_faster(ctx: MacroContext, model: str, node: str) -> str:
             by_engine.setdefault(ctx.catalog.engine_of(prec).id, []).append(
                 (model_weight_bytes(llm, prec), speed.typical, prec.id)
             )
-    slower = [
-        (a[2], b[2]) for runs in by_engine.values() for a, b in zip(sorted(runs), sorted(runs)[1:]) if a[1] <= b[1]
-    ]
+    slower = [(a[2], b[2]) for runs in by_engine.values() for a, b in itertools.pairwise(sorted(runs)) if a[1] <= b[1]]
     return claim(
         not slower,
         f"on {cards} cards of '{node}', '{model}' runs faster in lighter formats of one engine",

@@ -38,7 +38,7 @@ def glossary_table(ctx: MacroContext) -> str:
             f"{name} · {text('translation', 'avoid', ctx.lang)}",
         ]
     body = []
-    for term, forms in glossary().items():
+    for forms in glossary().values():
         row: list[str | Markup] = [forms["en"]]
         for lang in TRANSLATIONS:
             # the forms to avoid, listed as their own language lists words: "a, b" in French, 「甲、乙」 in Chinese

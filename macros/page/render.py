@@ -103,7 +103,7 @@ def render_macros(markdown: str, page: str, ctx: MacroContext, line_offset: int 
     names = bound_macros(ctx)
     out, blocks = [compiled.texts[0]], list[str]()
     try:
-        for call, text in zip(compiled.calls, compiled.texts[1:]):
+        for call, text in zip(compiled.calls, compiled.texts[1:], strict=True):
             written = _evaluate(call, names)
             if isinstance(written, Block):
                 out.append(f"\n\n<!--macro-block-{len(blocks)}-->\n\n")

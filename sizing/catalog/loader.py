@@ -61,7 +61,7 @@ class _Identified(Protocol):
     def id(self) -> str: ...
 
 
-I = TypeVar("I", bound=_Identified)  # a record with an id
+IdRecord = TypeVar("IdRecord", bound=_Identified)  # a record with an id
 
 
 @dataclass(frozen=True)
@@ -243,9 +243,11 @@ def _read(data_dir: Path, name: str, model: type[BaseModel]) -> tuple[BaseModel 
 
 
 # --- cross-file checks -----------------------------------------------------------------------------
-def _index(records: Iterable[I], path: Path, raw_list: list[Any], problems: list[Problem]) -> dict[str, I]:
-    index: dict[str, I] = {}
-    for record, raw in zip(records, raw_list):
+def _index(
+    records: Iterable[IdRecord], path: Path, raw_list: list[Any], problems: list[Problem]
+) -> dict[str, IdRecord]:
+    index: dict[str, IdRecord] = {}
+    for record, raw in zip(records, raw_list, strict=True):
         rid = record.id
         if rid in index:
             problems.append(Problem(path, line_of(raw), rid, "id", "duplicate id; every id must be unique"))
@@ -261,9 +263,9 @@ def _check_nodes(
     links: Mapping[str, Interconnect],
     problems: list[Problem],
 ) -> None:
-    for node, raw in zip(nodes, raw_nodes):
+    for node, raw in zip(nodes, raw_nodes, strict=True):
 
-        def bad(field: str, message: str) -> None:
+        def bad(field: str, message: str, raw: Any = raw, node: Node = node) -> None:
             sub = raw.get("link") if field.startswith("link.") else raw
             problems.append(Problem(path, line_of(sub, field.rsplit(".", maxsplit=1)[-1]), node.id, field, message))
 
@@ -337,9 +339,9 @@ def _check_measurements(
     """Every catalog id a record names exists (a link may also be a kind), the model is a language model, ids are
     unique."""
     seen: set[str] = set()
-    for m, raw in zip(measurements, raw_list):
+    for m, raw in zip(measurements, raw_list, strict=True):
 
-        def bad(field: str, message: str) -> None:
+        def bad(field: str, message: str, raw: Any = raw, m: DecodeMeasurement = m) -> None:
             problems.append(Problem(path, line_of(raw, field), m.id, field, message))
 
         if m.id in seen:
@@ -407,7 +409,7 @@ def _check_engines(
     """Every precision an engine names exists; every language-model precision is run by exactly one engine;
     there is one server engine (a card's budget when no precision is named)."""
     runs: dict[str, str] = {}
-    for engine, raw in zip(engines, raw_list):
+    for engine, raw in zip(engines, raw_list, strict=True):
         for pid in engine.precisions:
             if pid not in precisions:
                 problems.append(

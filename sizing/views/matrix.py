@@ -66,7 +66,7 @@ class VerdictMatrix:
         verdict = fit_llm_on(c, model, precision, c.gpu_of(node), node.cards, context_tokens, needs=needs)
         return Cell(verdict, speed_for_fit(c, model, precision, node, verdict, context_tokens))
 
-    def keys(self) -> Iterator[Key]:
+    def combinations(self) -> Iterator[Key]:
         """Every combination the configurator offers, one per hardware configuration."""
         c = self.catalog
         for model in c.models.values():
@@ -79,4 +79,4 @@ class VerdictMatrix:
     @cached_property
     def everything(self) -> dict[Key, Cell]:
         """The full matrix (what the configurator data is built from)."""
-        return {k: self.cell(k[0], k[1], k[3], k[2]) for k in self.keys()}
+        return {k: self.cell(k[0], k[1], k[3], k[2]) for k in self.combinations()}

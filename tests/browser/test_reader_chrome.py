@@ -48,7 +48,8 @@ class RootNotFoundHandler(QuietHandler):
 
     def send_error(self, code, message=None, explain=None):
         if code != 404:
-            return super().send_error(code, message, explain)
+            super().send_error(code, message, explain)
+            return
         body = (Path(self.directory) / "404.html").read_bytes()
         self.send_response(404)
         self.send_header("Content-Type", "text/html; charset=utf-8")

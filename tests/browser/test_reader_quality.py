@@ -46,9 +46,9 @@ def test_each_language_has_its_own_search_index(site: Path):
 def test_every_page_has_absolute_hreflang_alternates_and_x_default(site: Path):
     for path in site.rglob("index.html"):
         html = path.read_text(encoding="utf-8")
-        alternates = dict(
-            (lang, href) for href, lang in re.findall(r'<link rel="alternate" href="([^"]+)" hreflang="([^"]+)"', html)
-        )
+        alternates = {
+            lang: href for href, lang in re.findall(r'<link rel="alternate" href="([^"]+)" hreflang="([^"]+)"', html)
+        }
         assert set(alternates) == {"en", "fr", "zh", "x-default"}, path
         assert all(href.startswith(SITE_URL) and "//" not in href[8:] for href in alternates.values()), alternates
         assert alternates["x-default"] == alternates["en"]
@@ -57,7 +57,7 @@ def test_every_page_has_absolute_hreflang_alternates_and_x_default(site: Path):
 def test_the_sitemap_lists_every_page_with_its_alternates_and_x_default(site: Path):
     sitemap = (site / "sitemap.xml").read_text()
     entries = re.findall(r"<url>(.*?)</url>", sitemap, re.S)
-    pages = [p for p in site.rglob("index.html")]
+    pages = list(site.rglob("index.html"))
     assert len(entries) == len(pages)
     for entry in entries:
         assert entry.count("hreflang=") == 4 and 'hreflang="x-default"' in entry, entry

@@ -34,7 +34,7 @@ def table_rows(html: str, caption_fragment: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("guide", GUIDES + ["guides"])
+@pytest.mark.parametrize("guide", [*GUIDES, "guides"])
 def test_every_guide_exists_in_every_language(site: Path, lang: str, guide: str):
     assert f'<html lang="{lang}"' in page(site, lang, guide)
 
@@ -51,7 +51,7 @@ def test_flux_cards_hold_it_where_the_arithmetic_says(site: Path):
     # FP8: 17.1 GB = 15.9 GiB + 2 + 0.15 = 18.1 GiB fits a 24 GB card
     assert table_rows(html, "FLUX.1 [dev] in FP8")["RTX 4090"][1] == "on one card"
     # the cheapest per GPU-hour comes first: A40 at $2,060 / (4 × 730 h) = $0.71
-    assert list(bf16)[0] == "A40" and bf16["A40"][2] == "$0.71"
+    assert next(iter(bf16)) == "A40" and bf16["A40"][2] == "$0.71"
 
 
 def test_wan_14b_needs_an_80_gb_card_to_run_alone(site: Path):

@@ -101,7 +101,7 @@ def test_no_template_syntax_is_left_in_any_html(site: Path):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_language_switcher_points_to_the_same_guide(site: Path, lang: str):
     html = page(site, lang, GUIDE)
-    links = dict((hreflang, href) for href, hreflang in re.findall(r'<a href="([^"]+)" hreflang="([^"]+)"', html))
+    links = {hreflang: href for href, hreflang in re.findall(r'<a href="([^"]+)" hreflang="([^"]+)"', html)}
     here = site / LANGUAGES[lang] / GUIDE
     for other, prefix in LANGUAGES.items():
         target = (here / links[other]).resolve()

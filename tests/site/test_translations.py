@@ -55,6 +55,7 @@ def run_status(docs: Path, *args: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, str(ROOT / "scripts" / "translations.py"), "--docs", str(docs), *args],
         capture_output=True,
         text=True,
+        check=False,
     )
 
 

@@ -178,16 +178,16 @@ def test_a_layer_split_is_the_single_card_step_plus_handovers():
 
 def test_a_layer_split_step_adds_handovers_to_the_one_card_step(constants):
     gpu = GpuSpec(24, 1008, 165, 330)
-    common = dict(
-        gpu=gpu,
-        model=DENSE_8B,
-        precision=BF16,
-        parallelism="layers",
-        concurrency=1,
-        context_tokens=1000,
-        constants=constants,
-        engine_class="llama.cpp",
-    )
+    common = {
+        "gpu": gpu,
+        "model": DENSE_8B,
+        "precision": BF16,
+        "parallelism": "layers",
+        "concurrency": 1,
+        "context_tokens": 1000,
+        "constants": constants,
+        "engine_class": "llama.cpp",
+    }
     one = step_seconds(link=None, cards=1, **common)
     three = step_seconds(link=PCIE, cards=3, **common)
     # 2 hand-overs of 22 us + 4,096 x 2 / 24e9 (0.341 us)
@@ -258,7 +258,7 @@ def test_more_streams_share_a_step_slower_each_faster_in_all(constants):
             constants=constants,
         ).total
         speeds.append((1 / seconds, streams / seconds))
-    per_stream, total = zip(*speeds)
+    per_stream, total = zip(*speeds, strict=True)
     assert list(per_stream) == sorted(per_stream, reverse=True)
     assert list(total) == sorted(total)
 

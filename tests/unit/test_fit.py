@@ -105,6 +105,6 @@ def test_a_pipeline_that_fits_no_card_of_the_node_gives_the_need_of_a_layout_the
 def test_the_shared_verdict_matrix_agrees_with_fit_node_by_node(catalog):
     """The matrix computes each split's need once for every GPU; it must give what fit() gives alone."""
     matrix = VerdictMatrix(catalog)
-    for model, precision, context, node in matrix.keys():
+    for model, precision, context, node in matrix.combinations():
         alone = fit(catalog, catalog.models[model], catalog.precisions[precision], catalog.nodes[node], context)
         assert matrix.cell(model, precision, node, context).fit == alone, (model, precision, context, node)

@@ -519,7 +519,7 @@ def test_the_moe_speeds_are_held_against_published_runs(data, monkeypatch):
     fresh = replace(data)  # macro outputs are remembered per data state: a copy starts afresh
     with pytest.raises(PageError, match="dsv3-fp8-h200-8x-sglang041-c8: estimated"):
         render(fresh, '{{ claim_matches_published_runs("deepseek-v3") }}')
-    with pytest.raises(PageError, match="no usable run of 'llama-3.1-70b'|unknown model id"):
+    with pytest.raises(PageError, match=r"no usable run of 'llama-3\.1-70b'|unknown model id"):
         render(data, '{{ claim_matches_published_runs("llama-3.1-70b") }}')
 
 
