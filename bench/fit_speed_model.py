@@ -20,6 +20,7 @@ import re
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
@@ -32,7 +33,7 @@ FLOOR_SHARE = 0.90
 FLOOR_STEP = 0.05
 
 # DecodeConstants field -> the grid of its physical range; the order is the sweep order.
-GRIDS: dict[str, list[float]] = {
+GRIDS: dict[str, list[Any]] = {  # each constant on its own grid (max_running_streams whole)
     "bandwidth_fraction_server": [x / 100 for x in range(60, 96)],
     "bandwidth_fraction_llama_cpp": [x / 100 for x in range(45, 96)],
     "step_host_seconds_server": [x * 1e-4 for x in range(31)],

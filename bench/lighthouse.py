@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import NINE_PAGES, ROOT, serve
@@ -24,7 +25,7 @@ CHROME_FLAGS = (
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 
 
-def audit(url: str) -> dict[str, object]:
+def audit(url: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as out:
         report = Path(out) / "report.json"
         result = subprocess.run(

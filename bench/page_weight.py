@@ -19,14 +19,11 @@ def weights(site: Path, page: str) -> dict[str, tuple[int, int]]:
     """Per kind: (raw bytes, gzip bytes) of the page and everything it loads from the site."""
     html_path = site / page / "index.html"
     html = html_path.read_text(encoding="utf-8")
-    kinds: dict[str, list[Path]] = {"html": [html_path], "css": [], "js": [], "data": []}
+    kinds: dict[str, list[Path]] = {"html": [html_path], "css": [], "js": []}
     for link in re.findall(r'(?:href|src)="([^"#?]+\.(?:css|js))"', html):
         path = (html_path.parent / link).resolve()
         if path.exists():
             kinds["css" if link.endswith(".css") else "js"].append(path)
-    if "data-api=" in html:  # the configurator loads its model's data
-        model = re.search(r'data-model="([^"]+)"', html).group(1)
-        kinds["data"].append(site / "api" / "fit" / f"{model}.json")
     return {
         kind: (sum(p.stat().st_size for p in paths), sum(len(gzip.compress(p.read_bytes(), 9)) for p in paths))
         for kind, paths in kinds.items()

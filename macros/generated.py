@@ -19,6 +19,7 @@ from macros.site.search import CONFIGURATOR_PAGE_BOOST, CONFIGURATOR_ROW_BOOST, 
 from macros.site.site_data import SiteData
 from sizing.views.api import NO_CONTEXT, api_schemas, catalog_document, fit_document
 from sizing.views.plan_api import plan_document, plan_schema
+from sizing.views.matrix import VerdictMatrix
 
 
 def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
@@ -84,10 +85,13 @@ def compact_json(document: Any) -> str:
 
 
 def api_files(data: SiteData) -> dict[str, str]:
-    """``api/catalog.json``, ``api/fit.json`` (every model) and ``api/fit/<model>.json`` (one model each), and
-    the JSON Schema of each beside them, by path inside the site."""
+    """``api/catalog.json``, ``api/fit.json`` (every model), ``api/fit-kv-fp8.json`` (the same with the KV cache
+    in FP8) and ``api/fit/<model>.json`` (one model each), and the JSON Schema of each beside them, by path inside
+    the site."""
     fit = fit_document(data.catalog, data.matrix)
     files = {"api/catalog.json": compact_json(catalog_document(data.catalog)), "api/fit.json": compact_json(fit)}
+    fp8_kv_cache = fit_document(data.catalog, VerdictMatrix(data.catalog, kv_cache_dtype="fp8"))
+    files["api/fit-kv-fp8.json"] = compact_json(fp8_kv_cache)
     for model_id, model in fit["models"].items():
         files[f"api/fit/{model_id}.json"] = compact_json(
             {**{k: v for k, v in fit.items() if k != "models"}, "model": model_id, **model}

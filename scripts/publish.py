@@ -300,7 +300,7 @@ def _prune(target: Path, history: History) -> None:
     current = current_release(target)
     current_name = current.name if current else None
     order = _order(target, history)
-    keep: list[str] = [current_name] if current and current.is_dir() else []
+    keep: list[str] = [current_name] if current_name is not None and current and current.is_dir() else []
     for name in _rollback_chain(order, current_name, history["rolled_back"]) + list(reversed(order)):
         if len(keep) >= KEEP_RELEASES:
             break

@@ -12,19 +12,28 @@ SCENARIOS.yml is a YAML list; each scenario (sizing/catalog/schema.py ``DecodeSc
       model: llama-3.3-70b            # models.yml id, or {params_b, active_params_b (MoE only), layers,
                                       #   hidden_size, kv_heads, head_dim}
       precision: bf16                 # precisions.yml id; default the model's default precision
-      concurrency: 1                  # streams decoding together; default 1
+      concurrency: 32                 # streams decoding together; default 1
       context_tokens: 8192            # default assumptions.yml default_context_tokens
-      engine_class: server            # server (default) | llama.cpp
+      engine_class: server            # server | llama.cpp; default llama.cpp for a GGUF format, else server
+      kv_cache_dtype: bf16            # bf16 (default) | fp8 (vLLM --kv-cache-dtype fp8)
       prompt_tokens_per_output_token: 0   # steady serving: other requests' prompts share the steps; default 0
 
 Prints a JSON list (``--json``) or a table, one entry per scenario in order::
 
-    {"id": ..., "fits": true, "streams_that_fit": 12,
-     "tokens_per_s_per_stream": {"typical": 37.1, "floor": 25.0}, "tokens_per_s_total": {"typical": 310.0}}
+    {"id": ..., "fits": true, "reason": null, "to_fit": [], "engine_class": "server", "kv_cache_dtype": "bf16",
+     "verdict": "split", "setting": null, "streams_that_fit": 52, "streams_running": 32, "streams_waiting": 0,
+     "note": null, "tokens_per_s_per_stream": {"typical": 30.1, "floor": 16.6},
+     "tokens_per_s_total": {"typical": 963.2, "floor": 531.2},
+     "full_load": {"streams": 52, "tokens_per_s_per_stream": {...}, "tokens_per_s_total": {...}}}
 
-``fits``: the weights and ``concurrency`` streams of ``context_tokens`` fit in memory; when they do not, the speeds
-are null. ``tokens_per_s_total`` is the total with ``streams_that_fit`` streams running. A bad scenario (unknown
-key, unknown id, wrong value) is one error line each on stderr, exit status 2.
+``fits``: the weights and ``concurrency`` streams of ``context_tokens`` fit in memory. When they do not, ``reason``
+says what is short (``weights``, ``reserve``: the engine's own memory beside them, ``kv_cache``) and ``to_fit``
+what would make it fit; the streams that fit still run (``streams_running``), the others wait
+(``streams_waiting``), and the speeds are theirs; they are null only when the weights themselves do not fit.
+``tokens_per_s_*`` are at the streams running; ``full_load`` at every stream that fits. ``verdict`` and
+``setting`` are the configurator's for the same GPU, cards, model, format and context (null for inline figures);
+the figures use the setting the verdict names. Every problem of the file (unknown key, unknown id, wrong value)
+is one error line on stderr with its file:line, all at once; exit status 2.
 """
 
 from __future__ import annotations
@@ -40,10 +49,11 @@ import yaml
 from pydantic import ValidationError
 
 from sizing.catalog.errors import CatalogError, shown_value
-from sizing.catalog.loader import load_catalog
+from sizing.catalog.loader import Catalog, load_catalog
 from sizing.catalog.schema import UNION_TAGS, DecodeScenario
 from sizing.catalog.yaml_lines import line_of, load_yaml
-from sizing.engine.scenarios import ScenarioError, estimate
+from sizing.engine.scenarios import ScenarioError
+from sizing.views.estimates import Answer, Speeds, answer, check_id
 
 
 class ScenarioFileError(Exception):
@@ -79,10 +89,9 @@ def _validation_lines(path: Path, index: int, raw: dict[str, Any], error: Valida
     return lines
 
 
-def read_scenarios(path: Path) -> list[DecodeScenario]:
-    """Parse and validate the file; ScenarioFileError lists every problem."""
+def _load(path: Path) -> Any:
     try:
-        raw = load_yaml(path)  # a key given twice is an error, not silently the last one
+        return load_yaml(path)  # a key given twice is an error, not silently the last one
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
@@ -91,76 +100,126 @@ def read_scenarios(path: Path) -> list[DecodeScenario]:
         raise ScenarioFileError([f"{path}: cannot be read: {exc.strerror}"]) from None
     except ValueError as exc:  # not YAML text at all (yaml_lines.DataFileError, undecodable bytes)
         raise ScenarioFileError([f"{path}: cannot be read: {exc}"]) from None
+
+
+def _id_problems(catalog: Catalog, path: Path, index: int, raw: dict[str, Any], scenario: DecodeScenario) -> list[str]:
+    """Each id the scenario names that the catalog lacks, at its line; then what else resolving refuses."""
+    lines = []
+    for field in ("gpu", "model", "precision", "link"):
+        try:
+            check_id(catalog, scenario, field)
+        except ScenarioError as exc:
+            lines.append(f"{_label(index, raw, path, field)}: {exc}")
+    if not lines:
+        try:
+            answer(catalog, scenario)
+        except ScenarioError as exc:
+            lines.append(f"{_label(index, raw, path)}: {exc}")
+    return lines
+
+
+def read_scenarios(path: Path, catalog: Catalog | None = None) -> list[DecodeScenario]:
+    """Parse and validate the file against the schema and the catalog; ScenarioFileError lists every problem
+    of every scenario at once, each at its file:line."""
+    raw = _load(path)
     if not isinstance(raw, list):
         raise ScenarioFileError([f"{path}: expected a YAML list of scenarios, found {type(raw).__name__}"])
+    catalog = load_catalog() if catalog is None else catalog
     scenarios, problems = [], []
     for index, item in enumerate(raw):
         if not isinstance(item, dict):
-            problems.append(f"{_label(index, item)}: expected a mapping of keys, found {type(item).__name__}")
+            problems.append(f"{_label(index, item, path)}: expected a mapping of keys, found {type(item).__name__}")
             continue
         try:
-            scenarios.append(DecodeScenario.model_validate(dict(item)))
+            scenario = DecodeScenario.model_validate(dict(item))
         except ValidationError as exc:
             problems += _validation_lines(path, index, item, exc)
+            continue
+        problems += _id_problems(catalog, path, index, item, scenario)
+        scenarios.append(scenario)
     if problems:
         raise ScenarioFileError(problems)
     return scenarios
 
 
-def _rounded(value: float) -> float:
-    return round(value, 1)
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
 
 
-def results(scenarios: Sequence[DecodeScenario]) -> list[dict[str, Any]]:
-    """One JSON-ready result per scenario; ScenarioFileError lists every scenario naming an unknown id."""
-    catalog = load_catalog()
-    out, problems = [], []
-    for index, scenario in enumerate(scenarios):
-        try:
-            e = estimate(catalog, scenario)
-        except ScenarioError as exc:
-            problems.append(f"{_label(index, {'id': scenario.id})}: {exc}")
-            continue
-        fits = e.streams_that_fit >= scenario.concurrency
-        out.append(
-            {
-                "id": scenario.id,
-                "fits": fits,
-                "streams_that_fit": e.streams_that_fit,
-                "tokens_per_s_per_stream": {
-                    "typical": _rounded(e.typical_tokens_per_s_per_stream) if fits else None,
-                    "floor": _rounded(e.floor_tokens_per_s_per_stream) if fits else None,
-                },
-                "tokens_per_s_total": {"typical": _rounded(e.typical_tokens_per_s_total) if fits else None},
-            }
-        )
-    if problems:
-        raise ScenarioFileError(problems)
-    return out
+def _speeds(speeds: Speeds | None) -> dict[str, Any]:
+    """Per-stream and total figures with the streams they are for (all None when nothing runs)."""
+    if speeds is None:
+        return {
+            "streams": None,
+            "tokens_per_s_per_stream": {"typical": None, "floor": None},
+            "tokens_per_s_total": {"typical": None, "floor": None},
+        }
+    return {
+        "streams": speeds.streams,
+        "tokens_per_s_per_stream": {
+            "typical": _rounded(speeds.per_stream_typical),
+            "floor": _rounded(speeds.per_stream_floor),
+        },
+        "tokens_per_s_total": {"typical": _rounded(speeds.total_typical), "floor": _rounded(speeds.total_floor)},
+    }
+
+
+def result_of(a: Answer) -> dict[str, Any]:
+    """One scenario's JSON: the figures at its concurrency at the top level, those at full load apart."""
+    at_concurrency = _speeds(a.at_concurrency)
+    return {
+        "id": a.id,
+        "fits": a.fits,
+        "reason": a.reason,
+        "to_fit": a.to_fit,
+        "engine_class": a.engine_class,
+        "kv_cache_dtype": a.kv_cache_dtype,
+        "verdict": a.verdict,
+        "setting": a.setting,
+        "streams_that_fit": a.streams_that_fit,
+        "streams_running": a.streams_running,
+        "streams_waiting": a.streams_waiting,
+        "note": a.note,
+        "tokens_per_s_per_stream": at_concurrency["tokens_per_s_per_stream"],
+        "tokens_per_s_total": at_concurrency["tokens_per_s_total"],
+        "full_load": _speeds(a.at_full_load),
+    }
+
+
+def results(scenarios: Sequence[DecodeScenario], catalog: Catalog | None = None) -> list[dict[str, Any]]:
+    """One JSON-ready result per scenario, in order."""
+    catalog = load_catalog() if catalog is None else catalog
+    return [result_of(answer(catalog, scenario)) for scenario in scenarios]
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     def cell(value: Any) -> str:
         return "-" if value is None else str(value)
 
-    header = ("id", "fits", "streams", "typical tok/s", "floor tok/s", "total tok/s")
+    header = ("id", "fits", "streams", "waiting", "typical tok/s", "floor tok/s", "total tok/s", "full-load tok/s")
     body = [
         (
             cell(r["id"]),
-            "yes" if r["fits"] else "no",
+            "yes" if r["fits"] else f"no ({r['reason']})",
             str(r["streams_that_fit"]),
+            str(r["streams_waiting"]),
             cell(r["tokens_per_s_per_stream"]["typical"]),
             cell(r["tokens_per_s_per_stream"]["floor"]),
             cell(r["tokens_per_s_total"]["typical"]),
+            cell(r["full_load"]["tokens_per_s_total"]["typical"]),
         )
         for r in rows
     ]
     widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
     lines = [
-        "  ".join(text.ljust(w) if i == 0 else text.rjust(w) for i, (text, w) in enumerate(zip(line, widths)))
+        "  ".join(
+            text.ljust(w) if i == 0 else text.rjust(w) for i, (text, w) in enumerate(zip(line, widths, strict=True))
+        )
         for line in [header, *body]
     ]
-    return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
+    notes = [f"{r['id'] or 'scenario'}: {r['note']}" for r in rows if r["note"]]
+    notes += [f"{r['id'] or 'scenario'}: to fit: {'; '.join(r['to_fit'])}" for r in rows if r["to_fit"]]
+    return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:], *notes])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -169,7 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     args = parser.parse_args(argv)
     try:
-        rows = results(read_scenarios(args.scenarios))
+        catalog = load_catalog()
+        rows = results(read_scenarios(args.scenarios, catalog), catalog)
     except ScenarioFileError as exc:
         for line in exc.lines:
             print(f"error: {line}", file=sys.stderr)

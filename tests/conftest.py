@@ -188,10 +188,11 @@ def _config_of(command: list[str], cwd: object) -> Path | None:
     builds = any(word.endswith("build_site.py") for word in words) or ("mkdocs" in words and "build" in words)
     if not builds:
         return None
+    folder = str(cwd or ".")
     for flag in ("-f", "--config-file"):
         if flag in words[:-1]:
-            return Path(cwd or ".", words[words.index(flag) + 1])
-    return Path(cwd or ".", "mkdocs.yml")
+            return Path(folder, words[words.index(flag) + 1])
+    return Path(folder, "mkdocs.yml")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -214,8 +215,8 @@ def pytest_configure(config: pytest.Config) -> None:
         finally:
             running.pop()
 
-    subprocess.Popen.__init__ = counting_popen_init
-    mkdocs.commands.build.build = counting_build
+    subprocess.Popen.__init__ = counting_popen_init  # type: ignore[method-assign]  # counting, then the real one
+    mkdocs.commands.build.build = counting_build  # type: ignore[assignment]  # counting, then the real one
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

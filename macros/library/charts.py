@@ -92,7 +92,7 @@ def chart_memory(ctx: MacroContext, model: str, gpu: str) -> Markup:
     precisions = ctx.catalog.precisions_for(llm)
     engines = [ctx.catalog.engine_of(p) for p in precisions]
     needs = tuple(
-        llm_need(ctx.catalog, llm, p, ctx.catalog.assumptions.default_context_tokens.value, 1, 1).total / GIB
+        llm_need(ctx.catalog, llm, p, ctx.catalog.assumptions.default_context_tokens.value, 1, 1, gpu=card).total / GIB
         for p in precisions
     )
     need_texts = tuple(ctx.f.gib(v) for v in needs)

@@ -12,15 +12,23 @@ from macros.library.context import MacroContext
 from macros.library.registry import macro
 from macros.output.html import block, code, table
 from macros.output.svg import LogScatterChart, draw
-from sizing.catalog.schema import DecodeMeasurement
+from sizing.catalog.schema import DecodeMeasurement, FigureOrigin, LlamaCppEngine
 from sizing.views.accuracy import (
+    MAX_KV_CACHE_ERROR,
     MAX_MEDIAN_ABS_ERROR,
     MIN_FLOOR_AT_OR_BELOW_MEASURED,
     AccuracyError,
     AccuracyMetrics,
+    MemoryCheck,
+    MemoryMetrics,
     RecordCheck,
+    check_memory_records,
     check_records,
     enforce_accuracy,
+    floor_misses,
+    held_out_sharing_a_setup,
+    largest_floor_step,
+    memory_metrics,
     metrics,
 )
 
@@ -245,3 +253,216 @@ def speed_targets(ctx: MacroContext) -> str:
         median=_percent(ctx, MAX_MEDIAN_ABS_ERROR),
         floor=_percent(ctx, MIN_FLOOR_AT_OR_BELOW_MEASURED),
     )
+
+
+# --- how the floor was chosen and what falls below it --------------------------------------------------------
+@macro
+def speed_floor_largest_step(ctx: MacroContext) -> str:
+    """The largest 5-point step that, as the floor factor, keeps the floor at or below 90 % of the fitted runs
+    (the floor factor is one step below it)."""
+    return _percent(ctx, largest_floor_step(check for _, check in _checks(ctx)))
+
+
+@macro
+def speed_targets_floor(ctx: MacroContext) -> str:
+    """The share of fitted runs the floor must stay at or below (the target the floor factor is chosen on)."""
+    return _percent(ctx, MIN_FLOOR_AT_OR_BELOW_MEASURED)
+
+
+@macro
+def speed_floor_misses(ctx: MacroContext, records: str = "fitted") -> str:
+    """How many counted runs of the set fall below the floor, out of how many: "3 of 46"."""
+    below, of = floor_misses(check for _, check in _checks(ctx, records))
+    return ctx.text("speed_memory", "n_of_m", n=ctx.f.number(below), m=ctx.f.number(of))
+
+
+@macro
+def speed_held_out_sharing_a_setup(ctx: MacroContext) -> Markup:
+    """The one held-out run whose GPU, cards, model and format are those of a fitted run, as code; fails the build
+    unless there is exactly one (the sentence around it says so)."""
+    shared = held_out_sharing_a_setup(ctx.catalog)
+    if len(shared) != 1:
+        raise MacroError(
+            f"the page says one held-out run shares its setup with a fitted one; {len(shared)} do now "
+            f"({', '.join(shared) or 'none'}): fix the sentence"
+        )
+    return code(shared[0])
+
+
+# --- link figures: measured, copied or derived ----------------------------------------------------------------
+def _origin(ctx: MacroContext, origin: FigureOrigin) -> str:
+    if origin.basis == "measured":
+        return ctx.text("speed_memory", "measured", reference=origin.reference)
+    if origin.from_link is not None:
+        source = ctx.catalog.interconnects[origin.from_link].name
+        return ctx.text("speed_memory", f"{origin.basis}_from_link", link=source)
+    return ctx.text("speed_memory", f"{origin.basis}_from_reference", reference=origin.reference)
+
+
+@macro
+def link_figures_table(ctx: MacroContext) -> str:
+    """Every link's all-reduce latency and bus bandwidth as the speed model uses them, each marked measured,
+    copied or derived, with where it comes from."""
+    rows = []
+    for link in ctx.catalog.interconnects.values():
+        origins = link.figure_origins
+        rows.append(
+            [
+                link.name,
+                ctx.f.unit("microseconds", ctx.f.number(link.allreduce_latency_us)),
+                _origin(ctx, origins.allreduce_latency_us),
+                ctx.f.gbps(link.allreduce_busbw_gbps),
+                _origin(ctx, origins.allreduce_busbw_gbps),
+            ]
+        )
+    headers = [
+        ctx.text("speed_memory", key)
+        for key in ("col_link", "col_latency", "col_latency_origin", "col_busbw", "col_busbw_origin")
+    ]
+    return table(ctx.text("speed_memory", "links_caption"), headers, rows)
+
+
+# --- memory: KV-cache room against what engines reported at start-up -----------------------------------------
+def _memory_checks(ctx: MacroContext) -> list[MemoryCheck]:
+    return ctx.data.remembered("memory checks", lambda: check_memory_records(ctx.catalog))
+
+
+def _memory_metrics(ctx: MacroContext) -> MemoryMetrics:
+    return ctx.data.remembered("memory metrics", lambda: memory_metrics(_memory_checks(ctx)))
+
+
+@macro
+def memory_record_count(ctx: MacroContext) -> str:
+    """How many published start-up figures the engine reserve is judged on (those not left out)."""
+    return ctx.f.number(_memory_metrics(ctx).records)
+
+
+@macro
+def memory_within_target(ctx: MacroContext) -> str:
+    """How many of them the predicted KV-cache memory is within the target of: "6 of 7"."""
+    m = _memory_metrics(ctx)
+    return ctx.text("speed_memory", "n_of_m", n=ctx.f.number(m.within_target), m=ctx.f.number(m.records))
+
+
+@macro
+def memory_target(ctx: MacroContext) -> str:
+    """The gap the predicted KV-cache memory aims to stay within."""
+    return _percent(ctx, MAX_KV_CACHE_ERROR)
+
+
+@macro
+def memory_median_error(ctx: MacroContext) -> str:
+    """The median gap between predicted and reported KV-cache memory."""
+    return ctx.text("guides", "percent", value=ctx.f.number(100 * _memory_metrics(ctx).median_abs_error, 1))
+
+
+def _signed(ctx: MacroContext, value: float) -> str:
+    """A gap with its sign: +1.8, -0.2 (a zero gap has none)."""
+    shown = ctx.f.number(value, 1)
+    return f"+{shown}" if value > 0 and not shown.startswith("-") else shown
+
+
+@macro
+def memory_accuracy_table(ctx: MacroContext) -> str:
+    """Every start-up record: setup, the KV-cache memory the engine reported and the one we predict, the gap,
+    and the terms of the prediction."""
+    c = ctx.catalog
+    records = {r.id: r for r in c.memory_measurements}
+    rows = []
+    for check in _memory_checks(ctx):
+        record = records[check.id]
+        gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) else _named(record.gpu)
+        model = c.models[record.model].name if isinstance(record.model, str) else _named(record.model)
+        rows.append(
+            [
+                code(record.id),
+                ctx.text(
+                    "speed_memory",
+                    "memory_setup",
+                    cards=record.cards,
+                    gpu=gpu,
+                    model=model,
+                    utilization=ctx.f.number(record.gpu_memory_utilization, 2),
+                    engine=record.engine,
+                ),
+                _gib(ctx, check.measured_gib),
+                _gib(ctx, check.predicted_gib),
+                ctx.text("speed_memory", "signed_percent", value=_signed(ctx, 100 * check.error)),
+                ctx.text(
+                    "speed_memory",
+                    "memory_terms",
+                    weights=ctx.f.gib(check.weights_gib),
+                    activations=_gib(ctx, check.activations_gib),
+                    overhead=_gib(ctx, check.overhead_gib),
+                    sequences=ctx.f.number(check.batch.sequences),
+                ),
+                ctx.text("speed", "left_out" if check.unreliable else "used"),
+            ]
+        )
+    headers = [
+        ctx.text("speed_memory", key)
+        for key in (
+            "col_record",
+            "col_memory_setup",
+            "col_reported",
+            "col_predicted",
+            "col_gap",
+            "col_terms",
+            "col_counted",
+        )
+    ]
+    return table(ctx.text("speed_memory", "memory_caption"), headers, rows)
+
+
+# --- the engine reserve's figures (data/engines.yml) ----------------------------------------------------------
+def _gib(ctx: MacroContext, value: float) -> str:
+    return ctx.f.unit("gib", ctx.f.number(value, 2))
+
+
+def _engine_figures(ctx: MacroContext) -> dict[str, str]:
+    """Every figure of the engine reserve, formatted in its unit."""
+    server = ctx.catalog.server_engine
+    llama_cpp = next(e for e in ctx.catalog.engines.values() if isinstance(e, LlamaCppEngine))
+    rule = server.batch_budget
+    n = ctx.f.number
+    return {
+        "activation_base_gib": _gib(ctx, server.activation_base_gib.value),
+        "activation_moe_extra_gib": _gib(ctx, server.activation_moe_extra_gib.value),
+        "cuda_context_gib": _gib(ctx, server.cuda_context_gib.value),
+        "nccl_buffers_gib": _gib(ctx, server.nccl_buffers_gib.value),
+        "cuda_graphs_gib": _gib(ctx, server.cuda_graphs_gib.value),
+        "large_card_min_gib": ctx.f.unit("gib", n(rule.large_card_min_gib)),
+        "large_card_tokens": n(rule.large_card.tokens),
+        "large_card_sequences": n(rule.large_card.sequences),
+        "other_cards_tokens": n(rule.other_cards.tokens),
+        "other_cards_sequences": n(rule.other_cards.sequences),
+        "sampler_bytes_per_vocab_entry": ctx.text(
+            "links", "bytes", value=n(server.sampler_bytes_per_vocab_entry.value)
+        ),
+        "tight_memory_utilization": n(server.tight_memory_utilization.value, 2),
+        "llama_cpp_ubatch_tokens": n(llama_cpp.ubatch_tokens.value),
+        "llama_cpp_cuda_context_gib": _gib(ctx, llama_cpp.cuda_context_gib.value),
+    }
+
+
+@macro
+def engine_figure(ctx: MacroContext, name: str) -> str:
+    """A figure of the engine reserve (data/engines.yml), in its unit: GiB with two decimals, a batch in tokens or
+    sequences, bytes, or a plain share."""
+    figures = _engine_figures(ctx)
+    if name not in figures:
+        raise MacroError(f"unknown engine figure '{name}'; one of {', '.join(figures)}")
+    return figures[name]
+
+
+@macro
+def claim_fits_with_fp8_kv_cache(ctx: MacroContext, model: str, precision: str, node: str, context: int) -> str:
+    """Fails the build unless the verdict for the model on the node at this context is tight, and fits by the
+    KV cache in FP8 (``--kv-cache-dtype fp8``). Prints nothing."""
+    fit = ctx.cell(model, precision, node, context).fit
+    if fit.tight_by != "kv_cache_dtype":
+        raise MacroError(
+            f"the page says {model} in {precision} on {node} at {context} tokens fits only with an FP8 KV cache; "
+            f"its verdict is now {fit.verdict.value} ({fit.tight_by or 'at the default setting'}): fix the sentence"
+        )
+    return ""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
+from jinja2.environment import TemplateExpression
 from jinja2.sandbox import SandboxedEnvironment
 
 from macros.base.errors import PageError
@@ -51,7 +52,7 @@ def has_macros(markdown: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def expression(text: str):
+def expression(text: str) -> TemplateExpression:
     """Compiled once per distinct expression, shared by every page and language and reused on rebuilds."""
     return ENV.compile_expression(text, undefined_to_none=False)
 
@@ -178,9 +179,9 @@ def _check_line(line: str, number: int) -> None:
 @lru_cache(maxsize=512)
 def _scan(markdown: str) -> CompiledPage:
     """The page cut at its calls, every expression compiled; BadPage on the first problem."""
-    for number, line in enumerate(markdown.splitlines(), start=1):
-        if any(brace in line for brace in "{}｛｝"):
-            _check_line(line, number)
+    for number, text in enumerate(markdown.splitlines(), start=1):
+        if any(brace in text for brace in "{}｛｝"):
+            _check_line(text, number)
     texts, calls, position, line = [], [], 0, 1
     for found in _CALL.finditer(markdown):
         line += markdown.count("\n", position, found.start())

@@ -32,6 +32,7 @@ from sizing.catalog.schema import (
     LlamaCppEngine,
     Llm,
     MeasurementsFile,
+    MemoryMeasurement,
     ModelsFile,
     Node,
     NodesFile,
@@ -77,6 +78,7 @@ class Catalog:
     assumptions: Assumptions
     measurements: tuple[DecodeMeasurement, ...]
     held_out_measurements: tuple[DecodeMeasurement, ...]
+    memory_measurements: tuple[MemoryMeasurement, ...]
     engines: Mapping[str, ServerEngine | LlamaCppEngine]
     prefill_measurements: tuple[PrefillMeasurement, ...] = ()
     held_out_prefill_measurements: tuple[PrefillMeasurement, ...] = ()
@@ -329,9 +331,24 @@ def _check_default_precisions(
             )
 
 
+def _check_figure_origins(
+    records: list[Interconnect], raw_list: list[Any], path: Path, problems: list[Problem]
+) -> None:
+    """A link figure copied or derived from another link names a link of interconnects.yml."""
+    links = {link.id for link in records}
+    for link, raw in zip(records, raw_list, strict=True):
+        origins = link.figure_origins
+        for field in ("allreduce_latency_us", "allreduce_busbw_gbps"):
+            source = getattr(origins, field).from_link
+            if source is not None and source not in links:
+                where = line_of(raw.get("figure_origins"), field) if isinstance(raw, dict) else None
+                message = f"from_link '{source}' is not in interconnects.yml; {did_you_mean(source, links)}"
+                problems.append(Problem(path, where, link.id, f"figure_origins.{field}", message))
+
+
 def _check_measurements(
     catalog_parts: dict[str, Mapping[str, Any]],
-    measurements: Iterable[DecodeMeasurement | PrefillMeasurement],
+    measurements: Iterable[DecodeMeasurement | PrefillMeasurement | MemoryMeasurement],
     raw_list: list[Any],
     path: Path,
     problems: list[Problem],
@@ -341,7 +358,7 @@ def _check_measurements(
     seen: set[str] = set()
     for m, raw in zip(measurements, raw_list, strict=True):
 
-        def bad(field: str, message: str, raw: Any = raw, m: DecodeMeasurement = m) -> None:
+        def bad(field: str, message: str, raw: Any = raw, m: DecodeMeasurement | MemoryMeasurement = m) -> None:
             problems.append(Problem(path, line_of(raw, field), m.id, field, message))
 
         if m.id in seen:
@@ -361,7 +378,12 @@ def _check_measurements(
         ):
             bad("model", f"'{m.model}' is not a language model; speed measurements are for models.yml llms")
         links = catalog_parts["interconnects"]
-        if isinstance(m.link, str) and m.link not in LINK_KINDS and m.link not in links:
+        if (
+            isinstance(m, DecodeMeasurement)
+            and isinstance(m.link, str)
+            and m.link not in LINK_KINDS
+            and m.link not in links
+        ):
             bad(
                 "link",
                 f"unknown link '{m.link}': one of {', '.join(LINK_KINDS)} or an interconnects.yml id; "
@@ -527,6 +549,9 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     links = _index(
         parsed["interconnects"].interconnects, path("interconnects"), raws["interconnects"]["interconnects"], problems
     )
+    _check_figure_origins(
+        parsed["interconnects"].interconnects, raws["interconnects"]["interconnects"], path("interconnects"), problems
+    )
     nodes = _index(parsed["nodes"].nodes, path("nodes"), raws["nodes"]["nodes"], problems)
     precisions = _index(parsed["precisions"].precisions, path("precisions"), raws["precisions"]["precisions"], problems)
     models_file: ModelsFile = parsed["models"]
@@ -560,6 +585,13 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         path("measurements"),
         problems,
     )
+    _check_measurements(
+        {"gpus": gpus, "models": models, "precisions": precisions, "interconnects": links},
+        measured.memory,
+        raws["measurements"].get("memory", []),
+        path("measurements"),
+        problems,
+    )
     _check_fitted_on(
         parsed["assumptions"].assumptions,
         raws["assumptions"]["assumptions"],
@@ -582,5 +614,6 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         held_out_measurements=tuple(measured.held_out),
         prefill_measurements=tuple(measured.prefill),
         held_out_prefill_measurements=tuple(measured.prefill_held_out),
+        memory_measurements=tuple(measured.memory),
         engines=engines,
     )

@@ -164,6 +164,31 @@ class HealthyAllreduce(Record):
         return max(run.busbw_gbps for run in self.runs)
 
 
+class FigureOrigin(Record):
+    """Where a link figure comes from: ``measured`` on this link (``reference``: the run), ``copied`` from
+    another link's figure (``from_link``) or from a published model (``reference``), or ``derived`` from another
+    link's figures (``from_link``) by the rule its sources state."""
+
+    basis: Literal["measured", "derived", "copied"]
+    reference: Annotated[str, StringConstraints(pattern=r"^[\w.-]+/[\w.-]+(?: PR)? ?#\d+$")] | None = None
+    from_link: Id | None = None
+
+    @model_validator(mode="after")
+    def _says_where(self) -> FigureOrigin:
+        if self.basis == "measured" and self.reference is None:
+            raise ValueError("a measured figure names its run: reference (owner/repo#number)")
+        if self.basis != "measured" and self.from_link is None and self.reference is None:
+            raise ValueError(f"a {self.basis} figure names where it comes from: from_link or reference")
+        return self
+
+
+class FigureOrigins(Record):
+    """The origin of each all-reduce figure of a link (the speed page shows them)."""
+
+    allreduce_latency_us: FigureOrigin
+    allreduce_busbw_gbps: FigureOrigin
+
+
 class Interconnect(Record):
     id: Id
     name: Text
@@ -176,6 +201,7 @@ class Interconnect(Record):
     host_staged_allreduce_latency_us: LatencyUs | None = None
     host_staged_allreduce_busbw_gbps: LinkGbps | None = None
     healthy_allreduce: list[HealthyAllreduce] = []
+    figure_origins: FigureOrigins
     sources: Sources
 
     @field_validator("per_direction_gbps")
@@ -492,20 +518,38 @@ class Figure(Record, Generic[T]):
     source: Text
 
 
+class BatchDefaults(Record):
+    tokens: Annotated[PositiveInt, within(1, 1_000_000, "tokens")]
+    sequences: Annotated[PositiveInt, within(1, 65_536, "sequences")]
+
+
+class BatchBudgetRule(Record):
+    """vLLM's default batch by card class (``EngineArgs.get_batch_defaults``, ``vllm serve``): the larger one on
+    cards of at least ``large_card_min_gib`` whose name contains none of ``large_card_excluded_names``."""
+
+    large_card_min_gib: Annotated[Positive, within(1, 1024, "GiB")]
+    large_card_excluded_names: list[Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]+$")]]
+    large_card: BatchDefaults
+    other_cards: BatchDefaults
+    source: Text
+
+
 class ServerEngine(Record):
     """vLLM, SGLang: a utilization cap (assumptions.yml usable_memory_fraction by default), an activation peak
-    profiled on one batch (not shrinking with tensor parallelism), CUDA graphs, NCCL buffers when split."""
+    profiled on one batch of the card's class (not shrinking with tensor parallelism), memory outside PyTorch,
+    NCCL buffers when split, CUDA graphs (sizing.engine.reserve)."""
 
     id: Id
     kind: Literal["server"]
     name: Text
     parallelism: Literal["tensor"]
     utilization_flag: Text
+    kv_cache_dtype_flag: Text
     precisions: Annotated[list[Id], Field(min_length=1)]
     tight_memory_utilization: Figure[CardShare]
     tight_min_card_gib: Figure[Annotated[Positive, within(1, 1024, "GiB")]]
-    activation_tokens: Figure[Annotated[PositiveInt, within(1, 1_000_000, "tokens")]]
-    logits_bytes_per_vocab_entry: Figure[Annotated[Positive, within(1, 8, "bytes")]]
+    batch_budget: BatchBudgetRule
+    sampler_bytes_per_vocab_entry: Figure[Annotated[Positive, within(1, 256, "bytes")]]
     activation_base_gib: Figure[Gib]
     activation_moe_extra_gib: Figure[Gib]
     cuda_context_gib: Figure[Gib]
@@ -619,6 +663,7 @@ class InlinePrecision(Record):
 MAX_SCENARIO_CARDS = 72  # the largest single NVLink domain sold (GB200 NVL72)
 Parallelism = Literal["tensor", "layers"]
 EngineClass = Literal["server", "llama.cpp"]
+KvCacheDtype = Literal["bf16", "fp8"]  # what the KV cache is kept in: 16 bits, or 8 (vLLM --kv-cache-dtype fp8)
 LINK_KINDS = ("none", "pcie", "nvlink", "nvlink-bridge")
 # Tags of the catalog-id-or-inline unions below; catalog error messages leave them out of field paths.
 UNION_TAGS = ("catalog-id", "inline")
@@ -652,6 +697,7 @@ class DecodeScenario(Record):
     context_tokens: Annotated[int, Field(gt=0, le=16_777_216)] | None = None  # up to 16M tokens
     engine_class: EngineClass = "server"
     prompt_tokens_per_output_token: Annotated[float, Field(ge=0, le=100_000)] = 0.0
+    kv_cache_dtype: KvCacheDtype = "bf16"
 
 
 class PlanRequirement(Record):
@@ -734,12 +780,47 @@ class PrefillMeasurement(DecodeScenario):
         return self
 
 
+class MemoryMeasurement(Record):
+    """KV-cache memory an engine reported at start-up ("Available KV cache memory: N GiB" in vLLM's log), with
+    the setup it started in. ``cuda_graphs_in_budget``: the engine charged its CUDA graphs inside the budget
+    (vLLM since v0.21) rather than outside it. ``unreliable`` (the reason) keeps a record out of the statistics."""
+
+    id: Id
+    engine: Text
+    engine_class: EngineClass = "server"
+    gpu: GpuRef
+    cards: PositiveInt = 1
+    model: LlmRef
+    precision: PrecisionRef | None = None
+    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)]
+    max_model_len: PositiveInt
+    max_num_seqs: PositiveInt | None = None
+    max_num_batched_tokens: PositiveInt | None = None
+    kv_cache_dtype: KvCacheDtype = "bf16"
+    cuda_graphs_in_budget: bool
+    kv_cache_gib: Positive
+    kv_cache_tokens: PositiveInt | None = None
+    source: Text
+    quote: Text
+    assumed: Text | None = None
+    unreliable: Text | None = None
+
+    @model_validator(mode="after")
+    def _inline_figures_have_a_source(self) -> MemoryMeasurement:
+        for field in ("gpu", "model", "precision"):
+            value = getattr(self, field)
+            if not isinstance(value, (str, type(None))) and value.source is None:
+                raise ValueError(f"inline {field} needs a source")
+        return self
+
+
 class MeasurementsFile(Record):
     """``decode``: the records the constants are fitted on and the build checks; ``held_out``: records never
     fitted, to judge the model on figures it has not seen; ``prefill`` and ``prefill_held_out``: the same for the
-    time to first token."""
+    time to first token; ``memory``: KV-cache memory engines reported at start-up, to judge the reserve."""
 
     decode: Annotated[list[DecodeMeasurement], Field(min_length=1)]
     held_out: list[DecodeMeasurement] = []
     prefill: list[PrefillMeasurement] = []
     prefill_held_out: list[PrefillMeasurement] = []
+    memory: list[MemoryMeasurement] = []

@@ -14,9 +14,26 @@ from enum import Enum
 from typing import Literal
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DiffusionModel, Gpu, InlineGpu, LlamaCppEngine, Llm, Node, Precision, ServerEngine
+from sizing.catalog.schema import (
+    DiffusionModel,
+    Gpu,
+    InlineGpu,
+    KvCacheDtype,
+    LlamaCppEngine,
+    Llm,
+    Node,
+    Precision,
+    ServerEngine,
+)
 from sizing.catalog.units import GIB, MIB
-from sizing.engine.memory import component_bytes, kv_cache_bytes_per_card, model_weight_bytes, require_precision
+from sizing.engine.memory import (
+    EIGHT_BIT_BYTES,
+    component_bytes,
+    kv_cache_bytes_per_card,
+    model_weight_bytes,
+    require_precision,
+)
+from sizing.engine.reserve import BatchBudget, llama_cpp_reserve, server_batch_budget, server_reserve
 from sizing.engine.specs import LlmShape, llm_shape
 
 Engine = ServerEngine | LlamaCppEngine
@@ -69,7 +86,9 @@ class Fit:
     the verdict assumes (``memory_utilization``: vLLM's ``--gpu-memory-utilization``, the default or the tight
     setting; None for llama.cpp, which has no cap, and for image and video pipelines).
     A TIGHT fit says how (``tight_by``): ``"utilization"`` fits at the context asked for once the engine is given
-    ``memory_utilization``; ``"context"`` fits at the default setting only with a context of at most
+    ``memory_utilization``; ``"kv_cache_dtype"`` fits at the default setting with the KV cache in FP8
+    (``kv_cache_dtype``, what it runs with; ``need`` stays that of the cache asked for, above ``budget``);
+    ``"context"`` fits at the default setting only with a context of at most
     ``longest_context_tokens`` (then ``need`` exceeds ``budget``). ``longest_context_tokens`` is also given for a
     ``"utilization"`` fit when a context at least ``tight_min_context_tokens`` long fits at the default setting."""
 
@@ -79,8 +98,9 @@ class Fit:
     budget: float
     engine: str | None = None
     memory_utilization: float | None = None
-    tight_by: Literal["utilization", "context"] | None = None
+    tight_by: Literal["utilization", "kv_cache_dtype", "context"] | None = None
     longest_context_tokens: int | None = None
+    kv_cache_dtype: KvCacheDtype = "bf16"  # what the KV cache is kept in when the model runs as the verdict says
 
     @property
     def headroom(self) -> float:
@@ -147,44 +167,64 @@ def engine_splits(engine: Engine, model: LlmShape, max_cards: int) -> list[int]:
     return list(range(1, min(max_cards, model.layers) + 1))
 
 
-def activation_peak_bytes(engine: ServerEngine, model: LlmShape) -> float:
-    """A server engine's activation peak on every card, whatever the split: the float32 logits of one profiling
-    batch (``activation_tokens × vocab × 4 B``) plus the rest of the forward pass (more for mixture-of-experts)."""
-    base = engine.activation_base_gib.value + (engine.activation_moe_extra_gib.value if model.is_moe else 0.0)
-    return engine.activation_tokens.value * model.vocab_size * engine.logits_bytes_per_vocab_entry.value + base * GIB
+def kv_element_bytes(catalog: Catalog, kv_cache_dtype: KvCacheDtype) -> float:
+    """Bytes of one KV-cache element: 16 bits by default (assumptions.yml), one byte in FP8."""
+    return catalog.assumptions.kv_cache_bytes_per_element.value if kv_cache_dtype == "bf16" else EIGHT_BIT_BYTES
 
 
-def compute_buffer_bytes(engine: LlamaCppEngine, model: LlmShape, context_tokens: int, batch: int = 1) -> float:
-    """llama.cpp's compute buffer on each card: one layer's float32 attention scores for every head
-    (``n_ctx × n_ubatch × n_head × 4 B``) and the logits of a batch (``n_ubatch × vocab × 4 B``)."""
-    ubatch = engine.ubatch_tokens.value
-    scores = context_tokens * batch * model.attention_heads * engine.attention_scores_bytes.value
-    return ubatch * (scores + model.vocab_size * engine.logits_bytes_per_vocab_entry.value)
+def batch_budget_on(engine: Engine, gpu: Gpu | InlineGpu | None, catalog: Catalog) -> BatchBudget | None:
+    """The batch a server engine profiles on this card by default (``vllm serve``); on a card not named, the
+    larger one, so that a verdict holds on every card. None for llama.cpp."""
+    if not isinstance(engine, ServerEngine):
+        return None
+    if gpu is None:
+        large = engine.batch_budget.large_card
+        return BatchBudget(large.tokens, large.sequences)
+    name = " ".join(part for part in (gpu.id, getattr(gpu, "name", None)) if part)
+    return server_batch_budget(engine, visible_memory(catalog, gpu), name)
 
 
 def engine_reserve_bytes(
-    engine: Engine, model: LlmShape, context_tokens: int, batch: int, cards: int
+    engine: Engine,
+    model: LlmShape,
+    context_tokens: int,
+    batch: int,
+    cards: int,
+    budget: BatchBudget | None = None,
 ) -> tuple[float, float]:
     """What the engine keeps on each card of a ``cards``-way split besides weights and KV cache:
-    (activations, overhead). llama.cpp: its compute buffer and CUDA context; a server engine: its activation
-    peak, and CUDA context, CUDA graphs and, when split, NCCL buffers."""
+    (activations, overhead) (``sizing.engine.reserve``). llama.cpp: its compute buffer and CUDA context; a server
+    engine: the activation peak of its profiling batch ``budget`` (the larger default when not given), memory
+    outside PyTorch and CUDA graphs."""
     if isinstance(engine, LlamaCppEngine):
-        return compute_buffer_bytes(engine, model, context_tokens, batch), engine.cuda_context_gib.value * GIB
-    overhead_gib = engine.cuda_context_gib.value + engine.cuda_graphs_gib.value
-    if cards > 1:
-        overhead_gib += engine.nccl_buffers_gib.value
-    return activation_peak_bytes(engine, model), overhead_gib * GIB
+        reserve = llama_cpp_reserve(engine, model, context_tokens, batch)
+    else:
+        if budget is None:
+            large = engine.batch_budget.large_card
+            budget = BatchBudget(large.tokens, large.sequences)
+        reserve = server_reserve(engine, model, cards, budget)
+    return reserve.activations, reserve.overhead
 
 
 def llm_need(
-    catalog: Catalog, model: Llm, precision: Precision, context_tokens: int, batch: int, cards: int
+    catalog: Catalog,
+    model: Llm,
+    precision: Precision,
+    context_tokens: int,
+    batch: int,
+    cards: int,
+    *,
+    gpu: Gpu | InlineGpu | None = None,
+    kv_cache_dtype: KvCacheDtype = "bf16",
 ) -> MemoryNeed:
-    """What each card of a ``cards``-way split needs, with the engine that runs ``precision``."""
+    """What each card of a ``cards``-way split of ``gpu`` needs, with the engine that runs ``precision`` and the
+    KV cache in ``kv_cache_dtype``."""
     engine = catalog.engine_of(precision)
     shape = llm_shape(model)
-    bytes_per_element = catalog.assumptions.kv_cache_bytes_per_element.value
+    bytes_per_element = kv_element_bytes(catalog, kv_cache_dtype)
     kv_cache = kv_cache_bytes_per_card(shape, context_tokens, batch, bytes_per_element, cards, engine.parallelism)
-    activations, overhead = engine_reserve_bytes(engine, shape, context_tokens, batch, cards)
+    budget = batch_budget_on(engine, gpu, catalog)
+    activations, overhead = engine_reserve_bytes(engine, shape, context_tokens, batch, cards, budget)
     return MemoryNeed(model_weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
 
 
@@ -195,21 +235,34 @@ def split_needs(
     max_cards: int,
     context_tokens: int | None = None,
     batch: int | None = None,
+    *,
+    gpu: Gpu | InlineGpu | None = None,
+    kv_cache_dtype: KvCacheDtype = "bf16",
 ) -> dict[int, MemoryNeed]:
-    """What one card needs for each split k ≤ ``max_cards`` the engine allows, smallest k first. It depends on
-    the model, not on the GPU: one computation serves every node."""
+    """What one card of ``gpu`` needs for each split k ≤ ``max_cards`` the engine allows, smallest k first. It
+    depends on the model and on the card's class (the engine's default batch), not on the node: one computation
+    serves every node of a class."""
     a = catalog.assumptions
     context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
     batch = a.default_batch.value if batch is None else batch
     engine = catalog.engine_of(precision)
     return {
-        k: llm_need(catalog, model, precision, context_tokens, batch, k)
+        k: llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype=kv_cache_dtype)
         for k in engine_splits(engine, llm_shape(model), max_cards)
     }
 
 
 def longest_context(
-    catalog: Catalog, model: Llm, precision: Precision, cards: int, budget: float, below: int, batch: int | None = None
+    catalog: Catalog,
+    model: Llm,
+    precision: Precision,
+    cards: int,
+    budget: float,
+    below: int,
+    batch: int | None = None,
+    *,
+    gpu: Gpu | InlineGpu | None = None,
+    kv_cache_dtype: KvCacheDtype = "bf16",
 ) -> int | None:
     """The longest context, in whole tokens, shorter than ``below`` (and at most the model's), whose need on each
     of ``cards`` cards stays within ``budget``; None when not even ``tight_min_context_tokens`` fits."""
@@ -218,7 +271,8 @@ def longest_context(
     low, high = a.tight_min_context_tokens.value, min(below - 1, model.max_context_tokens)
 
     def fits(tokens: int) -> bool:
-        return llm_need(catalog, model, precision, tokens, batch, cards).total <= budget
+        need = llm_need(catalog, model, precision, tokens, batch, cards, gpu=gpu, kv_cache_dtype=kv_cache_dtype)
+        return need.total <= budget
 
     if low > high or not fits(low):
         return None
@@ -238,41 +292,63 @@ def fit_llm_on(
     context_tokens: int | None = None,
     batch: int | None = None,
     needs: dict[int, MemoryNeed] | None = None,
+    kv_cache_dtype: KvCacheDtype = "bf16",
 ) -> Fit:
     """The verdict for ``model`` on ``cards`` cards of ``gpu``, in order of preference: the fewest cards that
     fit at the engine's default setting (ONE_CARD, SPLIT); else TIGHT: the fewest cards that fit at the context
-    asked for with the tight setting, or else the split that holds the longest context at the default setting;
-    else NO_FIT with the largest split as the best attempt. ``needs`` (from ``split_needs``, any ``max_cards``
-    ≥ ``cards``) saves recomputing them."""
+    asked for with the tight utilization, or else with the KV cache in FP8, or else the split that holds the
+    longest context at the default setting; else NO_FIT with the largest split as the best attempt. ``needs``
+    (from ``split_needs`` for this card and KV-cache precision, any ``max_cards`` ≥ ``cards``) saves recomputing
+    them."""
     a = catalog.assumptions
     context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
     batch = a.default_batch.value if batch is None else batch
     engine = catalog.engine_of(precision)
     if needs is None:
-        needs = split_needs(catalog, model, precision, cards, context_tokens, batch)
+        needs = split_needs(
+            catalog, model, precision, cards, context_tokens, batch, gpu=gpu, kv_cache_dtype=kv_cache_dtype
+        )
     splits = [k for k in needs if k <= cards]
     share = default_utilization(catalog, engine)
     shown = share if isinstance(engine, ServerEngine) else None
     budget = card_budget(catalog, gpu, engine)
     for k in splits:
         if needs[k].total <= budget:
-            return Fit(Verdict.ONE_CARD if k == 1 else Verdict.SPLIT, k, needs[k], budget, engine.id, shown)
+            verdict = Verdict.ONE_CARD if k == 1 else Verdict.SPLIT
+            return Fit(verdict, k, needs[k], budget, engine.id, shown, kv_cache_dtype=kv_cache_dtype)
 
     def longest(k: int) -> int | None:
-        return longest_context(catalog, model, precision, k, budget, context_tokens, batch)
+        return longest_context(
+            catalog, model, precision, k, budget, context_tokens, batch, gpu=gpu, kv_cache_dtype=kv_cache_dtype
+        )
 
     higher = tight_utilization(catalog, engine, gpu)
     if higher is not None:
         tight_budget = card_budget(catalog, gpu, engine, higher)
         for k in splits:
             if needs[k].total <= tight_budget:
-                return Fit(Verdict.TIGHT, k, needs[k], tight_budget, engine.id, higher, "utilization", longest(k))
+                return Fit(
+                    Verdict.TIGHT,
+                    k,
+                    needs[k],
+                    tight_budget,
+                    engine.id,
+                    higher,
+                    "utilization",
+                    longest(k),
+                    kv_cache_dtype,
+                )
+    if isinstance(engine, ServerEngine) and kv_cache_dtype == "bf16":
+        for k in splits:
+            fp8 = llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype="fp8")
+            if fp8.total <= budget:
+                return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "kv_cache_dtype", longest(k), "fp8")
     shorter = [(tokens, k) for k in splits if (tokens := longest(k)) is not None]
     if shorter:
         tokens, k = max(shorter, key=lambda found: (found[0], -found[1]))  # longest context, then fewest cards
-        return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "context", tokens)
+        return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "context", tokens, kv_cache_dtype)
     k = splits[-1]
-    return Fit(Verdict.NO_FIT, k, needs[k], budget, engine.id, shown)
+    return Fit(Verdict.NO_FIT, k, needs[k], budget, engine.id, shown, kv_cache_dtype=kv_cache_dtype)
 
 
 def fit_on_cards(
@@ -280,7 +356,7 @@ def fit_on_cards(
 ) -> Fit | None:
     """The verdict on exactly ``cards`` cards (one copy of the model spread over all of them, as
     ``--tensor-parallel-size`` forces it), None when the format's engine cannot split the model that way."""
-    needs = split_needs(catalog, model, precision, cards, context_tokens)
+    needs = split_needs(catalog, model, precision, cards, context_tokens, gpu=gpu)
     if cards not in needs:
         return None
     return fit_llm_on(catalog, model, precision, gpu, cards, context_tokens, needs={cards: needs[cards]})
@@ -355,8 +431,15 @@ def fit(
 
 
 def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
-    """The engine option a fit tight by utilization needs, as typed: ``--gpu-memory-utilization 0.95``."""
-    if fit.verdict is not Verdict.TIGHT or fit.tight_by != "utilization" or fit.engine is None:
+    """The engine option a fit tight by utilization or by KV-cache precision needs, as typed:
+    ``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``."""
+    if fit.verdict is not Verdict.TIGHT or fit.engine is None:
         return None
     engine = catalog.engines[fit.engine]
-    return f"{engine.utilization_flag} {fit.memory_utilization:g}" if isinstance(engine, ServerEngine) else None
+    if not isinstance(engine, ServerEngine):
+        return None
+    if fit.tight_by == "utilization":
+        return f"{engine.utilization_flag} {fit.memory_utilization:g}"
+    if fit.tight_by == "kv_cache_dtype":
+        return f"{engine.kv_cache_dtype_flag} fp8"
+    return None

@@ -18,6 +18,7 @@ from sizing.catalog.schema import (
 from sizing.engine.specs import LlmShape, PrecisionSpec, llm_shape, precision_spec
 
 SIXTEEN_BIT_BYTES = 2
+EIGHT_BIT_BYTES = 1  # an FP8 element (a KV cache kept in FP8)
 
 
 def require_precision(model: Llm | DiffusionModel, precision: Precision) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sizing.catalog.errors import SizingError, did_you_mean
 from sizing.catalog.loader import Catalog
@@ -19,7 +19,7 @@ from sizing.catalog.schema import (
     Parallelism,
 )
 from sizing.engine.decode import CardMemory, DecodeConstants, DecodeEstimate, StepSeconds, estimate_decode, step_seconds
-from sizing.engine.fit import Engine, card_budget, engine_reserve_bytes
+from sizing.engine.fit import Engine, batch_budget_on, card_budget, engine_reserve_bytes, kv_element_bytes
 from sizing.engine.links import link_spec, node_bus_link
 from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec, gpu_spec, llm_shape, precision_spec
 
@@ -187,7 +187,8 @@ def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
     link = resolve_link(catalog, scenario.link, gpu, scenario.cards)
     context_tokens = scenario.context_tokens or a.default_context_tokens.value
     engine = engine_of_class(catalog, scenario.engine_class)
-    reserved = sum(engine_reserve_bytes(engine, model, context_tokens, a.default_batch.value, scenario.cards))
+    budget = batch_budget_on(engine, gpu, catalog)
+    reserved = sum(engine_reserve_bytes(engine, model, context_tokens, a.default_batch.value, scenario.cards, budget))
     return ResolvedScenario(
         gpu=gpu_spec(gpu),
         link=link,
@@ -200,7 +201,10 @@ def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
         engine_class=scenario.engine_class,
         prompt_tokens_per_output_token=scenario.prompt_tokens_per_output_token,
         card_memory=CardMemory(card_budget(catalog, gpu, engine), reserved),
-        constants=DecodeConstants.from_assumptions(a),
+        constants=replace(
+            DecodeConstants.from_assumptions(a),
+            kv_cache_bytes_per_element=kv_element_bytes(catalog, scenario.kv_cache_dtype),
+        ),
     )
 
 

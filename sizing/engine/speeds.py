@@ -4,12 +4,12 @@ total at that load, and what a million generated tokens cost at it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import EngineClass, Llm, Node, Parallelism, Precision
 from sizing.engine.decode import DecodeConstants, price_per_million_tokens, step_seconds, streams_that_fit
-from sizing.engine.fit import Fit, fit_on_cards
+from sizing.engine.fit import Fit, fit_on_cards, kv_element_bytes
 from sizing.engine.links import node_link
 from sizing.engine.memory import kv_cache_bytes_per_card
 from sizing.engine.specs import gpu_spec, llm_shape, precision_spec
@@ -73,6 +73,7 @@ def speed_for_fit(
     if fit.tight_by == "context" and fit.longest_context_tokens is not None:
         context_tokens = fit.longest_context_tokens
     constants = DecodeConstants.from_assumptions(catalog.assumptions)
+    constants = replace(constants, kv_cache_bytes_per_element=kv_element_bytes(catalog, fit.kv_cache_dtype))
     engine_class, parallelism = engine_of(catalog, precision)
     shape = llm_shape(model)
     setup = dict(

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import Gpu, Interconnect, Llm, ModelKind, Node, Workload
+from sizing.catalog.schema import Gpu, Interconnect, KvCacheDtype, Llm, ModelKind, Node, Workload
 from sizing.catalog.units import GIB
 from sizing.engine.fit import Verdict, card_budget, tight_setting
 from sizing.engine.speeds import Speed
@@ -71,7 +71,8 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
 
     A cell is ``[verdict, cards, need_gib_per_card, jobs, typical, floor, streams, total, usd_per_million_tokens,
     tight_setting, longest_context_tokens, warnings]``: for a ``tight`` verdict, the engine option it needs
-    (``--gpu-memory-utilization 0.95``) or the longest context that fits at the default setting; jobs an image
+    (``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``) or the longest context that fits at the
+    default setting; jobs an image
     or video model runs at once; for a language model, the typical and floor
     tokens per second of one stream; the streams the node serves at once at the context (every copy of the
     model it holds), their typical total tokens per second and what a million output tokens cost at that load
@@ -116,6 +117,7 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "prices_as_of": catalog.prices_as_of.isoformat(),
         "default_context": str(catalog.assumptions.default_context_tokens.value),
+        "kv_cache_dtype": matrix.kv_cache_dtype,
         "cell": [
             "verdict",
             "cards",
@@ -247,6 +249,7 @@ def _fit_properties() -> tuple[dict[str, Any], dict[str, Any]]:
         "schema_version": {"const": SCHEMA_VERSION},
         "prices_as_of": {"type": "string", "format": "date"},
         "default_context": {"type": "string", "pattern": "^[0-9]+$"},
+        "kv_cache_dtype": {"enum": list(typing.get_args(KvCacheDtype))},
         "cell": {"const": list(CELL_SCHEMA)},
     }
     definitions = {**workload_defs, "workload": workload, "cell": cell}

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import Llm, Node, Precision
-from sizing.engine.fit import Fit, MemoryNeed, fit_diffusion, fit_llm_on, split_needs
+from sizing.catalog.schema import KvCacheDtype, Llm, Node, Precision
+from sizing.engine.fit import Fit, MemoryNeed, batch_budget_on, fit_diffusion, fit_llm_on, split_needs
+from sizing.engine.reserve import BatchBudget
 from sizing.engine.speeds import Speed, speed_for_fit
 
 Key = tuple[str, str, int | None, str]  # model, precision, context tokens (None for diffusion), node
@@ -27,16 +28,18 @@ def context_presets(catalog: Catalog, model: Llm) -> list[int]:
 
 
 class VerdictMatrix:
-    """Lazily filled, shared table of verdicts; ``cell`` computes a missing entry once."""
+    """Lazily filled, shared table of verdicts with the KV cache in ``kv_cache_dtype``; ``cell`` computes a
+    missing entry once."""
 
-    def __init__(self, catalog: Catalog):
+    def __init__(self, catalog: Catalog, kv_cache_dtype: KvCacheDtype = "bf16"):
         self.catalog = catalog
+        self.kv_cache_dtype = kv_cache_dtype
         self._cells: dict[Key, Cell] = {}
         # A verdict and its floor depend on the GPU and the card count, not on which node (or price):
         # nodes sharing both share one computation. What a card needs for each split depends on the
-        # model alone: one computation serves every GPU.
+        # model and on the engine's batch on the card (its class): one computation serves every GPU of a class.
         self._by_hardware: dict[tuple[str, str, int | None, str, int], Cell] = {}
-        self._needs: dict[tuple[str, str, int], dict[int, MemoryNeed]] = {}
+        self._needs: dict[tuple[str, str, int, BatchBudget | None], dict[int, MemoryNeed]] = {}
         self._max_cards = max((n.cards for n in catalog.nodes.values()), default=1)
 
     def cell(self, model_id: str, precision_id: str, node_id: str, context_tokens: int | None = None) -> Cell:
@@ -58,12 +61,15 @@ class VerdictMatrix:
         return found
 
     def _llm_cell(self, model: Llm, precision: Precision, node: Node, context_tokens: int) -> Cell:
-        c = self.catalog
-        needs_key = (model.id, precision.id, context_tokens)
+        c, gpu, dtype = self.catalog, self.catalog.gpu_of(node), self.kv_cache_dtype
+        card_class = batch_budget_on(c.engine_of(precision), gpu, c)  # the engine's batch on this card
+        needs_key = (model.id, precision.id, context_tokens, card_class)
         needs = self._needs.get(needs_key)
         if needs is None:
-            needs = self._needs[needs_key] = split_needs(c, model, precision, self._max_cards, context_tokens)
-        verdict = fit_llm_on(c, model, precision, c.gpu_of(node), node.cards, context_tokens, needs=needs)
+            needs = self._needs[needs_key] = split_needs(
+                c, model, precision, self._max_cards, context_tokens, gpu=gpu, kv_cache_dtype=dtype
+            )
+        verdict = fit_llm_on(c, model, precision, gpu, node.cards, context_tokens, needs=needs, kv_cache_dtype=dtype)
         return Cell(verdict, speed_for_fit(c, model, precision, node, verdict, context_tokens))
 
     def combinations(self) -> Iterator[Key]:

@@ -9,7 +9,7 @@ from sizing.catalog.loader import load_catalog
 pytestmark = pytest.mark.browser
 
 MONTH_PRICE = {"en": "$4,157/month", "fr": "4\u202f157\xa0$US/mois", "zh": "US$4,157/月"}
-SPLIT_FOUR = {"en": "split across 4 cards", "fr": "réparti sur 4 cartes", "zh": "需切分到 4 张卡"}
+SPLIT_TWO = {"en": "split across 2 cards", "fr": "réparti sur 2 cartes", "zh": "需切分到\xa02\xa0张卡"}
 ONE_CARD = {"en": "fits on one card", "fr": "tient sur une seule carte", "zh": "单卡即可装下"}
 NO_FIT = {"en": "does not fit on this node", "fr": "ne tient pas sur ce nœud", "zh": "此节点装不下"}
 
@@ -48,8 +48,11 @@ def test_llama_70b_bf16_on_every_node_then_another_precision_then_another_langua
     assert len(table) == 41
     for node in ("1x-a100-pcie-80gb", "1x-h100-pcie-80gb"):  # no single 80 GB card holds 141 GB
         assert table[node][1] == NO_FIT[lang]
-    for node in ("4x-a100-pcie-80gb", "4x-a100-sxm4-80gb"):
-        assert table[node][1] == SPLIT_FOUR[lang]
+    for node in (
+        "4x-a100-pcie-80gb",
+        "4x-a100-sxm4-80gb",
+    ):  # two of their cards hold it (an A100 profiles 256 sequences)
+        assert table[node][1] == SPLIT_TWO[lang]
     assert table["4x-a100-pcie-80gb"][5] == MONTH_PRICE[lang]  # after the speed and the load at full load
 
     page.select_option("select[name=precision]", "int4-awq-gptq")  # 39.8 GB: one 80 GB card holds it

@@ -11,7 +11,8 @@ NBSP, NNBSP = "\xa0", "\u202f"
 
 # Figures the guide must show, as each language writes them (computed from data/, hand-checked in
 # tests/unit/test_decode.py, tests/unit/test_collectives.py, tests/unit/test_training.py and
-# tests/unit/test_macros.py): the speeds of Llama 3.3 70B BF16 on 4 × A100 PCIe and SXM4, typical then floor;
+# tests/unit/test_macros.py): the speeds of Llama 3.3 70B BF16 on 4 × A100 PCIe and SXM4 (split across 2 of
+# their cards: an A100 profiles 256 sequences), typical then floor;
 # the 16 KiB an all-reduce carries at one stream; Adam's 1,051.3 GiB for the 70B; a sharded step's 2.0 s over
 # PCIe Gen5; the "7 times" of NVLink 4 over PCIe Gen5, worded per language.
 EXPECTED = {
@@ -21,8 +22,8 @@ EXPECTED = {
         "320 GB",
         "7×",
         "160",
-        "~31 tok/s (at least 17)",
-        "~35 tok/s (at least 19)",
+        "~19 tok/s (at least 10)",
+        "~20 tok/s (at least 11)",
         "41",
         "1,935 GB/s",
         "2,039 GB/s",
@@ -37,8 +38,8 @@ EXPECTED = {
         "320 Go",
         "7 fois",
         "160",
-        "~31 tok/s (au moins 17)",
-        "~35 tok/s (au moins 19)",
+        "~19 tok/s (au moins 10)",
+        "~20 tok/s (au moins 11)",
         "41",
         f"1{NNBSP}935 Go/s",
         f"2{NNBSP}039 Go/s",
@@ -53,8 +54,8 @@ EXPECTED = {
         "320 GB",
         "7 倍",
         "160",
-        "约 31 token/秒（下限 17）",
-        "约 35 token/秒（下限 19）",
+        "约 19 token/秒（下限 10）",
+        "约 20 token/秒（下限 11）",
         "41",
         "1,935 GB/s",
         "2,039 GB/s",
@@ -133,7 +134,7 @@ def test_no_chinese_article_shows_a_space_between_two_chinese_characters_or_besi
     """Within a paragraph or a list item, inline markup removed: a space there is one a reader sees."""
     chinese = "[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]"
     punctuation = "[\u3000-\u303f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]"
-    stray = {}
+    stray: dict[str, list[str]] = {}
     for path in sorted((site / "zh").rglob("index.html")):
         article = re.search(r"<article[^>]*>(.*?)</article>", path.read_text(encoding="utf-8"), re.S).group(1)
         html = re.sub(r"<(pre|code)[^>]*>.*?</\1>", "x", article, flags=re.S)  # code reads as a word

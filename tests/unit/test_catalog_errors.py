@@ -264,6 +264,23 @@ def test_malformed_data_fails_with_a_precise_message(data_copy: Path, case: str)
         assert fragment in message, f"{fragment!r} missing from:\n{message}"
 
 
+def test_a_memory_record_naming_an_unknown_card_is_refused_at_its_line(data_copy: Path):
+    measurements = data_copy / "measurements.yml"
+    edit(measurements, "  - id: myoceane-gpt-oss-20b-a100-1x\n    engine: vLLM v0.19.0\n    gpu: a100-sxm4-80gb\n",
+         "  - id: myoceane-gpt-oss-20b-a100-1x\n    engine: vLLM v0.19.0\n    gpu: a100-sxm4-80g\n")  # fmt: skip
+    message = error_of(data_copy)
+    record_line = line_of_text(measurements, "  - id: myoceane-gpt-oss-20b-a100-1x")
+    assert f"measurements.yml:{record_line + 2}:" in message  # the gpu line of the record
+    assert "unknown gpu 'a100-sxm4-80g'" in message and "did you mean 'a100-sxm4-80gb'" in message
+    assert "myoceane-gpt-oss-20b-a100-1x" in message
+
+
+def test_a_link_figure_copied_from_an_unknown_link_is_refused(data_copy: Path):
+    edit(data_copy / "interconnects.yml", "allreduce_busbw_gbps: {basis: derived, from_link: nvlink4}",
+         "allreduce_busbw_gbps: {basis: derived, from_link: nvlink9}")  # fmt: skip
+    assert "from_link 'nvlink9' is not in interconnects.yml" in error_of(data_copy)
+
+
 def test_the_error_points_at_the_offending_line(data_copy: Path):
     nodes = data_copy / "nodes.yml"
     edit(nodes, "{amount: 4157, currency: USD}", "{amount: -4157, currency: USD}")

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 from sitebuild import ROOT
 
+from sizing.catalog.schema import DecodeScenario
+from sizing.engine.fit import tight_setting
 from sizing.estimate import main
+from sizing.views.estimates import cell_fit, cell_setting
+from sizing.views.matrix import VerdictMatrix
 
 SCENARIOS = """\
 - id: llama-70b-on-4-a100
@@ -44,26 +48,118 @@ def run(tmp_path: Path, text: str, *flags: str, capsys) -> tuple[int, str, str]:
     return code, out, err
 
 
+KEYS = {
+    "id", "fits", "reason", "to_fit", "engine_class", "kv_cache_dtype", "verdict", "setting", "streams_that_fit",
+    "streams_running", "streams_waiting", "note", "tokens_per_s_per_stream", "tokens_per_s_total", "full_load",
+}  # fmt: skip
+
+
 def test_json_has_one_result_per_scenario_in_order(tmp_path, capsys):
     code, out, err = run(tmp_path, SCENARIOS, "--json", capsys=capsys)
     assert code == 0 and err == ""
     results = json.loads(out)
     assert [r["id"] for r in results] == ["llama-70b-on-4-a100", "inline-card-and-model", "inline-moe", "too-big"]
     for r in results:
-        assert set(r) == {"id", "fits", "streams_that_fit", "tokens_per_s_per_stream", "tokens_per_s_total"}
-        assert set(r["tokens_per_s_per_stream"]) == {"typical", "floor"} and set(r["tokens_per_s_total"]) == {"typical"}
+        assert set(r) == KEYS
+        assert set(r["tokens_per_s_per_stream"]) == {"typical", "floor"}
+        assert set(r["tokens_per_s_total"]) == {"typical", "floor"}
     first = results[0]
-    # the hand-checked case of tests/unit/test_decode.py: 52 streams of 8k on 4 x A100 80GB
-    assert first["fits"] is True and first["streams_that_fit"] == 52
+    # the hand-checked case of tests/unit/test_decode.py: 57 streams of 8k on 4 x A100 80GB
+    assert first["fits"] is True and first["streams_that_fit"] == 57 and first["verdict"] == "split"
     assert first["tokens_per_s_per_stream"]["floor"] < first["tokens_per_s_per_stream"]["typical"]
-    assert first["tokens_per_s_total"]["typical"] > first["tokens_per_s_per_stream"]["typical"]
-    assert results[3] == {
-        "id": "too-big",
-        "fits": False,
-        "streams_that_fit": 0,
-        "tokens_per_s_per_stream": {"typical": None, "floor": None},
-        "tokens_per_s_total": {"typical": None},
-    }
+    # one stream asked: the total is that stream's; full load runs the 52 that fit
+    assert first["tokens_per_s_total"]["typical"] == first["tokens_per_s_per_stream"]["typical"]
+    assert first["full_load"]["streams"] == 57
+    assert first["full_load"]["tokens_per_s_total"]["typical"] > first["tokens_per_s_total"]["typical"]
+    assert results[1]["verdict"] is None  # inline figures: no configurator cell shows them
+    too_big = results[3]
+    assert too_big["fits"] is False and too_big["reason"] == "weights" and too_big["streams_running"] == 0
+    assert too_big["tokens_per_s_per_stream"] == {"typical": None, "floor": None}
+    assert any("cards of this GPU" in way for way in too_big["to_fit"])
+
+
+def answers(tmp_path, capsys, text: str) -> list[dict]:
+    code, out, err = run(tmp_path, text, "--json", capsys=capsys)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_the_total_is_at_the_scenarios_concurrency(tmp_path, capsys):
+    (r,) = answers(tmp_path, capsys, "- gpu: h100-sxm5-80gb\n  model: llama-3.1-8b\n  concurrency: 32\n")
+    assert r["fits"] and r["streams_running"] == 32 and r["streams_that_fit"] > 32
+    assert r["tokens_per_s_total"]["typical"] == pytest.approx(
+        32 * r["tokens_per_s_per_stream"]["typical"], abs=32 * 0.05
+    )
+    assert r["full_load"]["tokens_per_s_total"]["typical"] > r["tokens_per_s_total"]["typical"]
+
+
+def test_more_streams_than_fit_run_what_fits_and_queue_the_rest(tmp_path, capsys):
+    text = "- gpu: h100-sxm5-80gb\n  cards: 2\n  link: nvlink\n  model: llama-3.3-70b\n  concurrency: 500\n"
+    (r,) = answers(tmp_path, capsys, text)
+    fitting = r["streams_that_fit"]
+    assert not r["fits"] and r["reason"] == "kv_cache" and 0 < fitting < 500
+    assert r["streams_running"] == fitting and r["streams_waiting"] == 500 - fitting
+    assert r["tokens_per_s_per_stream"]["typical"] is not None and "wait" in r["note"]
+    assert any("--kv-cache-dtype fp8" in way for way in r["to_fit"])
+
+
+def test_weights_too_big_say_how_many_cards_or_which_smaller_format_would_hold_them(tmp_path, capsys):
+    # 70B in BF16 is 131.4 GiB: no H100 holds it alone; INT4 (37.0 GiB) does
+    (r,) = answers(tmp_path, capsys, "- gpu: h100-sxm5-80gb\n  model: llama-3.3-70b\n  precision: bf16\n")
+    assert r["reason"] == "weights" and r["verdict"] == "no-fit" and r["tokens_per_s_per_stream"]["typical"] is None
+    # 2 cards need 72.8 GiB each at the default 71.3 (tight only); 3 do not divide 64 heads: 4 cards
+    assert "4 cards of this GPU hold the weights and one stream of 8,192 tokens" in r["to_fit"]
+    assert any(way.startswith("a smaller format on these cards:") and "int4-awq-gptq" in way for way in r["to_fit"])
+
+
+def test_fp8_kv_cache_holds_about_twice_the_streams(tmp_path, capsys):
+    base = "- gpu: h100-sxm5-80gb\n  model: llama-3.1-8b\n  context_tokens: 32768\n"
+    bf16, fp8 = answers(tmp_path, capsys, base + base.replace("- gpu", "- kv_cache_dtype: fp8\n  gpu"))
+    assert fp8["kv_cache_dtype"] == "fp8"
+    assert fp8["streams_that_fit"] in (2 * bf16["streams_that_fit"], 2 * bf16["streams_that_fit"] + 1)
+
+
+def test_a_gguf_format_runs_on_llama_cpp_unless_told_otherwise(tmp_path, capsys):
+    gguf = "- gpu: rtx-4090\n  cards: 2\n  link: pcie\n  model: llama-3.3-70b\n  precision: gguf-q4_k_m\n"
+    implied, forced = answers(tmp_path, capsys, gguf + gguf + "  engine_class: server\n")
+    assert implied["engine_class"] == "llama.cpp" and implied["fits"]
+    assert forced["engine_class"] == "server"
+
+
+def test_the_estimator_and_the_configurator_apply_the_same_rule(tmp_path, capsys):
+    # 70B BF16 on 2 x H100 PCIe: the site says tight at --gpu-memory-utilization 0.95; so does the estimator
+    text = "- gpu: h100-pcie-80gb\n  cards: 2\n  link: pcie\n  model: llama-3.3-70b\n  precision: bf16\n"
+    (r,) = answers(tmp_path, capsys, text)
+    assert r["verdict"] == "tight" and r["setting"] == "--gpu-memory-utilization 0.95"
+    assert r["fits"] and "--gpu-memory-utilization 0.95" in r["note"]
+
+
+def test_the_estimator_gives_the_configurator_cells_verdict_for_every_cell(catalog):
+    """Every language-model cell of the configurator, asked as a scenario: the same verdict and setting."""
+    matrix = VerdictMatrix(catalog)
+    for (model, precision, context, node_id), cell in matrix.everything.items():
+        if context is None:
+            continue
+        node = catalog.nodes[node_id]
+        scenario = DecodeScenario(gpu=node.gpu, cards=node.cards, link="pcie" if node.cards > 1 else "none",
+                                  model=model, precision=precision, context_tokens=context)  # fmt: skip
+        fit = cell_fit(catalog, scenario, context)
+        assert fit is not None and fit.verdict is cell.fit.verdict and fit.cards == cell.fit.cards, (model, node_id)
+        assert cell_setting(catalog, fit) == tight_setting(catalog, cell.fit), (model, precision, context, node_id)
+
+
+def test_every_problem_of_a_file_is_reported_at_once_at_its_line(tmp_path, capsys):
+    text = (
+        "- gpu: a100-sxm4-80gb\n  model: llama-3.3-70b\n  precison: bf16\n"  # line 3: unknown key
+        "- id: typo\n  gpu: a100-sxm4-80g\n  model: llama-3.3-7b\n"  # lines 5 and 6: unknown ids
+    )
+    code, out, err = run(tmp_path, text, "--json", capsys=capsys)
+    assert code == 2 and out == ""
+    lines = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert len(lines) == 3
+    assert "scenarios.yml:3:" in lines[0] and "precison" in lines[0]
+    assert "scenarios.yml:5:" in lines[1] and "a100-sxm4-80g'" in lines[1]
+    assert "scenarios.yml:6:" in lines[2] and "llama-3.3-7b" in lines[2]
 
 
 def test_without_json_a_table(tmp_path, capsys):
@@ -71,7 +167,7 @@ def test_without_json_a_table(tmp_path, capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split()[:3] == ["id", "fits", "streams"]
-    assert lines[2].startswith("llama-70b-on-4-a100") and " 52 " in lines[2]
+    assert lines[2].startswith("llama-70b-on-4-a100") and " 57 " in lines[2]
 
 
 @pytest.mark.parametrize(
@@ -121,5 +217,5 @@ def test_the_module_runs_from_the_command_line(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         f"error: {path}:3: scenario 1: unknown key 'colour'; valid keys: id, gpu, cards, link, parallelism, model, "
-        "precision, concurrency, context_tokens, engine_class, prompt_tokens_per_output_token"
+        "precision, concurrency, context_tokens, engine_class, prompt_tokens_per_output_token, kv_cache_dtype"
     ]

@@ -223,7 +223,7 @@ def test_a_billion_laughs_in_front_matter_is_refused_at_once():
 
 
 def test_a_whole_number_of_5001_digits_in_yaml_is_refused_at_its_line():
-    with pytest.raises(yaml.YAMLError) as caught:
+    with pytest.raises(yaml.MarkedYAMLError) as caught:
         load_yaml_text("a: 1\nb: " + "9" * 5_001 + "\n")
     assert caught.value.problem == "a whole number of 5,001 digits; no figure needs more than 30"
     assert caught.value.problem_mark.line + 1 == 2

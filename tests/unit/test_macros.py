@@ -180,7 +180,7 @@ def test_the_throughput_macro_gives_the_cells_typical_speed_and_floor(data):
 @pytest.mark.parametrize(
     "node, lang, expected",
     [
-        ("4x-a100-pcie-80gb", "en", "split across 4 cards"),
+        ("4x-a100-pcie-80gb", "en", "split across 2 cards"),
         ("1x-a100-pcie-80gb", "fr", "ne tient pas sur ce nœud"),
     ],
 )

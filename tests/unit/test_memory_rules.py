@@ -11,16 +11,17 @@ from sizing.catalog.units import GIB
 from sizing.engine.fit import (
     VERDICT_RANK,
     Verdict,
-    activation_peak_bytes,
     card_budget,
-    compute_buffer_bytes,
+    engine_reserve_bytes,
     engine_splits,
     fit,
     llm_need,
+    tight_setting,
     tight_utilization,
     visible_memory,
 )
 from sizing.engine.memory import kv_cache_bytes, model_weight_bytes
+from sizing.engine.reserve import llama_cpp_reserve
 from sizing.engine.specs import llm_shape
 
 MIB = 2**20
@@ -94,18 +95,29 @@ def test_a_precision_no_engine_runs_is_refused(data_copy):
         load_catalog(data_copy)
 
 
-def test_the_server_activation_peak_does_not_shrink_with_tensor_parallelism(catalog):
-    llama = catalog.models["llama-3.3-70b"]
-    # 8,192 tokens × 128,256 vocab × 4 B = 4,202,692,608 B = 3.914 GiB of float32 logits, + 1.0 GiB
-    assert activation_peak_bytes(catalog.server_engine, llm_shape(llama)) / GIB == pytest.approx(4.914, abs=1e-3)
-    needs = [llm_need(catalog, llama, catalog.precisions["bf16"], 8192, 1, k) for k in (1, 2, 4, 8)]
-    assert len({n.activations for n in needs}) == 1
+def test_the_server_activation_peak_follows_the_card_class_not_the_split(catalog):
+    llama, bf16 = catalog.models["llama-3.3-70b"], catalog.precisions["bf16"]
+    h100, l40s = catalog.gpus["h100-sxm5-80gb"], catalog.gpus["l40s"]
+    # H100 (79.22 GiB, not an A100): vllm serve profiles 1,024 sequences; the sampler holds
+    # 1,024 × 128,256 × 36 B = 4,728,029,184 B = 4.403 GiB, + 0.4 GiB of forward pass = 4.803 GiB
+    needs = [llm_need(catalog, llama, bf16, 8192, 1, k, gpu=h100) for k in (1, 2, 4, 8)]
+    assert needs[0].activations / GIB == pytest.approx(4.803, abs=1e-3)
+    assert len({n.activations for n in needs}) == 1  # every card of a split holds all of it
     # overhead: CUDA context 0.15 + CUDA graphs 0.5 on one card; + NCCL buffers 0.4 on each card of a split
     assert [n.overhead / GIB for n in needs] == pytest.approx([0.65, 1.05, 1.05, 1.05])
-    # mixture of experts: + 0.25 GiB; DeepSeek V3 vocab 129,280: 8,192 × 129,280 × 4 B = 3.945 GiB + 1.25
-    assert activation_peak_bytes(
-        catalog.server_engine, llm_shape(catalog.models["deepseek-v3"])
-    ) / GIB == pytest.approx(5.195, abs=1e-3)
+    # L40S (44.53 GiB): 256 sequences, 256 × 128,256 × 36 B = 1.101 GiB + 0.4 = 1.501 GiB
+    assert llm_need(catalog, llama, bf16, 8192, 1, 2, gpu=l40s).activations / GIB == pytest.approx(1.501, abs=1e-3)
+    # mixture of experts: + 0.1 GiB; DeepSeek V3 vocab 129,280 on an H200: 1,024 × 129,280 × 36 B = 4.439 GiB + 0.5
+    server, v3 = catalog.server_engine, catalog.models["deepseek-v3"]
+    activations, _ = engine_reserve_bytes(server, llm_shape(v3), 8192, 1, 8)  # no card named: the larger batch
+    assert activations / GIB == pytest.approx(4.939, abs=1e-3)
+
+
+def test_llama_3_1_8b_in_bf16_fits_one_24_gb_card_at_8k(catalog):
+    # L4: 19.83 GiB budget; 14.96 weights + 1.0 KV + 1.50 activations + 0.65 overhead = 18.11 GiB
+    for node in ("1x-l4", "1x-a10"):
+        found = verdict(catalog, "llama-3.1-8b", "bf16", node, context_tokens=8192)
+        assert found.verdict is Verdict.ONE_CARD and found.need.total / GIB == pytest.approx(18.11, abs=0.01)
 
 
 def test_llama_cpp_has_no_utilization_cap(catalog):
@@ -120,9 +132,9 @@ def test_llama_cpp_compute_buffer_grows_with_context_and_ubatch(catalog):
     engine = catalog.engine_of(catalog.precisions["gguf-q4_k_m"])
     llama = catalog.models["llama-3.3-70b"]
     # 512 ubatch × (8,192 ctx × 64 heads × 4 B + 128,256 vocab × 4 B) = 512 × 2,610,176 = 1,336,410,112 B = 1.245 GiB
-    assert compute_buffer_bytes(engine, llm_shape(llama), 8192) == 1_336_410_112
+    assert llama_cpp_reserve(engine, llm_shape(llama), 8192, 1).activations == 1_336_410_112
     # at 32K: 512 × (32,768 × 64 × 4 + 513,024) = 4,557,635,584 B = 4.245 GiB
-    assert compute_buffer_bytes(engine, llm_shape(llama), 32768) == 4_557_635_584
+    assert llama_cpp_reserve(engine, llm_shape(llama), 32768, 1).activations == 4_557_635_584
 
 
 def test_llama_cpp_shares_out_layers_so_kv_heads_are_never_replicated(catalog):
@@ -143,17 +155,36 @@ def test_llama_cpp_shares_out_layers_so_kv_heads_are_never_replicated(catalog):
 
 
 # --- the tight verdict -------------------------------------------------------------------------------------
-def test_llama_70b_bf16_on_two_a100_pcie_is_tight_not_no_fit(catalog):
+def test_llama_70b_bf16_fits_two_a100_pcie_at_the_default_setting(catalog):
     """vLLM issue #7567 runs Llama 3.1 70B BF16 on 2 x A100 PCIe at 17 tok/s."""
     result = verdict(catalog, "llama-3.3-70b", "bf16", "2x-a100-pcie-80gb")
+    assert result.verdict is Verdict.SPLIT and result.cards == 2 and result.memory_utilization == 0.90
+    # per card: 141.107e9 / 2 B = 65.708 GiB + 1.25 KV (8,192 × 160 KiB) + 1.501 (an A100 profiles 256 sequences:
+    # 256 × 128,256 × 36 B = 1.101 GiB, + 0.4) + 1.05 = 69.51 GiB, within 0.90 × 79.25 = 71.325
+    assert result.need.total / GIB == pytest.approx(69.51, abs=0.01)
+
+
+def test_llama_70b_bf16_on_two_h100_pcie_is_tight_by_utilization(catalog):
+    result = verdict(catalog, "llama-3.3-70b", "bf16", "2x-h100-pcie-80gb")
     assert result.verdict is Verdict.TIGHT and result.fits and result.cards == 2
     assert result.tight_by == "utilization" and result.memory_utilization == 0.95
-    # per card: 141.107e9 / 2 B = 65.708 GiB + 1.25 KV (8,192 × 160 KiB) + 4.914 + 1.05 = 72.92 GiB:
-    # above 0.90 × 79.25 = 71.325, within 0.95 × 79.25 = 75.29
-    assert result.need.total / GIB == pytest.approx(72.92, abs=0.01)
-    assert result.budget / GIB == pytest.approx(75.29, abs=0.01)
-    # no shorter context helps at 0.90: weights + activations + overhead alone are 71.67 GiB
+    # an H100 profiles 1,024 sequences: 4.403 + 0.4 = 4.803 GiB of activations; 65.708 + 1.25 + 4.803 + 1.05
+    # = 72.81 GiB: above 0.90 × 79.22 = 71.30, within 0.95 × 79.22 = 75.26
+    assert result.need.total / GIB == pytest.approx(72.81, abs=0.01)
+    assert result.budget / GIB == pytest.approx(75.26, abs=0.01)
+    # no shorter context helps at 0.90: weights + activations + overhead alone are 71.56 GiB
     assert result.longest_context_tokens is None
+
+
+def test_an_fp8_kv_cache_is_the_setting_that_fits_8b_at_32k_on_an_l4(catalog):
+    result = verdict(catalog, "llama-3.1-8b", "bf16", "1x-l4", context_tokens=32768)
+    assert result.verdict is Verdict.TIGHT and result.tight_by == "kv_cache_dtype"
+    assert tight_setting(catalog, result) == "--kv-cache-dtype fp8"
+    # BF16 KV: 14.958 + 4.0 (128 KiB × 32,768) + 1.501 + 0.65 = 21.11 GiB > 19.83 (the need shown); FP8 KV halves
+    # the cache: 19.11 GiB, within; the model runs so
+    assert result.need.total / GIB == pytest.approx(21.11, abs=0.01) and result.kv_cache_dtype == "fp8"
+    # or at the default setting, a context of (21,295,005,696 − 18,369,958,707.2) / 131,072 = 22,316.4 tokens
+    assert result.longest_context_tokens == 22316
 
 
 def test_llama_70b_q4_k_m_fits_on_two_rtx_4090_with_llama_cpp(catalog):
@@ -177,28 +208,25 @@ def test_at_32k_it_is_tight_with_the_longest_context_computed(catalog):
 
 def test_llama_8b_bf16_at_8k_on_one_l4_follows_its_visible_memory(catalog):
     result = verdict(catalog, "llama-3.1-8b", "bf16", "1x-l4")
-    # 16.06e9 B = 14.958 GiB + 1.0 KV (128 KiB × 8,192) + 4.914 + 0.65 = 21.52 GiB against 0.90 × 22,565 MiB = 19.83
-    assert result.need.total / GIB == pytest.approx(21.52, abs=0.01)
+    # 16.06e9 B = 14.958 GiB + 1.0 KV (128 KiB × 8,192) + 1.501 + 0.65 = 18.11 GiB against 0.90 × 22,565 MiB = 19.83
+    assert result.need.total / GIB == pytest.approx(18.11, abs=0.01)
     assert result.budget / GIB == pytest.approx(19.83, abs=0.01)
-    assert result.headroom / GIB == pytest.approx(-1.69, abs=0.01)
-    # 0.95 is not offered below 40 GiB, and at 2,048 tokens it still needs 20.77 GiB: no fit
-    assert result.verdict is Verdict.NO_FIT
-    # FP8 fits: 8.457 + 1.0 + 4.914 + 0.65 = 15.02 GiB
-    assert verdict(catalog, "llama-3.1-8b", "fp8", "1x-l4").verdict is Verdict.ONE_CARD
+    assert result.verdict is Verdict.ONE_CARD
 
 
 def test_a_shorter_context_makes_a_tight_fit_on_a_small_card(catalog):
-    result = verdict(catalog, "llama-3.1-8b", "bf16", "1x-rtx-4090")
+    result = verdict(catalog, "llama-3.1-8b", "bf16", "1x-rtx-4090", context_tokens=131072)
     assert result.verdict is Verdict.TIGHT and result.tight_by == "context" and result.memory_utilization == 0.90
-    # budget 0.90 × 24,115 MiB = 22,757,769,216 B; fixed 16,060,522,496 weights + 4,202,692,608 logits
-    # + 1.65 GiB (1,771,674,009.6): (22,757,769,216 − 22,034,889,113.6) / 131,072 B per token = 5,515.1 → 5,515
-    assert result.longest_context_tokens == 5515
+    # budget 0.90 × 24,115 MiB = 22,757,769,216 B; fixed 16,060,522,496 weights + 1,611,504,025.6 activations
+    # + 697,932,185.6 overhead: (22,757,769,216 − 18,369,958,707.2) / 131,072 B per token = 33,476.4 → 33,476
+    assert result.longest_context_tokens == 33476
 
 
 def test_fitting_at_the_default_setting_beats_a_tight_fit_on_fewer_cards(catalog):
-    # on 4 x A100 PCIe, 2 cards fit only at 0.95 (72.92 GiB), 4 cards at 0.90 (39.44 GiB): 4 cards win
-    result = verdict(catalog, "llama-3.3-70b", "bf16", "4x-a100-pcie-80gb")
+    # on 8 x H100 SXM5, 2 cards fit only at 0.95 (72.81 GiB), 4 cards at 0.90 (39.33 GiB): 4 cards win
+    result = verdict(catalog, "llama-3.3-70b", "bf16", "8x-h100-sxm5-80gb")
     assert result.verdict is Verdict.SPLIT and result.cards == 4 and result.memory_utilization == 0.90
+    assert result.need.total / GIB == pytest.approx(39.33, abs=0.01)
     assert (
         VERDICT_RANK[Verdict.ONE_CARD]
         < VERDICT_RANK[Verdict.SPLIT]
@@ -208,14 +236,14 @@ def test_fitting_at_the_default_setting_beats_a_tight_fit_on_fewer_cards(catalog
 
 
 def test_a_tight_fit_through_the_setting_also_gives_the_context_that_fits_without_it(catalog):
-    # Qwen3 32B FP8 on one L40S at 8K: 34,317,947,904 B = 31.961 GiB of weights + 2.0 KV (256 KiB × 8,192)
-    # + 5.637 (8,192 × 151,936 vocab × 4 B = 4.637, + 1.0) + 0.65 = 40.25 GiB: above 0.90 × 44.53 = 40.08,
-    # within 0.95 × 44.53 = 42.30 GiB (an L40S shows 44.53 GiB, above the 40 GiB the setting needs)
-    result = verdict(catalog, "qwen3-32b", "fp8", "1x-l40s")
+    # Qwen3 32B BF16 on one A100 PCIe at 32K: 32,762,123,264 × 2 B = 61.024 GiB of weights + 8.0 KV
+    # (256 KiB × 32,768) + 1.704 (256 × 151,936 vocab × 36 B = 1.304, + 0.4) + 0.65 = 71.38 GiB: above
+    # 0.90 × 79.25 = 71.325, within 0.95 × 79.25 = 75.29 GiB
+    result = verdict(catalog, "qwen3-32b", "bf16", "1x-a100-pcie-80gb", context_tokens=32768)
     assert result.verdict is Verdict.TIGHT and result.tight_by == "utilization" and result.cards == 1
-    assert result.memory_utilization == 0.95 and result.budget / GIB == pytest.approx(42.30, abs=0.01)
-    # at 0.90: (43,032,615,321.6 − 41,068,260,761.6 fixed) / 262,144 B per token = 7,493.4 → 7,493 tokens
-    assert result.longest_context_tokens == 7493
+    assert result.memory_utilization == 0.95 and result.budget / GIB == pytest.approx(75.29, abs=0.01)
+    # at 0.90: (76,584,283,750.4 − 68,051,917,619.2 fixed) / 262,144 B per token = 32,549.2 → 32,549 tokens
+    assert result.longest_context_tokens == 32549
 
 
 def test_weights_of_a_gguf_split_are_shared_out_evenly(catalog):

@@ -1,0 +1,323 @@
+"""What ``python -m sizing.estimate`` answers for one scenario, with the rules the site applies: the streams
+that run at the scenario's concurrency and how many wait, speeds at that concurrency and at full load, the
+configurator's verdict and setting for the same hardware, and, when it does not fit, why and what would."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from sizing.catalog.loader import Catalog
+from sizing.catalog.schema import DecodeScenario, Gpu, InlineGpu, InlinePrecision, KvCacheDtype, Llm
+from sizing.engine.decode import step_seconds, streams_that_fit
+from sizing.engine.fit import (
+    Fit,
+    Verdict,
+    batch_budget_on,
+    card_budget,
+    engine_reserve_bytes,
+    engine_splits,
+    fit_llm_on,
+    kv_element_bytes,
+    tight_setting,
+)
+from sizing.engine.memory import kv_cache_bytes_per_card, model_weight_bytes, weight_bytes
+from sizing.engine.scenarios import (
+    ResolvedScenario,
+    engine_of_class,
+    gpu_record,
+    resolve,
+    resolve_link,
+    scenario_precision,
+    scenario_shape,
+)
+
+MAX_CARDS_SUGGESTED = 64
+
+
+@dataclass(frozen=True)
+class Speeds:
+    """Typical and floor tokens/s with ``streams`` streams decoding together: per stream and in total."""
+
+    streams: int
+    per_stream_typical: float
+    per_stream_floor: float
+
+    @property
+    def total_typical(self) -> float:
+        return self.streams * self.per_stream_typical
+
+    @property
+    def total_floor(self) -> float:
+        return self.streams * self.per_stream_floor
+
+
+@dataclass(frozen=True)
+class Answer:
+    """``fits``: the weights and the scenario's ``concurrency`` streams fit. ``reason`` when not: ``weights``
+    (not even the weights), ``reserve`` (the weights, but not beside the engine's reserve), ``kv_cache`` (not
+    every stream's KV cache at this context). Speeds are None only when the weights do not fit."""
+
+    id: str | None
+    engine_class: str
+    kv_cache_dtype: KvCacheDtype
+    fits: bool
+    reason: str | None
+    to_fit: list[str]
+    streams_that_fit: int
+    streams_running: int
+    streams_waiting: int
+    note: str | None
+    at_concurrency: Speeds | None
+    at_full_load: Speeds | None
+    verdict: str | None
+    setting: str | None
+
+
+# --- ids ------------------------------------------------------------------------------------------------------
+def check_id(catalog: Catalog, scenario: DecodeScenario, field: str) -> None:
+    """Raises ScenarioError when ``field`` (gpu, model, precision, link) names what the catalog lacks. A link is
+    checked against a known GPU only, a precision against a known model only."""
+    if field == "gpu":
+        gpu_record(catalog, scenario.gpu)
+    elif field == "model":
+        scenario_shape(catalog, scenario.model)
+    elif field == "precision" and (not isinstance(scenario.model, str) or scenario.model in catalog.models):
+        scenario_precision(catalog, scenario.precision, scenario.model)
+    elif field == "link" and (not isinstance(scenario.gpu, str) or scenario.gpu in catalog.gpus):
+        resolve_link(catalog, scenario.link, gpu_record(catalog, scenario.gpu), scenario.cards)
+
+
+# --- the engine a scenario implies ----------------------------------------------------------------------------
+def runs_on_llama_cpp(catalog: Catalog, precision: str | InlinePrecision | None) -> bool:
+    """A GGUF format: a precisions.yml id that llama.cpp runs, or an inline precision whose id starts ``gguf``."""
+    if isinstance(precision, InlinePrecision):
+        return (precision.id or "").startswith("gguf")
+    if precision is None or precision not in catalog.precisions:
+        return False
+    return catalog.engine_of(catalog.precisions[precision]).kind == "llama.cpp"
+
+
+def with_implied_engine(catalog: Catalog, scenario: DecodeScenario) -> DecodeScenario:
+    """A GGUF format runs on llama.cpp, its cards taking turns, unless the scenario says otherwise."""
+    if "engine_class" in scenario.model_fields_set or not runs_on_llama_cpp(catalog, scenario.precision):
+        return scenario
+    update: dict[str, str] = {"engine_class": "llama.cpp"}
+    if "parallelism" not in scenario.model_fields_set:
+        update["parallelism"] = "layers"
+    return scenario.model_copy(update=update)
+
+
+def with_kv_cache_dtype(catalog: Catalog, resolved: ResolvedScenario, dtype: KvCacheDtype) -> ResolvedScenario:
+    """The resolved scenario with its KV cache kept in ``dtype``."""
+    constants = replace(resolved.constants, kv_cache_bytes_per_element=kv_element_bytes(catalog, dtype))
+    return replace(resolved, constants=constants)
+
+
+# --- the configurator's cell ----------------------------------------------------------------------------------
+def cell_fit(catalog: Catalog, scenario: DecodeScenario, context_tokens: int) -> Fit | None:
+    """The verdict the configurator shows for this GPU, card count, model, format and context; None when the
+    scenario gives inline figures (no cell shows them)."""
+    if not isinstance(scenario.gpu, str) or not isinstance(scenario.model, str):
+        return None
+    model = catalog.models[scenario.model]
+    if not isinstance(model, Llm) or isinstance(scenario.precision, InlinePrecision):
+        return None
+    precision = catalog.precisions[scenario.precision or model.default_precision]
+    gpu = catalog.gpus[scenario.gpu]
+    return fit_llm_on(
+        catalog, model, precision, gpu, scenario.cards, context_tokens, kv_cache_dtype=scenario.kv_cache_dtype
+    )
+
+
+def scenario_budget(catalog: Catalog, gpu: Gpu | InlineGpu, scenario: DecodeScenario, fit: Fit | None) -> float:
+    """What the engine may use per card: the default, or the tight setting where the verdict needs it."""
+    engine = engine_of_class(catalog, scenario.engine_class)
+    if fit is not None and fit.tight_by == "utilization" and fit.memory_utilization is not None:
+        return card_budget(catalog, gpu, engine, fit.memory_utilization)
+    return card_budget(catalog, gpu, engine)
+
+
+# --- speeds ---------------------------------------------------------------------------------------------------
+def speeds_at(resolved: ResolvedScenario, streams: int) -> Speeds:
+    setup = resolved.setup() | {"concurrency": streams}
+    typical = 1 / step_seconds(**setup).total  # type: ignore[arg-type]
+    return Speeds(streams, typical, typical * resolved.constants.floor_factor)
+
+
+# --- why it does not fit, and what would ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class CardMemoryPlan:
+    """Per card: the budget, the weights, the engine's reserve and one stream's KV cache at the context."""
+
+    budget: float
+    weights: float
+    reserve: float
+    kv_per_stream: float
+
+    @property
+    def room_for_kv(self) -> float:
+        return self.budget - self.weights - self.reserve
+
+
+def card_plan(
+    catalog: Catalog, resolved: ResolvedScenario, gpu: Gpu | InlineGpu, budget: float, cards: int
+) -> CardMemoryPlan:
+    """The plan of one card of ``gpu`` when the model is spread over ``cards`` cards."""
+    engine = engine_of_class(catalog, resolved.engine_class)
+    batch = catalog.assumptions.default_batch.value
+    profiled = batch_budget_on(engine, gpu, catalog)
+    reserve = sum(engine_reserve_bytes(engine, resolved.model, resolved.context_tokens, batch, cards, profiled))
+    kv = kv_cache_bytes_per_card(
+        resolved.model,
+        resolved.context_tokens,
+        1,
+        resolved.constants.kv_cache_bytes_per_element,
+        cards,
+        resolved.parallelism,
+    )
+    return CardMemoryPlan(budget, weight_bytes(resolved.model, resolved.precision) / cards, reserve, kv)
+
+
+def reason_not_fitting(plan: CardMemoryPlan, fitting: int, concurrency: int) -> str | None:
+    if plan.weights > plan.budget:
+        return "weights"
+    if plan.room_for_kv <= 0:
+        return "reserve"
+    return "kv_cache" if fitting < concurrency else None
+
+
+def cards_that_hold_one_stream(
+    catalog: Catalog, resolved: ResolvedScenario, gpu: Gpu | InlineGpu, budget: float
+) -> int | None:
+    """The fewest cards the engine can split the model over that hold one stream of the context; None beyond
+    ``MAX_CARDS_SUGGESTED``."""
+    engine = engine_of_class(catalog, resolved.engine_class)
+    for cards in (k for k in engine_splits(engine, resolved.model, MAX_CARDS_SUGGESTED) if k > resolved.cards):
+        plan = card_plan(catalog, resolved, gpu, budget, cards)
+        if plan.room_for_kv >= plan.kv_per_stream:
+            return cards
+    return None
+
+
+def longest_context_for(resolved: ResolvedScenario, room: float, streams: int) -> int:
+    """The longest context at which ``streams`` streams' KV caches fit in ``room`` bytes per card (0 if none)."""
+
+    def kv(tokens: int) -> float:
+        return streams * kv_cache_bytes_per_card(
+            resolved.model,
+            tokens,
+            1,
+            resolved.constants.kv_cache_bytes_per_element,
+            resolved.cards,
+            resolved.parallelism,
+        )
+
+    low, high = 0, resolved.context_tokens
+    while low < high:  # KV grows with the context: the last that fits, by bisection
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if kv(middle) <= room else (low, middle - 1)
+    return low
+
+
+def smaller_formats(catalog: Catalog, scenario: DecodeScenario, plan: CardMemoryPlan, cards: int) -> list[str]:
+    """The formats of precisions.yml, run by the same engine, whose weights leave room for one stream of the
+    context on these cards (a catalog model only)."""
+    if not isinstance(scenario.model, str) or not isinstance(scenario.precision, (str, type(None))):
+        return []
+    model = catalog.models[scenario.model]
+    chosen = scenario.precision or model.default_precision
+    engine = catalog.engine_of(catalog.precisions[chosen])
+    room = plan.budget - plan.reserve - plan.kv_per_stream
+    return [
+        p.id
+        for p in catalog.precisions_for(model)
+        if p.id != chosen and catalog.engine_of(p) is engine and model_weight_bytes(model, p) / cards <= room
+    ]
+
+
+def ways_to_fit(
+    catalog: Catalog,
+    scenario: DecodeScenario,
+    resolved: ResolvedScenario,
+    gpu: Gpu | InlineGpu,
+    plan: CardMemoryPlan,
+    fitting: int,
+) -> list[str]:
+    """What would make every stream fit, each with its figure."""
+    concurrency, context = resolved.concurrency, resolved.context_tokens
+    ways = []
+    if plan.room_for_kv < plan.kv_per_stream:
+        cards = cards_that_hold_one_stream(catalog, resolved, gpu, plan.budget)
+        if cards is not None:
+            ways.append(f"{cards} cards of this GPU hold the weights and one stream of {context:,} tokens")
+        formats = smaller_formats(catalog, scenario, plan, resolved.cards)
+        if formats:
+            ways.append(f"a smaller format on these cards: {', '.join(formats)}")
+    if plan.room_for_kv > 0:
+        if fitting >= 1:
+            ways.append(f"at most {fitting} streams of {context:,} tokens at once")
+        longest = longest_context_for(resolved, plan.room_for_kv, concurrency)
+        if longest > 0:
+            ways.append(f"{concurrency} streams fit at a context of at most {longest:,} tokens")
+        if scenario.kv_cache_dtype == "bf16" and resolved.engine_class == "server":
+            half, flag = plan.kv_per_stream / 2, catalog.server_engine.kv_cache_dtype_flag
+            ways.append(
+                f"{flag} fp8: {int(plan.room_for_kv // half)} streams of {context:,} tokens fit "
+                "(the KV cache in 8 bits, at some cost in quality)"
+            )
+    return ways
+
+
+def notes(running: int, concurrency: int, room_for_kv: float, setting: str | None) -> str | None:
+    """What the figures assume beyond the scenario: the setting the verdict needs, and the streams that wait."""
+    said = []
+    if setting is not None:
+        said.append(f"with {setting}, the setting the configurator names for this fit")
+    if room_for_kv <= 0:
+        said.append("the weights fit but not the engine's reserve beside them: figures are for one stream")
+    elif running < concurrency:
+        said.append(
+            f"{running} of the {concurrency} streams fit and run at once; the other {concurrency - running} wait "
+            f"in the engine's queue, so the figures are those of {running} streams"
+        )
+    return "; ".join(said) or None
+
+
+# --- the answer -----------------------------------------------------------------------------------------------
+def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
+    """Everything the estimator says about one scenario (raises ScenarioError for an unknown id)."""
+    scenario = with_implied_engine(catalog, scenario)
+    resolved = resolve(catalog, scenario)
+    gpu = gpu_record(catalog, scenario.gpu)
+    fit = cell_fit(catalog, scenario, resolved.context_tokens)
+    if fit is not None and fit.tight_by == "kv_cache_dtype":  # the verdict's setting: the KV cache in FP8
+        scenario = scenario.model_copy(update={"kv_cache_dtype": "fp8"})
+    resolved = with_kv_cache_dtype(catalog, resolved, scenario.kv_cache_dtype)
+    plan = card_plan(catalog, resolved, gpu, scenario_budget(catalog, gpu, scenario, fit), resolved.cards)
+    fitting = streams_that_fit(
+        plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, resolved.constants.max_running_streams
+    )
+    reason = reason_not_fitting(plan, fitting, scenario.concurrency)
+    running = 0 if reason == "weights" else max(1, min(scenario.concurrency, fitting))
+    setting = None if fit is None else cell_setting(catalog, fit)
+    return Answer(
+        id=scenario.id,
+        engine_class=scenario.engine_class,
+        kv_cache_dtype=scenario.kv_cache_dtype,
+        fits=reason is None,
+        reason=reason,
+        to_fit=[] if reason is None else ways_to_fit(catalog, scenario, resolved, gpu, plan, fitting),
+        streams_that_fit=fitting,
+        streams_running=running,
+        streams_waiting=scenario.concurrency - running if running else 0,
+        note=notes(running, scenario.concurrency, plan.room_for_kv, setting) if running else None,
+        at_concurrency=speeds_at(resolved, running) if running else None,
+        at_full_load=speeds_at(resolved, max(1, fitting)) if running else None,
+        verdict=None if fit is None else fit.verdict.value,
+        setting=setting,
+    )
+
+
+def cell_setting(catalog: Catalog, fit: Fit) -> str | None:
+    """The engine option the verdict needs (``--gpu-memory-utilization 0.95``), None at the defaults."""
+    return tight_setting(catalog, fit) if fit.verdict is Verdict.TIGHT else None
