@@ -159,7 +159,7 @@ def option_json(option: Option) -> dict[str, Any]:
         "ttft_s": {"typical": round(option.load.ttft.typical_seconds, 2)},
         "binding": option.binding,
     }
-    if option.candidate.kv_cache_dtype == "fp8":
+    if option.load.kv_cache_dtype == "fp8":
         out["kv_cache_dtype"] = "fp8"
     return out
 

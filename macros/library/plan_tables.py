@@ -41,11 +41,17 @@ def _configuration(ctx: MacroContext, option: Option) -> str:
     return ctx.node_label(option.candidate.node)
 
 
+def _format(ctx: MacroContext, option: Option) -> str:
+    """The weights' format, and the KV cache's when it is kept in FP8."""
+    name = option.candidate.precision.name
+    return ctx.text("plan", "kv_fp8", format=name) if option.load.kv_cache_dtype == "fp8" else name
+
+
 def _row(ctx: MacroContext, option: Option) -> list[str]:
     load = option.load
     return [
         _configuration(ctx, option),
-        option.candidate.precision.name,
+        _format(ctx, option),
         ctx.f.number(option.nodes),
         ctx.f.number(option.users_per_node),
         ctx.f.speed(load.typical, load.floor, in_a_cell=True),
@@ -131,6 +137,6 @@ def plan_cheapest(
         "cheapest",
         nodes=ctx.text("plan", "nodes_one" if best.nodes == 1 else "nodes_other", count=ctx.f.number(best.nodes)),
         configuration=_configuration(ctx, best),
-        format=best.candidate.precision.name,
+        format=_format(ctx, best),
         price=ctx.f.money(best.price_per_month_usd, "USD"),
     )

@@ -18,16 +18,16 @@ from typing import Literal
 
 from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DecodeScenario, Llm, Node, Precision
+from sizing.catalog.schema import DecodeScenario, KvCacheDtype, Llm, Node, Precision
 from sizing.engine.decode import price_per_million_tokens, step_seconds
 from sizing.engine.fit import engine_splits
 from sizing.engine.links import node_bus_link
 from sizing.engine.prefill import Hardware, PrefillConstants, PrefillEstimate, estimate_ttft
-from sizing.engine.scenarios import ResolvedScenario, estimate, resolve
+from sizing.engine.scenarios import ResolvedScenario, resolve
 from sizing.engine.specs import llm_shape
+from sizing.views.estimates import answer
 
 Binding = Literal["memory", "speed", "ttft", "engine_cap", "users"]
-KvCacheDtype = Literal["bf16", "fp8"]
 CARDS_PER_COPY = (1, 2, 4, 8)
 RATE_ITERATIONS = 8
 
@@ -62,6 +62,7 @@ class Load:
     typical: float  # tokens/s per user
     floor: float
     ttft: PrefillEstimate
+    kv_cache_dtype: KvCacheDtype = "bf16"
 
 
 @dataclass(frozen=True)
@@ -100,10 +101,18 @@ class Option:
 
 # --- the estimator's figures for one copy ------------------------------------------------------------------
 def node_scenario(
-    catalog: Catalog, node: Node, cards: int, *, model: str, precision: Precision, streams: int, context_tokens: int
+    catalog: Catalog,
+    node: Node,
+    cards: int,
+    *,
+    model: str,
+    precision: Precision,
+    streams: int,
+    context_tokens: int,
+    kv_cache_dtype: KvCacheDtype = "bf16",
 ) -> DecodeScenario:
     """The ``python -m sizing.estimate`` scenario of one copy on ``cards`` cards of ``node``: its GPU, the link
-    those cards cross (``links.node_bus_link``), the engine of the format."""
+    those cards cross (``links.node_bus_link``), the engine of the format, the KV cache's precision."""
     engine = catalog.engine_of(precision)
     return DecodeScenario(
         gpu=node.gpu,
@@ -115,6 +124,7 @@ def node_scenario(
         concurrency=streams,
         context_tokens=context_tokens,
         engine_class=engine.kind,
+        kv_cache_dtype=kv_cache_dtype,
     )
 
 
@@ -143,16 +153,18 @@ def ttft_of(catalog: Catalog, scenario: DecodeScenario, prompt_tokens: int, outp
 
 @dataclass(frozen=True)
 class Copy:
-    """One copy of the model on a candidate's cards at the requirement's context, resolved once: the scenario as
-    the estimator resolves it and the streams whose KV cache fits."""
+    """One copy of the model on a candidate's cards at the requirement's context, as the estimator answers it:
+    the scenario it resolves (with the KV-cache precision it keeps, FP8 where the verdict needs it), the streams
+    whose KV cache fits beside the weights and the engine's reserve (0 when not even the weights fit)."""
 
     resolved: ResolvedScenario
     streams_that_fit: int
     prefill: PrefillConstants
+    kv_cache_dtype: KvCacheDtype
 
 
 def copy_of(catalog: Catalog, candidate: Candidate, requirement: Requirement) -> Copy:
-    """What ``python -m sizing.estimate`` resolves for one copy of the candidate at the requirement's context."""
+    """What ``python -m sizing.estimate`` answers for one copy of the candidate at the requirement's context."""
     scenario = node_scenario(
         catalog,
         candidate.node,
@@ -161,9 +173,13 @@ def copy_of(catalog: Catalog, candidate: Candidate, requirement: Requirement) ->
         precision=candidate.precision,
         streams=1,
         context_tokens=requirement.context_tokens,
+        kv_cache_dtype=candidate.kv_cache_dtype,
     )
-    fitting = estimate(catalog, scenario).streams_that_fit
-    return Copy(resolve(catalog, scenario), fitting, PrefillConstants.from_assumptions(catalog.assumptions))
+    said = answer(catalog, scenario)
+    fitting = said.streams_that_fit if said.at_concurrency is not None else 0
+    resolved = resolve(catalog, scenario.model_copy(update={"kv_cache_dtype": said.kv_cache_dtype}))
+    prefill = PrefillConstants.from_assumptions(catalog.assumptions)
+    return Copy(resolved, fitting, prefill, said.kv_cache_dtype)
 
 
 def speed_of(copy: Copy, streams: int) -> float:
@@ -178,7 +194,8 @@ def load_of(copy: Copy, requirement: Requirement, streams: int) -> Load:
     typical = speed_of(copy, streams)
     ttft = ttft_on(resolved, copy.prefill, (requirement.prompt_tokens, requirement.output_tokens), streams)
     fits = copy.streams_that_fit >= streams
-    return Load(streams, fits, copy.streams_that_fit, typical, typical * resolved.constants.floor_factor, ttft)
+    floor = typical * resolved.constants.floor_factor
+    return Load(streams, fits, copy.streams_that_fit, typical, floor, ttft, copy.kv_cache_dtype)
 
 
 def load_on(catalog: Catalog, candidate: Candidate, requirement: Requirement, streams: int) -> Load:
@@ -289,21 +306,26 @@ def precisions_of(catalog: Catalog, requirement: Requirement) -> list[Precision]
 
 
 def candidates(catalog: Catalog, requirement: Requirement) -> Iterable[Candidate]:
-    """Every configuration × format × cards per copy: a power of two that divides the node's cards and that the
-    format's engine can split the model over (``fit.engine_splits``: a tensor split needs the heads to divide)."""
+    """Every configuration × format × cards per copy (a power of two that divides the node's cards and that the
+    format's engine can split the model over, ``fit.engine_splits``) × KV-cache precision (FP8 as a choice of
+    server engines, ``--kv-cache-dtype fp8``)."""
     shape = llm_shape(catalog.models[requirement.model])  # type: ignore[arg-type]
     for configuration in catalog.configurations.values():
         node = configuration.cheapest
         for precision in precisions_of(catalog, requirement):
-            splits = engine_splits(catalog.engine_of(precision), shape, node.cards)
+            engine = catalog.engine_of(precision)
+            splits = engine_splits(engine, shape, node.cards)
+            dtypes: tuple[KvCacheDtype, ...] = ("bf16", "fp8") if engine.kind == "server" else ("bf16",)
             for cards in CARDS_PER_COPY:
                 if cards in splits and node.cards % cards == 0:
-                    yield Candidate(configuration, precision, cards)
+                    yield from (Candidate(configuration, precision, cards, dtype) for dtype in dtypes)
 
 
-def price_key(option: Option) -> tuple[float, float, str]:
-    """Cheapest first; at the same price the faster; then by configuration id, so the order is stable."""
-    return (option.price_per_month_usd, -option.load.typical, option.candidate.configuration.id)
+def price_key(option: Option) -> tuple[float, bool, float, str]:
+    """Cheapest first; at the same price a 16-bit KV cache (no quality cost), then the faster; then by
+    configuration id, so the order is stable."""
+    fp8_cache = option.load.kv_cache_dtype == "fp8"
+    return (option.price_per_month_usd, fp8_cache, -option.load.typical, option.candidate.configuration.id)
 
 
 def best_per_configuration(options: Iterable[Option]) -> list[Option]:

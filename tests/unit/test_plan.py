@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from sizing.engine.scenarios import estimate
+from sizing.views.estimates import answer
 from sizing.views.plan import (
     Candidate,
     Requirement,
@@ -57,12 +57,13 @@ def test_a_node_holds_as_many_users_as_the_estimator_says(catalog, one_a100):
         streams=50,
         context_tokens=2400,
     )
-    e = estimate(catalog, scenario)
+    said = answer(catalog, scenario)
+    assert said.at_concurrency is not None
     load = load_on(catalog, one_a100, CHAT_8B, 50)
     assert (load.typical, load.floor, load.streams_that_fit) == (
-        e.typical_tokens_per_s_per_stream,
-        e.floor_tokens_per_s_per_stream,
-        e.streams_that_fit,
+        said.at_concurrency.per_stream_typical,
+        said.at_concurrency.per_stream_floor,
+        said.streams_that_fit,
     )
 
 
@@ -153,5 +154,5 @@ def test_an_impossible_requirement_gets_the_closest_plans_and_what_to_relax(cata
 
 
 def test_a_model_that_fits_nowhere_is_told_to_use_a_lighter_format(catalog):
-    huge_prompt = Requirement("llama-3.1-405b", 2_000_000, 500, 1, 1, "bf16")
+    huge_prompt = Requirement("llama-3.1-405b", 10_000_000, 500, 1, 1, "bf16")
     assert "lighter format or a shorter prompt" in relax(catalog, huge_prompt)

@@ -72,6 +72,7 @@ def test_a_plan_and_the_estimator_give_the_same_speed_for_the_same_node(tmp_path
     option = next(o for o in json.loads(out)[0]["options"] if o["configuration"] == "1x-a100-pcie-80gb")
     scenario = (
         "- {gpu: a100-pcie-80gb, model: llama-3.1-8b, precision: bf16, "
+        f"kv_cache_dtype: {option.get('kv_cache_dtype', 'bf16')}, "
         f"concurrency: {option['users_per_node']}, context_tokens: 2400}}\n"
     )
     path = tmp_path / "scenarios.yml"
