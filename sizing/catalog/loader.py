@@ -358,7 +358,9 @@ def _check_measurements(
     seen: set[str] = set()
     for m, raw in zip(measurements, raw_list, strict=True):
 
-        def bad(field: str, message: str, raw: Any = raw, m: DecodeMeasurement | MemoryMeasurement = m) -> None:
+        def bad(
+            field: str, message: str, raw: Any = raw, m: DecodeMeasurement | PrefillMeasurement | MemoryMeasurement = m
+        ) -> None:
             problems.append(Problem(path, line_of(raw, field), m.id, field, message))
 
         if m.id in seen:
