@@ -60,6 +60,19 @@ class RequirementFileError(Exception):
         super().__init__("\n".join(lines))
 
 
+def _yaml_kind(value: Any) -> str:
+    """What a YAML value is, in the reader's words (not the parser's class)."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "true or false"
+    return "nothing" if value is None else "a number"
+
+
 def _label(path: Path, index: int, raw: Any, key: str | None = None) -> str:
     name = raw.get("id") if isinstance(raw, dict) else None
     line = line_of(raw, key) if isinstance(raw, dict) else None
@@ -113,11 +126,11 @@ def read_requirements(path: Path, catalog: Catalog) -> list[PlanRequirement]:
     except ValueError as exc:
         raise RequirementFileError([f"{path}: cannot be read: {exc}"]) from None
     if not isinstance(raw, list):
-        raise RequirementFileError([f"{path}: expected a YAML list of requirements, found {type(raw).__name__}"])
+        raise RequirementFileError([f"{path}: expected a YAML list of requirements, found {_yaml_kind(raw)}"])
     requirements, problems = [], []
     for index, item in enumerate(raw):
         if not isinstance(item, dict):
-            problems.append(f"{_label(path, index, item)}: expected a mapping of keys, found {type(item).__name__}")
+            problems.append(f"{_label(path, index, item)}: expected a mapping of keys, found {_yaml_kind(item)}")
             continue
         try:
             requirement = PlanRequirement.model_validate(dict(item))

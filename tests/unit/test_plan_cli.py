@@ -146,3 +146,17 @@ def test_the_module_runs_from_the_command_line(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)[0]["id"] == "chat-8b"
+
+
+def test_a_file_that_is_not_a_requirements_list_is_one_line(tmp_path, capsys):
+    path = tmp_path / "requirements.yml"
+    path.write_bytes(b"- id: \xff\xfe\n")
+    assert main([str(path)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {path}")
+    path.write_text("- id: x\n  model: " + "[" * 60 + "]" * 60 + "\n", encoding="utf-8")
+    assert main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nested more than 50 levels deep" in err
+    path.write_text("model: llama-3.1-8b\n", encoding="utf-8")
+    assert main([str(path)]) == 2
+    assert "expected a YAML list of requirements, found a mapping" in capsys.readouterr().err
