@@ -22,6 +22,7 @@ from sizing.views.prefill_accuracy import (
 RECORD_SETS = ("fitted", "held_out")
 TTFT_CONSTANTS = (
     "prefill_compute_fraction",
+    "prefill_compute_fraction_llama_cpp",
     "prefill_request_seconds_server",
     "prefill_batch_tokens",
     "ttft_ceiling_factor",
@@ -82,7 +83,7 @@ def ttft_constant(ctx: MacroContext, name: str) -> str:
     if name not in TTFT_CONSTANTS:
         raise MacroError(f"unknown time-to-first-token constant '{name}'; one of {', '.join(TTFT_CONSTANTS)}")
     value = getattr(ctx.catalog.assumptions, name).value
-    if name.endswith("_fraction"):
+    if "_fraction" in name:
         return _percent(ctx, value)
     if name.endswith("_factor"):
         return ctx.f.number(value, 2)

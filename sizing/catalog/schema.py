@@ -501,6 +501,7 @@ class Assumptions(Record):
     decode_floor_factor: FittedAssumption[FloorShare]
     max_running_streams: Assumption[Annotated[PositiveInt, within(1, 100_000, "streams")]]
     prefill_compute_fraction: FittedAssumption[ComputeShare]
+    prefill_compute_fraction_llama_cpp: FittedAssumption[ComputeShare]
     prefill_request_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
     prefill_batch_tokens: Assumption[Annotated[PositiveInt, within(16, 1_048_576, "tokens")]]
     ttft_ceiling_factor: FittedAssumption[Annotated[Positive, within(1, 10, "a factor")]]

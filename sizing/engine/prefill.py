@@ -43,7 +43,8 @@ from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec
 
 @dataclass(frozen=True)
 class PrefillConstants:
-    compute_fraction: float
+    compute_fraction: float  # server engines
+    compute_fraction_llama_cpp: float
     request_seconds_server: float
     batch_tokens: int
     ceiling_factor: float
@@ -52,6 +53,7 @@ class PrefillConstants:
     def from_assumptions(cls, a: Assumptions) -> PrefillConstants:
         return cls(
             compute_fraction=a.prefill_compute_fraction.value,
+            compute_fraction_llama_cpp=a.prefill_compute_fraction_llama_cpp.value,
             request_seconds_server=a.prefill_request_seconds_server.value,
             batch_tokens=a.prefill_batch_tokens.value,
             ceiling_factor=a.ttft_ceiling_factor.value,
@@ -125,8 +127,10 @@ def prompt_seconds(
     """The prompt read once with no other stream: compute and weight reads overlapping, the link, and one step's
     fixed cost per chunk. Cards of a layer split work in turn; those of a tensor split at once."""
     working = hardware.cards if hardware.parallelism == "tensor" else 1
+    llama_cpp = hardware.engine_class == "llama.cpp"
+    efficiency = prefill.compute_fraction_llama_cpp if llama_cpp else prefill.compute_fraction
     compute = seconds_computing(
-        prompt_flops(model, prompt_tokens), tensor_tflops(hardware.gpu, precision), prefill.compute_fraction, working
+        prompt_flops(model, prompt_tokens), tensor_tflops(hardware.gpu, precision), efficiency, working
     )
     fraction = (
         decode.bandwidth_fraction_llama_cpp

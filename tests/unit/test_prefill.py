@@ -41,7 +41,13 @@ DECODE = DecodeConstants(
     kv_cache_bytes_per_element=2,
     allreduces_per_layer=2,
 )
-PREFILL = PrefillConstants(compute_fraction=0.5, request_seconds_server=0.04, batch_tokens=8192, ceiling_factor=1.3)
+PREFILL = PrefillConstants(
+    compute_fraction=0.5,
+    compute_fraction_llama_cpp=0.5,
+    request_seconds_server=0.04,
+    batch_tokens=8192,
+    ceiling_factor=1.3,
+)
 
 
 def test_a_prompt_costs_its_products_and_attention_over_half_of_itself():
