@@ -23,7 +23,11 @@ from urllib.parse import unquote, urlsplit
 from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parent.parent
-LANGUAGE_PREFIXES = ("fr", "zh")
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from macros.base.languages import TRANSLATIONS as LANGUAGE_PREFIXES  # noqa: E402  (the project's root, above)
+
 SKIPPED_SCHEMES = ("mailto", "data", "javascript", "tel")
 SITEMAP_NAMESPACES = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
 

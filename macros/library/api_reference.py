@@ -15,6 +15,7 @@ from typing import Any
 from markupsafe import Markup
 
 from macros.base.errors import MacroError
+from macros.base.languages import LANGUAGES
 from macros.library.context import MacroContext
 from macros.library.registry import macro
 from macros.output.html import code, table
@@ -92,7 +93,7 @@ def field_problems(document: str) -> list[str]:
     """Fields of a document's schema without a description in every language, and descriptions of no field."""
     fields = [path for path, _ in schema_fields(all_schemas()[DOCUMENTS[document]])]
     described = api_reference_text()["fields"][document]
-    missing = [p for p in fields if not all(described.get(p, {}).get(lang) for lang in ("en", "fr", "zh"))]
+    missing = [p for p in fields if not all(described.get(p, {}).get(lang) for lang in LANGUAGES)]
     return [f"'{p}' has no description in every language" for p in missing] + [
         f"'{p}' describes no field of the schema" for p in described if p not in fields
     ]

@@ -273,7 +273,7 @@ def test_failed_loads_leave_one_notice_and_menus_that_match_the_table(page, serv
     assert page.locator("[role=alert]:visible, [role=status]:visible, .cfg-error").count() == 1
     assert page.text_content(".cfg-notice") == (
         "The data for SDXL 1.0 could not be loaded: the menus and the table still show Llama 3.3 70B in BF16, "
-        "8K tokens."
+        "8K\xa0tokens."
     )
     # menus, table, status and heading all still tell Llama 3.3 70B in BF16 at 8K tokens
     assert [page.input_value(f"select[name={n}]") for n in ("model", "precision", "context")] == [
@@ -282,9 +282,10 @@ def test_failed_loads_leave_one_notice_and_menus_that_match_the_table(page, serv
         "8192",
     ]
     assert rows(page) == table
-    assert page.text_content(".cfg-status").startswith("Llama 3.3 70B in BF16, 8K tokens:")
+    assert page.text_content(".cfg-status").startswith("Llama 3.3 70B in BF16, 8K\xa0tokens:")
     assert (
-        page.eval_on_selector("h1", "h => h.firstChild.nodeValue") == "Configurator: Llama 3.3 70B in BF16, 8K tokens"
+        page.eval_on_selector("h1", "h => h.firstChild.nodeValue")
+        == "Configurator: Llama 3.3 70B in BF16, 8K\xa0tokens"
     )
     page.select_option("select[name=precision]", "fp8")  # a load that works clears the notice
     page.wait_for_function("location.search.includes('precision=fp8')")

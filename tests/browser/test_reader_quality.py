@@ -74,7 +74,7 @@ def test_a_404_page_per_language(site: Path, lang: str, title: str):
 @pytest.mark.parametrize(
     "lang, page_path, words",
     [
-        ("en", "guides/nvlink-or-pcie", ["Bandwidth per card, one direction", "NVLink 4", "450 GB/s"]),
+        ("en", "guides/nvlink-or-pcie", ["Bandwidth per card, one direction", "NVLink 4", "450\xa0GB/s"]),
         ("zh", "guides/quantization", ["单卡所需显存（GiB）", "GGUF Q4_K_M"]),
         ("fr", "guides/mixture-of-experts", ["Prix par mois ($US)", "Vitesse typique, un flux (tokens/s)"]),
     ],

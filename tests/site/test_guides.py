@@ -90,7 +90,7 @@ def test_reading_time_on_every_card_matches_the_formula_on_the_pages_own_text(si
         minutes = -(-reading_units(text, lang) // rate)  # ceil
         assert minutes == reading_minutes(text, lang, reading_rates()) >= 1
         title = re.search(r'^title: "?(.*?)"?$', source, re.M).group(1)
-        assert re.search(rf"· {minutes} {unit}\s+{re.escape(typeset(title, lang))}", cards), (guide, minutes)
+        assert re.search(rf"· {minutes}\u00a0{unit}\s+{re.escape(typeset(title, lang))}", cards), (guide, minutes)
 
 
 def test_reading_units_count_words_or_characters():
@@ -113,23 +113,23 @@ def test_a_data_change_reaches_the_guide_tables(edited_site: Path):  # RTX 6000 
 # (4 ×) GB/s. NVLink 4 against PCIe Gen5: 450 / 63 = 7 times.
 NVLINK_GUIDE_FIGURES = {
     "en": [
-        "16 KiB",
-        "23 µs",
-        "2.1 ms",
-        "32 MiB",
-        "1,051.3 GiB",
-        "28–35 GB/s",
+        "16 KiB",
+        "23 µs",
+        "2.1 ms",
+        "32 MiB",
+        "1,051.3 GiB",
+        "28–35 GB/s",
         "about 7× faster",
         "Llama 3.1 8B",
         "expected: NV6 between every pair",
     ],
     "fr": [
-        "16 Kio",
-        "23 µs",
-        "2,1 ms",
-        "32 Mio",
-        "1 051,3 Gio",
-        "28 à 35 Go/s",
+        "16 Kio",
+        "23 µs",
+        "2,1 ms",
+        "32 Mio",
+        "1 051,3 Gio",
+        "28 à 35 Go/s",
         "environ 7 fois plus rapide",
         "Llama 3.1 8B",
         "attendu : NV6",
@@ -137,13 +137,13 @@ NVLINK_GUIDE_FIGURES = {
         "C’est dès que le mot « réparti » apparaît que ce guide vous concerne",
     ],
     "zh": [
-        "16 KiB",
-        "23 微秒",
-        "2.1 毫秒",
-        "32 MiB",
-        "1,051.3 GiB",
-        "28–35 GB/s",
-        "快约 7 倍",
+        "16 KiB",
+        "23 微秒",
+        "2.1 毫秒",
+        "32 MiB",
+        "1,051.3 GiB",
+        "28–35 GB/s",
+        "快约 7 倍",
         "Llama 3.1 8B",
         "预期：任意两张卡之间均为 NV6",
         "根复合体（root complex）",
