@@ -18,6 +18,7 @@ from macros.output.strings import text
 from macros.site.search import CONFIGURATOR_PAGE_BOOST, CONFIGURATOR_ROW_BOOST, in_words, with_readable_tables
 from macros.site.site_data import SiteData
 from sizing.views.api import NO_CONTEXT, api_schemas, catalog_document, fit_document
+from sizing.views.plan_api import plan_document, plan_schema
 from sizing.views.matrix import VerdictMatrix
 
 
@@ -95,7 +96,9 @@ def api_files(data: SiteData) -> dict[str, str]:
         files[f"api/fit/{model_id}.json"] = compact_json(
             {**{k: v for k, v in fit.items() if k != "models"}, "model": model_id, **model}
         )
-    files |= {path: json.dumps(schema, ensure_ascii=False, indent=1) for path, schema in api_schemas().items()}
+    files["api/plan.json"] = compact_json(plan_document(data.catalog, data.matrix))
+    schemas = api_schemas() | {"api/plan.schema.json": plan_schema()}
+    files |= {path: json.dumps(schema, ensure_ascii=False, indent=1) for path, schema in schemas.items()}
     return files
 
 

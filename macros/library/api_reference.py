@@ -21,9 +21,10 @@ from macros.library.registry import macro
 from macros.output.html import code, table
 from sizing.catalog.yaml_lines import safe_load
 from sizing.views.api import api_schemas
+from sizing.views.plan_api import plan_schema
 
 DESCRIPTIONS_FILE = Path(__file__).resolve().parent / "api_reference.yml"
-DOCUMENTS = {"catalog": "api/catalog.schema.json", "fit": "api/fit.schema.json"}
+DOCUMENTS = {"catalog": "api/catalog.schema.json", "fit": "api/fit.schema.json", "plan": "api/plan.schema.json"}
 
 
 @cache
@@ -90,7 +91,7 @@ def unit_of(path: str, lang: str) -> str:
 
 def field_problems(document: str) -> list[str]:
     """Fields of a document's schema without a description in every language, and descriptions of no field."""
-    fields = [path for path, _ in schema_fields(api_schemas()[DOCUMENTS[document]])]
+    fields = [path for path, _ in schema_fields(all_schemas()[DOCUMENTS[document]])]
     described = api_reference_text()["fields"][document]
     missing = [p for p in fields if not all(described.get(p, {}).get(lang) for lang in LANGUAGES)]
     return [f"'{p}' has no description in every language" for p in missing] + [
@@ -98,9 +99,14 @@ def field_problems(document: str) -> list[str]:
     ]
 
 
+def all_schemas() -> dict[str, dict[str, Any]]:
+    """The schemas of every API document the build writes, the plan's included."""
+    return api_schemas() | {"api/plan.schema.json": plan_schema()}
+
+
 @macro
 def api_fields(ctx: MacroContext, document: str) -> str:
-    """Every field of an API document ("catalog" or "fit"), from the JSON Schema the build writes beside it:
+    """Every field of an API document ("catalog", "fit" or "plan"), from the JSON Schema the build writes beside it:
     its type or values, its unit and what it holds."""
     if document not in DOCUMENTS:
         raise MacroError(f"unknown API document '{document}'; use one of {', '.join(map(repr, DOCUMENTS))}")
@@ -111,7 +117,7 @@ def api_fields(ctx: MacroContext, document: str) -> str:
     described = api_reference_text()["fields"][document]
     rows = [
         [code(path), _type_of(node), unit_of(path, ctx.lang) or "—", described[path][ctx.lang]]
-        for path, node in schema_fields(api_schemas()[DOCUMENTS[document]])
+        for path, node in schema_fields(all_schemas()[DOCUMENTS[document]])
     ]
     headers = [words[key][ctx.lang] for key in ("field", "type", "unit", "meaning")]
     caption = words["caption"][ctx.lang].format(file=DOCUMENTS[document].replace(".schema", ""))

@@ -14,9 +14,11 @@ from macros.library import (  # noqa: F401 - importing a family registers its ma
     guide_pages,
     link_figures,
     model_figures,
+    plan_tables,
     reference,
     speed_accuracy,
     translators,
+    ttft_accuracy,
 )
 from macros.library.registry import MACROS, bound_macros
 

@@ -38,6 +38,7 @@ from sizing.catalog.schema import (
     NodesFile,
     Precision,
     PrecisionsFile,
+    PrefillMeasurement,
     ServerEngine,
 )
 from sizing.catalog.yaml_lines import DataFileError, line_of, load_yaml
@@ -79,6 +80,8 @@ class Catalog:
     held_out_measurements: tuple[DecodeMeasurement, ...]
     memory_measurements: tuple[MemoryMeasurement, ...]
     engines: Mapping[str, ServerEngine | LlamaCppEngine]
+    prefill_measurements: tuple[PrefillMeasurement, ...] = ()
+    held_out_prefill_measurements: tuple[PrefillMeasurement, ...] = ()
 
     def engine_of(self, precision: Precision) -> ServerEngine | LlamaCppEngine:
         """The engine that runs a language model in ``precision`` (engines.yml ``precisions``)."""
@@ -345,7 +348,7 @@ def _check_figure_origins(
 
 def _check_measurements(
     catalog_parts: dict[str, Mapping[str, Any]],
-    measurements: Iterable[DecodeMeasurement | MemoryMeasurement],
+    measurements: Iterable[DecodeMeasurement | PrefillMeasurement | MemoryMeasurement],
     raw_list: list[Any],
     path: Path,
     problems: list[Problem],
@@ -355,7 +358,9 @@ def _check_measurements(
     seen: set[str] = set()
     for m, raw in zip(measurements, raw_list, strict=True):
 
-        def bad(field: str, message: str, raw: Any = raw, m: DecodeMeasurement | MemoryMeasurement = m) -> None:
+        def bad(
+            field: str, message: str, raw: Any = raw, m: DecodeMeasurement | PrefillMeasurement | MemoryMeasurement = m
+        ) -> None:
             problems.append(Problem(path, line_of(raw, field), m.id, field, message))
 
         if m.id in seen:
@@ -373,7 +378,7 @@ def _check_measurements(
             and m.model in catalog_parts["models"]
             and catalog_parts["models"][m.model].kind != "llm"
         ):
-            bad("model", f"'{m.model}' is not a language model; decode measurements are for models.yml llms")
+            bad("model", f"'{m.model}' is not a language model; speed measurements are for models.yml llms")
         links = catalog_parts["interconnects"]
         if (
             isinstance(m, DecodeMeasurement)
@@ -391,12 +396,12 @@ def _check_measurements(
 def _check_fitted_on(
     assumptions: Assumptions,
     raw: Any,
-    measurements: Iterable[DecodeMeasurement],
-    held_out: Iterable[DecodeMeasurement],
+    measurements: Iterable[DecodeMeasurement | PrefillMeasurement],
+    held_out: Iterable[DecodeMeasurement | PrefillMeasurement],
     path: Path,
     problems: list[Problem],
 ) -> None:
-    """A fitted constant names usable records of measurements.yml, never a held-out one."""
+    """A fitted constant names usable records of measurements.yml (decode or prefill), never a held-out one."""
     usable = {m.id: m.unreliable for m in measurements}
     kept_apart = {m.id for m in held_out}
     for name, assumption in assumptions:
@@ -405,8 +410,9 @@ def _check_fitted_on(
         for rid in assumption.fitted_on:
             if rid in kept_apart:
                 message = (
-                    f"measurement '{rid}' is held out (measurements.yml held_out) to judge the model on "
-                    "figures it was not fitted on; remove it from fitted_on or move it to decode"
+                    f"measurement '{rid}' is held out (measurements.yml held_out or prefill_held_out) to judge the "
+                    "model on figures it was not fitted on; remove it from fitted_on or move it to decode (prefill "
+                    "for a time to first token)"
                 )
             elif rid not in usable:
                 message = f"unknown measurement '{rid}' (not in measurements.yml); {did_you_mean(rid, usable)}"
@@ -571,8 +577,13 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     measured: MeasurementsFile = parsed["measurements"]
     _check_measurements(
         {"gpus": gpus, "models": models, "precisions": precisions, "interconnects": links},
-        [*measured.decode, *measured.held_out],
-        [*raws["measurements"]["decode"], *raws["measurements"].get("held_out", [])],
+        [*measured.decode, *measured.held_out, *measured.prefill, *measured.prefill_held_out],
+        [
+            *raws["measurements"]["decode"],
+            *raws["measurements"].get("held_out", []),
+            *raws["measurements"].get("prefill", []),
+            *raws["measurements"].get("prefill_held_out", []),
+        ],
         path("measurements"),
         problems,
     )
@@ -586,8 +597,8 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     _check_fitted_on(
         parsed["assumptions"].assumptions,
         raws["assumptions"]["assumptions"],
-        measured.decode,
-        measured.held_out,
+        [*measured.decode, *measured.prefill],
+        [*measured.held_out, *measured.prefill_held_out],
         path("assumptions"),
         problems,
     )
@@ -603,6 +614,8 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         assumptions=parsed["assumptions"].assumptions,
         measurements=tuple(measured.decode),
         held_out_measurements=tuple(measured.held_out),
+        prefill_measurements=tuple(measured.prefill),
+        held_out_prefill_measurements=tuple(measured.prefill_held_out),
         memory_measurements=tuple(measured.memory),
         engines=engines,
     )

@@ -500,6 +500,11 @@ class Assumptions(Record):
     decode_step_host_seconds_llama_cpp: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
     decode_floor_factor: FittedAssumption[FloorShare]
     max_running_streams: Assumption[Annotated[PositiveInt, within(1, 100_000, "streams")]]
+    prefill_compute_fraction: FittedAssumption[ComputeShare]
+    prefill_compute_fraction_llama_cpp: FittedAssumption[ComputeShare]
+    prefill_request_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
+    prefill_batch_tokens: Assumption[Annotated[PositiveInt, within(16, 1_048_576, "tokens")]]
+    ttft_ceiling_factor: FittedAssumption[Annotated[Positive, within(1, 10, "a factor")]]
 
 
 class AssumptionsFile(Record):
@@ -696,6 +701,28 @@ class DecodeScenario(Record):
     kv_cache_dtype: KvCacheDtype = "bf16"
 
 
+class PlanRequirement(Record):
+    """One requirement for ``python -m sizing.plan``: a model (models.yml), a format (precisions.yml, or ``any``
+    / absent for every format offered), the tokens of a request, concurrent ``users`` or ``requests_per_minute``
+    (exactly one), the slowest acceptable speed per user and, optionally, the longest time to first token."""
+
+    id: Text | None = None
+    model: Id
+    precision: Id | None = None
+    prompt_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
+    output_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
+    users: Annotated[int, Field(gt=0, le=10_000_000)] | None = None
+    requests_per_minute: Annotated[float, Field(gt=0, le=100_000_000)] | None = None
+    min_tokens_per_s_per_user: Annotated[float, Field(gt=0, le=100_000)]
+    max_ttft_s: Annotated[float, Field(gt=0, le=3600)] | None = None
+
+    @model_validator(mode="after")
+    def _users_or_rate(self) -> PlanRequirement:
+        if (self.users is None) == (self.requests_per_minute is None):
+            raise ValueError("give users (concurrent users) or requests_per_minute, exactly one of them")
+        return self
+
+
 class DecodeMeasurement(DecodeScenario):
     """A published decode speed, with the scenario it was measured in. ``unreliable`` (the reason) keeps a
     record out of the accuracy statistics and the fit."""
@@ -720,6 +747,33 @@ class DecodeMeasurement(DecodeScenario):
 
     @model_validator(mode="after")
     def _inline_figures_have_a_source(self) -> DecodeMeasurement:
+        for field in ("gpu", "link", "model", "precision"):
+            value = getattr(self, field)
+            if not isinstance(value, (str, type(None))) and value.source is None:
+                raise ValueError(f"inline {field} needs a source")
+        return self
+
+
+class PrefillMeasurement(DecodeScenario):
+    """A published time to first token (or prompt-processing speed) with the scenario it was measured in: a prompt
+    of ``prompt_tokens`` among ``concurrency`` streams each generating ``output_tokens``. ``ttft_ms`` is what the
+    prefill model is compared against (``derived`` says how, e.g. 512 / pp512 t/s for llama.cpp)."""
+
+    id: Id
+    prompt_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
+    output_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
+    engine: Text
+    metric: Text
+    value: Positive
+    ttft_ms: Positive
+    derived: Text
+    source: Text
+    quote: Text
+    assumed: Text | None = None
+    unreliable: Text | None = None
+
+    @model_validator(mode="after")
+    def _inline_figures_have_a_source(self) -> PrefillMeasurement:
         for field in ("gpu", "link", "model", "precision"):
             value = getattr(self, field)
             if not isinstance(value, (str, type(None))) and value.source is None:
@@ -763,9 +817,11 @@ class MemoryMeasurement(Record):
 
 class MeasurementsFile(Record):
     """``decode``: the records the constants are fitted on and the build checks; ``held_out``: records never
-    fitted, to judge the model on figures it has not seen; ``memory``: KV-cache memory engines reported at
-    start-up, to judge the reserve."""
+    fitted, to judge the model on figures it has not seen; ``prefill`` and ``prefill_held_out``: the same for the
+    time to first token; ``memory``: KV-cache memory engines reported at start-up, to judge the reserve."""
 
     decode: Annotated[list[DecodeMeasurement], Field(min_length=1)]
     held_out: list[DecodeMeasurement] = []
+    prefill: list[PrefillMeasurement] = []
+    prefill_held_out: list[PrefillMeasurement] = []
     memory: list[MemoryMeasurement] = []

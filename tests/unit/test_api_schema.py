@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from mkdocs.utils.meta import get_data
 
 from macros.generated import api_files
-from macros.library.api_reference import field_problems, schema_fields, unit_of
+from macros.library.api_reference import all_schemas, field_problems, schema_fields, unit_of
 from macros.page.pipeline import render_page
 from macros.page.source import PageSource
 from macros.site.site_data import site_data
@@ -26,8 +26,8 @@ def files() -> dict[str, object]:
 
 
 def schema_of(path: str) -> dict:
-    name = {"api/catalog.json": "catalog", "api/fit.json": "fit", "api/fit-kv-fp8.json": "fit"}.get(path, "fit-model")
-    return api_schemas()[f"api/{name}.schema.json"]
+    names = {"api/catalog.json": "catalog", "api/fit.json": "fit", "api/fit-kv-fp8.json": "fit", "api/plan.json": "plan"}
+    return all_schemas()[f"api/{names.get(path, 'fit-model')}.schema.json"]
 
 
 def problems(document: object, path: str) -> list[str]:
@@ -36,13 +36,14 @@ def problems(document: object, path: str) -> list[str]:
 
 def test_the_build_writes_each_schema_beside_the_documents(files):
     assert {"api/catalog.schema.json", "api/fit.schema.json", "api/fit-model.schema.json"} <= files.keys()
-    for schema in api_schemas().values():
+    assert "api/plan.schema.json" in files
+    for schema in all_schemas().values():
         Draft202012Validator.check_schema(schema)
 
 
 def test_every_api_file_validates_against_its_schema(files):
     documents = [p for p in files if not p.endswith(".schema.json")]
-    assert len(documents) == 3 + len(site_data().catalog.models)  # catalog, fit, fit-kv-fp8, one per model
+    assert len(documents) == 4 + len(site_data().catalog.models)  # catalog, fit, fit-kv-fp8, plan, one per model
     for path in documents:
         assert not problems(files[path], path), path
 
@@ -64,7 +65,7 @@ def test_a_cell_lists_every_verdict_including_tight():
     assert verdict["enum"] == [v.value for v in Verdict] and "tight" in verdict["enum"]
 
 
-@pytest.mark.parametrize("document", ["catalog", "fit"])
+@pytest.mark.parametrize("document", ["catalog", "fit", "plan"])
 def test_every_field_of_the_schema_is_described_in_three_languages(document):
     assert field_problems(document) == []
 
@@ -84,9 +85,26 @@ def test_the_reference_page_lists_every_field_verdict_and_unit(lang):
     source = (ROOT / path).read_text(encoding="utf-8")
     markdown, _ = get_data(source)
     html = render_page(PageSource(path, lang, source, markdown), ROOT / "docs", site_data()).whole
-    for document in ("catalog", "fit"):
-        for field, _ in schema_fields(api_schemas()[f"api/{document}.schema.json"]):
+    for document in ("catalog", "fit", "plan"):
+        for field, _ in schema_fields(all_schemas()[f"api/{document}.schema.json"]):
             assert f"<code>{field.replace('<', '&lt;').replace('>', '&gt;')}</code>" in html, field
     for value in ("one-card", "split", "tight", "no-fit", "fp8-not-native", "split-over-pcie"):
         assert f"&#34;{value}&#34;" in html, value
     assert {"en": "GB/s", "fr": "Go/s", "zh": "GB/s"}[lang] in html
+
+
+def test_a_plan_cell_holds_what_the_plan_computes(files):
+    """api/plan.json gives, for one copy, the speeds and times to first token python -m sizing.plan reads."""
+    from sizing.views.plan import Candidate, Requirement, load_on
+
+    catalog = site_data().catalog
+    plan = files["api/plan.json"]
+    cards, copies, fitting, typical, floor, ttft = plan["models"]["llama-3.1-8b"]["bf16"]["8192"]["1x-a100-pcie-80gb"]
+    assert (cards, copies) == (1, 1) and fitting >= 8
+    candidate = Candidate(catalog.configurations["1x-a100-pcie-80gb"], catalog.precisions["bf16"], 1)
+    at_8_streams = load_on(catalog, candidate, Requirement("llama-3.1-8b", 2048, 8192 - 2048, 8, 1.0), 8)
+    assert typical[plan["concurrency"].index(8)] == round(at_8_streams.typical, 2)
+    assert floor[plan["concurrency"].index(8)] == round(at_8_streams.floor, 2)
+    prompt_row = ttft[plan["prompt_tokens"].index(2048)]
+    assert len(prompt_row) == len([c for c in plan["ttft_concurrency"] if c <= fitting])
+    assert prompt_row == sorted(prompt_row)  # more streams never shorten the wait

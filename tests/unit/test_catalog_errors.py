@@ -218,6 +218,34 @@ CASES = {
             "did you mean 'rtx-4090'",
         ],
     ),
+    "constant fitted on a held-out prefill record": (
+        "assumptions.yml",
+        "      - ttft-llama33-70b-fp8-h100-2x-nim-500in-c1\n",
+        "      - ttft-qwen3-8b-h100sxm-1x-sglang-c4\n",
+        [
+            "assumptions.yml:",
+            "record 'prefill_compute_fraction'",
+            "'ttft-qwen3-8b-h100sxm-1x-sglang-c4' is held out",
+        ],
+    ),
+    "prefill record naming an unknown model": (
+        "measurements.yml",
+        "  - id: ttft-llama33-70b-fp8-h100-2x-nim-5000in-c5\n    gpu: h100-sxm5-80gb\n    cards: 2\n    link: nvlink\n"
+        "    model: llama-3.3-70b\n",
+        "  - id: ttft-llama33-70b-fp8-h100-2x-nim-5000in-c5\n    gpu: h100-sxm5-80gb\n    cards: 2\n    link: nvlink\n"
+        "    model: llama-3.3-07b\n",
+        [
+            "measurements.yml:",
+            "record 'ttft-llama33-70b-fp8-h100-2x-nim-5000in-c5'",
+            "unknown model 'llama-3.3-07b'",
+        ],
+    ),
+    "prefill record without its time": (
+        "measurements.yml",
+        "    ttft_ms: 546.7\n",
+        "",
+        ["measurements.yml:", "ttft_ms", "missing"],
+    ),
     "fp8 figure on an ampere card": (
         "gpus.yml",
         "    bf16_dense_tflops: 312\n    fp8_dense_tflops: null\n",

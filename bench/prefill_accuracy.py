@@ -1,0 +1,76 @@
+"""The time-to-first-token model against every published prefill record of data/measurements.yml: per record
+the measured and typical time, the ratio and the terms (request/prompt/shared/queue), then the statistics on
+the usable records and on the records kept out of the fit (sizing/views/prefill_accuracy.py).
+
+    .venv/bin/python bench/prefill_accuracy.py          # the table and the statistics
+    .venv/bin/python bench/prefill_accuracy.py --fit    # also the grid the fitted constants were chosen on
+
+Exit status 1 when the median error on the records kept out exceeds 25 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from sizing.catalog.loader import load_catalog
+from sizing.engine.prefill import PrefillConstants
+from sizing.views.prefill_accuracy import TtftCheck, check_records, metrics, missed_target, summary_lines
+
+
+def print_table(checks: list[TtftCheck]) -> None:
+    print(f"{'id':52} {'c':>3} {'P':>6} {'measured':>9} {'typical':>8} {'ratio':>6}  request/prompt/shared/queue ms")
+    for c in checks:
+        t = c.terms
+        terms = "/".join(f"{x * 1e3:6.1f}" for x in (t.request, t.prompt, t.shared, t.queue))
+        flag = "" if c.unreliable is None else f"  [excluded: {c.unreliable[:50]}]"
+        outside = "" if 0.5 <= c.ratio <= 2 else " <2x>"
+        print(
+            f"{c.id[:52]:52} {c.concurrency:>3} {c.prompt_tokens:>6} {c.measured_seconds * 1e3:9.1f} "
+            f"{c.typical_seconds * 1e3:8.1f} {c.ratio:6.2f}  {terms}{outside}{flag}"
+        )
+
+
+def fit_grid() -> None:
+    """Median error on the fitted records over a grid of the two fitted constants."""
+    catalog = load_catalog()
+    base = PrefillConstants.from_assumptions(catalog.assumptions)
+    rows = []
+    for fraction in (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9):
+        for request in (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06):
+            constants = replace(base, compute_fraction=fraction, request_seconds_server=request)
+            checks = [c for c in check_records(catalog, constants=constants) if c.unreliable is None]
+            rows.append((statistics.median(abs(c.ratio - 1) for c in checks), fraction, request))
+    for error, fraction, request in sorted(rows)[:8]:
+        print(f"compute_fraction {fraction:.2f}  request_seconds {request:.3f}  median error {error:.1%}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fit", action="store_true", help="print the grid the constants were fitted on")
+    args = parser.parse_args()
+    catalog = load_catalog()
+    checks = check_records(catalog)
+    print_table(checks)
+    print()
+    print("\n".join(summary_lines(metrics(checks))))
+    print("\nKept out of the fit:")
+    held_out = check_records(catalog, catalog.held_out_prefill_measurements)
+    print_table(held_out)
+    print()
+    held = metrics(held_out)
+    print("\n".join(summary_lines(held)))
+    missed = missed_target(held)
+    print("target: " + ("held" if missed is None else "MISSED: " + missed))
+    if args.fit:
+        print()
+        fit_grid()
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""Worked plans (``sizing.views.plan``, what ``python -m sizing.plan`` answers): a requirement written out, the
+configurations that meet it cheapest first, and the cheapest one in a sentence."""
+
+from __future__ import annotations
+
+from macros.base.errors import MacroError
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.html import table
+from sizing.views.plan import Option, Requirement, closest, plan
+
+
+def _requirement(
+    ctx: MacroContext,
+    model: str,
+    prompt_tokens: int,
+    output_tokens: int,
+    users: int,
+    min_tokens_per_s: int,
+    max_ttft_s: float | None,
+    precision: str | None,
+) -> Requirement:
+    if model not in ctx.catalog.models:
+        raise MacroError(f"unknown model '{model}' (not in models.yml)")
+    if precision is not None and precision not in ctx.catalog.precisions:
+        raise MacroError(f"unknown precision '{precision}' (not in precisions.yml)")
+    return Requirement(model, prompt_tokens, output_tokens, users, min_tokens_per_s, precision, max_ttft_s)
+
+
+def _options(ctx: MacroContext, requirement: Requirement) -> list[Option]:
+    return ctx.data.remembered(f"plan {requirement}", lambda: plan(ctx.catalog, requirement))
+
+
+def _seconds(ctx: MacroContext, seconds: float) -> str:
+    if seconds >= 1:
+        return ctx.f.unit("seconds", ctx.f.significant(seconds))
+    return ctx.f.unit("milliseconds", ctx.f.significant(seconds * 1e3))
+
+
+def _configuration(ctx: MacroContext, option: Option) -> str:
+    return ctx.node_label(option.candidate.node)
+
+
+def _format(ctx: MacroContext, option: Option) -> str:
+    """The weights' format, and the KV cache's when it is kept in FP8."""
+    name = option.candidate.precision.name
+    return ctx.text("plan", "kv_fp8", format=name) if option.load.kv_cache_dtype == "fp8" else name
+
+
+def _row(ctx: MacroContext, option: Option) -> list[str]:
+    load = option.load
+    return [
+        _configuration(ctx, option),
+        _format(ctx, option),
+        ctx.f.number(option.nodes),
+        ctx.f.number(option.users_per_node),
+        ctx.f.speed(load.typical, load.floor, in_a_cell=True),
+        _seconds(ctx, load.ttft.typical_seconds),
+        ctx.f.money(option.price_per_month_usd, "USD"),
+        ctx.f.money(option.usd_per_million_tokens, "USD", 2),
+        ctx.text("plan", f"binding_{option.binding}"),
+    ]
+
+
+def _caption(ctx: MacroContext, requirement: Requirement, met: bool) -> str:
+    ttft = (
+        ""
+        if requirement.max_ttft_s is None
+        else ctx.text("plan", "caption_ttft", seconds=_seconds(ctx, requirement.max_ttft_s))
+    )
+    return ctx.text(
+        "plan",
+        "caption" if met else "caption_closest",
+        model=ctx.catalog.models[requirement.model].name,
+        users=ctx.f.number(requirement.users),
+        prompt=ctx.f.number(requirement.prompt_tokens),
+        output=ctx.f.number(requirement.output_tokens),
+        speed=ctx.text("plan", "speed", value=ctx.f.significant(requirement.min_tokens_per_s_per_user)),
+        ttft=ttft,
+    )
+
+
+@macro
+def plan_table(
+    ctx: MacroContext,
+    model: str,
+    prompt_tokens: int,
+    output_tokens: int,
+    users: int,
+    min_tokens_per_s: int,
+    max_ttft_s: int | None = None,
+    precision: str | None = None,
+    rows: int = 6,
+) -> str:
+    """The cheapest configurations that serve ``users`` users at once, each reading at least
+    ``min_tokens_per_s`` with a prompt of ``prompt_tokens`` and answers of ``output_tokens`` (and the first
+    token within ``max_ttft_s``), as ``python -m sizing.plan`` answers; the closest plans when none does."""
+    requirement = _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, precision)
+    options = _options(ctx, requirement)
+    shown = options[:rows] or closest(ctx.catalog, requirement)
+    headers = [
+        ctx.text("plan", key)
+        for key in (
+            "col_configuration",
+            "col_format",
+            "col_nodes",
+            "col_users",
+            "col_speed",
+            "col_ttft",
+            "col_month",
+            "col_million",
+            "col_binding",
+        )
+    ]
+    return table(_caption(ctx, requirement, bool(options)), headers, [_row(ctx, o) for o in shown])
+
+
+@macro
+def plan_cheapest(
+    ctx: MacroContext,
+    model: str,
+    prompt_tokens: int,
+    output_tokens: int,
+    users: int,
+    min_tokens_per_s: int,
+    max_ttft_s: int | None = None,
+    precision: str | None = None,
+) -> str:
+    """The cheapest plan for the requirement in a sentence: nodes, configuration, format and monthly price."""
+    requirement = _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, precision)
+    options = _options(ctx, requirement)
+    if not options:
+        raise MacroError(f"no configuration meets {requirement}; use plan_table to show the closest plans")
+    best = options[0]
+    return ctx.text(
+        "plan",
+        "cheapest",
+        nodes=ctx.text("plan", "nodes_one" if best.nodes == 1 else "nodes_other", count=ctx.f.number(best.nodes)),
+        configuration=_configuration(ctx, best),
+        format=_format(ctx, best),
+        price=ctx.f.money(best.price_per_month_usd, "USD"),
+    )

@@ -1,0 +1,188 @@
+"""The time to first token on the speed page (``sizing.engine.prefill``, ``sizing.views.prefill_accuracy``): its
+constants, a worked figure for a catalog node, how well it predicts published runs, the table of every
+record, and the claim that fails the build when the runs kept out of the fit drift past the target."""
+
+from __future__ import annotations
+
+from macros.base.errors import MacroError
+from macros.library.context import MacroContext
+from macros.library.registry import macro
+from macros.output.html import code, table
+from sizing.catalog.schema import PrefillMeasurement
+from sizing.views.plan import node_scenario, ttft_of
+from sizing.views.prefill_accuracy import (
+    MAX_MEDIAN_ABS_ERROR_HELD_OUT,
+    TtftCheck,
+    TtftMetrics,
+    check_records,
+    metrics,
+    missed_target,
+)
+
+RECORD_SETS = ("fitted", "held_out")
+TTFT_CONSTANTS = (
+    "prefill_compute_fraction",
+    "prefill_compute_fraction_llama_cpp",
+    "prefill_request_seconds_server",
+    "prefill_batch_tokens",
+    "ttft_ceiling_factor",
+)
+
+
+def _records(ctx: MacroContext, records: str) -> tuple[PrefillMeasurement, ...]:
+    if records not in RECORD_SETS:
+        raise MacroError(f"unknown set of records '{records}'; one of {', '.join(RECORD_SETS)}")
+    c = ctx.catalog
+    return c.prefill_measurements if records == "fitted" else c.held_out_prefill_measurements
+
+
+def _checks(ctx: MacroContext, records: str = "fitted") -> list[tuple[PrefillMeasurement, TtftCheck]]:
+    chosen = _records(ctx, records)
+    return ctx.data.remembered(
+        f"ttft checks {records}", lambda: list(zip(chosen, check_records(ctx.catalog, chosen), strict=True))
+    )
+
+
+def _metrics(ctx: MacroContext, records: str = "fitted") -> TtftMetrics:
+    return ctx.data.remembered(f"ttft metrics {records}", lambda: metrics(c for _, c in _checks(ctx, records)))
+
+
+def _percent(ctx: MacroContext, share: float) -> str:
+    return ctx.text("guides", "percent", value=ctx.f.number(100 * share))
+
+
+def _seconds(ctx: MacroContext, seconds: float) -> str:
+    if seconds >= 1:
+        return ctx.f.unit("seconds", ctx.f.significant(seconds))
+    return ctx.f.unit("milliseconds", ctx.f.significant(seconds * 1e3))
+
+
+def _named(ref: object) -> str:
+    return ref if isinstance(ref, str) else (getattr(ref, "id", None) or "?")
+
+
+def _setup(ctx: MacroContext, record: PrefillMeasurement) -> str:
+    c = ctx.catalog
+    gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) and record.gpu in c.gpus else _named(record.gpu)
+    model = c.models[record.model].name if isinstance(record.model, str) else _named(record.model)
+    return ctx.text(
+        "ttft",
+        "setup",
+        cards=record.cards,
+        gpu=gpu,
+        model=model,
+        prompt=ctx.f.number(record.prompt_tokens),
+        streams=ctx.f.number(record.concurrency),
+        engine=record.engine,
+    )
+
+
+@macro
+def ttft_constant(ctx: MacroContext, name: str) -> str:
+    """A constant of the time-to-first-token model (data/assumptions.yml), in its unit."""
+    if name not in TTFT_CONSTANTS:
+        raise MacroError(f"unknown time-to-first-token constant '{name}'; one of {', '.join(TTFT_CONSTANTS)}")
+    value = getattr(ctx.catalog.assumptions, name).value
+    if "_fraction" in name:
+        return _percent(ctx, value)
+    if name.endswith("_factor"):
+        return ctx.f.number(value, 2)
+    if "_seconds" in name:
+        return _seconds(ctx, value)
+    return ctx.f.number(value)
+
+
+@macro
+def ttft_example(
+    ctx: MacroContext,
+    model: str,
+    node: str,
+    prompt_tokens: int,
+    users: int = 1,
+    *,
+    output_tokens: int = 500,
+    precision: str | None = None,
+    figure: str = "typical",
+) -> str:
+    """The time to first token of a prompt of ``prompt_tokens`` among ``users`` users on every card of ``node``
+    (as ``python -m sizing.plan`` counts it): ``typical`` or ``at_most``."""
+    if figure not in ("typical", "at_most"):
+        raise MacroError(f"unknown figure '{figure}'; one of typical, at_most")
+    c = ctx.catalog
+    chosen = c.nodes[node]
+    fmt = c.precisions[precision or c.models[model].default_precision]
+    scenario = node_scenario(
+        c, chosen, chosen.cards, model=model, precision=fmt, streams=users, context_tokens=prompt_tokens + output_tokens
+    )
+    e = ttft_of(c, scenario, prompt_tokens, output_tokens)
+    return _seconds(ctx, e.typical_seconds if figure == "typical" else e.at_most_seconds)
+
+
+@macro
+def ttft_record_count(ctx: MacroContext, records: str = "fitted") -> str:
+    """How many published times to first token (not left out) the model is judged on."""
+    return ctx.f.number(_metrics(ctx, records).records)
+
+
+@macro
+def ttft_median_error(ctx: MacroContext, records: str = "fitted") -> str:
+    """The median gap between the typical time to first token and a published one."""
+    return _percent(ctx, _metrics(ctx, records).median_abs_error)
+
+
+@macro
+def ttft_within_2x(ctx: MacroContext, records: str = "fitted") -> str:
+    """The share of published times the typical time is within a factor of two of."""
+    return _percent(ctx, _metrics(ctx, records).within_2x)
+
+
+@macro
+def ttft_at_most_share(ctx: MacroContext, records: str = "fitted") -> str:
+    """The share of published times at or under the "at most" figure."""
+    return _percent(ctx, _metrics(ctx, records).at_or_under_at_most)
+
+
+@macro
+def ttft_target(ctx: MacroContext) -> str:
+    """The median error the build holds the model to on the runs kept out of the fit."""
+    return _percent(ctx, MAX_MEDIAN_ABS_ERROR_HELD_OUT)
+
+
+@macro
+def claim_ttft_accuracy(ctx: MacroContext) -> str:
+    """Fails the build when the median error on the prefill records kept out of the fit exceeds the target."""
+    missed = missed_target(_metrics(ctx, "held_out"))
+    if missed is not None:
+        raise MacroError(
+            f"time to first token: {missed}; fix the model or its constants in data/assumptions.yml, "
+            "not the measurements"
+        )
+    return ""
+
+
+@macro
+def ttft_accuracy_table(ctx: MacroContext, records: str = "fitted") -> str:
+    """Every published time to first token of the set against the model's typical time."""
+    rows = []
+    for record, check in _checks(ctx, records):
+        counted = "left_out" if check.unreliable else "used" if records == "fitted" else "never_fitted"
+        rows.append(
+            [
+                code(record.id),
+                _setup(ctx, record),
+                _seconds(ctx, check.measured_seconds),
+                _seconds(ctx, check.typical_seconds),
+                ctx.text("speed", "ratio", value=ctx.f.number(check.ratio, 2)),
+                ctx.text("speed", counted),
+            ]
+        )
+    headers = [ctx.text("ttft", key) for key in ("col_record", "col_setup", "col_measured", "col_estimate")]
+    headers += [ctx.text("speed", "col_ratio"), ctx.text("speed", "col_used")]
+    caption = "table_caption" if records == "fitted" else "held_out_caption"
+    return table(ctx.text("ttft", caption), headers, rows)
+
+
+@macro
+def user_count(ctx: MacroContext, users: int) -> str:
+    """A number of users served at once, as the language writes it ("25 users")."""
+    return ctx.text("ttft", "users", count=ctx.f.number(users))

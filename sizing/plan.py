@@ -1,0 +1,247 @@
+"""The cheapest nodes for a list of requirements, from the command line.
+
+    python -m sizing.plan REQUIREMENTS.yml [--json]
+
+REQUIREMENTS.yml is a YAML list; each requirement (sizing/catalog/schema.py ``PlanRequirement``):
+
+    - id: team-chat                   # echoed back
+      model: llama-3.3-70b            # models.yml id (a language model)
+      precision: fp8                  # precisions.yml id; any (or absent): every format offered for the model
+      prompt_tokens: 4000             # tokens of a request's prompt
+      output_tokens: 500              # tokens of its answer
+      users: 40                       # concurrent users; or requests_per_minute: 120 (exactly one of the two)
+      min_tokens_per_s_per_user: 15   # the slowest acceptable speed of one answer
+      max_ttft_s: 2                   # optional: the longest acceptable time to first token
+
+Prints a JSON list (``--json``) or tables, one entry per requirement in order::
+
+    {"id": "team-chat",
+     "options": [{"configuration": "2x-h100-nvl-94gb", "precision": "fp8", "nodes": 1,
+                  "price_per_month_usd": 3980, "usd_per_million_tokens": 1.1, "users_per_node": 40,
+                  "tokens_per_s_per_user": {"typical": 38.9, "floor": 21.4}, "ttft_s": {"typical": 1.79},
+                  "binding": "users"}, ...],
+     "closest": [], "relax": null}
+
+Options come cheapest first, one per node configuration (sizing/views/plan.py says how a plan is found).
+Speeds and memory are those ``python -m sizing.estimate`` gives for the same node at ``users_per_node`` streams
+and a context of prompt + output tokens. ``binding`` says what stops a node from serving more users: memory,
+speed, ttft, engine_cap (the engine's running batch) or users (it already serves them all). When no option meets
+the requirement, ``closest`` holds the nearest plans (loosened just enough) and ``relax`` what to loosen. An
+option whose KV cache is kept in FP8 says ``"kv_cache_dtype": "fp8"``. A bad file is one error line per
+problem on stderr, ``file:line:`` first, exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from sizing.catalog.errors import CatalogError, did_you_mean, shown_value
+from sizing.catalog.loader import Catalog, load_catalog
+from sizing.catalog.schema import Llm, PlanRequirement
+from sizing.catalog.yaml_lines import line_of, load_yaml
+from sizing.views.plan import Option, Requirement, closest, plan, relax
+
+ANY_PRECISION = "any"
+
+
+class RequirementFileError(Exception):
+    """The requirements file cannot be used; ``lines`` are the messages, one per problem."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        super().__init__("\n".join(lines))
+
+
+def _yaml_kind(value: Any) -> str:
+    """What a YAML value is, in the reader's words (not the parser's class)."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "true or false"
+    return "nothing" if value is None else "a number"
+
+
+def _label(path: Path, index: int, raw: Any, key: str | None = None) -> str:
+    name = raw.get("id") if isinstance(raw, dict) else None
+    line = line_of(raw, key) if isinstance(raw, dict) else None
+    where = f"{path}:{line}: " if line else f"{path}: "
+    return where + f"requirement {index + 1}" + (f" ('{name}')" if name is not None else "")
+
+
+def _validation_lines(path: Path, index: int, raw: dict[str, Any], error: ValidationError) -> list[str]:
+    lines = []
+    for e in error.errors():
+        loc = [str(k) for k in e["loc"]]
+        field = ".".join(loc)
+        label = _label(path, index, raw, loc[0] if loc else None)
+        if e["type"] == "extra_forbidden":
+            lines.append(f"{label}: unknown key '{field}'; valid keys: {', '.join(PlanRequirement.model_fields)}")
+        elif e["type"] == "missing":
+            lines.append(f"{label}: missing key '{field}'")
+        else:
+            message = e["msg"].removeprefix("Value error, ")
+            found = "" if e["type"] == "value_error" else f" (found {shown_value(e.get('input'))})"
+            lines.append(f"{label}: {field + ': ' if field else ''}{message}{found}")
+    return lines
+
+
+def _catalog_lines(catalog: Catalog, path: Path, index: int, raw: dict[str, Any], r: PlanRequirement) -> list[str]:
+    """An unknown model or format, each at its line, with the nearest valid ids."""
+    llms = [m for m, v in catalog.models.items() if isinstance(v, Llm)]
+    model = catalog.models.get(r.model)
+    if not isinstance(model, Llm):
+        what = "unknown model" if model is None else "not a language model:"
+        return [f"{_label(path, index, raw, 'model')}: {what} '{r.model}' (models.yml); {did_you_mean(r.model, llms)}"]
+    offered = [p.id for p in catalog.precisions_for(model)]
+    if r.precision is not None and r.precision not in (ANY_PRECISION, *offered):
+        return [
+            f"{_label(path, index, raw, 'precision')}: unknown precision '{r.precision}' for {r.model}; "
+            f"one of {', '.join([ANY_PRECISION, *offered])}; {did_you_mean(r.precision, offered)}"
+        ]
+    return []
+
+
+def read_requirements(path: Path, catalog: Catalog) -> list[PlanRequirement]:
+    """Parse and validate the file against the catalog; RequirementFileError lists every problem."""
+    try:
+        raw = load_yaml(path)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise RequirementFileError([f"{where}: invalid YAML: {getattr(exc, 'problem', None) or exc}"]) from None
+    except OSError as exc:
+        raise RequirementFileError([f"{path}: cannot be read: {exc.strerror}"]) from None
+    except ValueError as exc:
+        raise RequirementFileError([f"{path}: cannot be read: {exc}"]) from None
+    if not isinstance(raw, list):
+        raise RequirementFileError([f"{path}: expected a YAML list of requirements, found {_yaml_kind(raw)}"])
+    requirements, problems = [], []
+    for index, item in enumerate(raw):
+        if not isinstance(item, dict):
+            problems.append(f"{_label(path, index, item)}: expected a mapping of keys, found {_yaml_kind(item)}")
+            continue
+        try:
+            requirement = PlanRequirement.model_validate(dict(item))
+        except ValidationError as exc:
+            problems += _validation_lines(path, index, item, exc)
+            continue
+        found = _catalog_lines(catalog, path, index, item, requirement)
+        problems += found
+        if not found:
+            requirements.append(requirement)
+    if problems:
+        raise RequirementFileError(problems)
+    return requirements
+
+
+def requirement_of(r: PlanRequirement) -> Requirement:
+    return Requirement(
+        model=r.model,
+        prompt_tokens=r.prompt_tokens,
+        output_tokens=r.output_tokens,
+        users=r.users or 0,
+        min_tokens_per_s_per_user=r.min_tokens_per_s_per_user,
+        precision=None if r.precision == ANY_PRECISION else r.precision,
+        max_ttft_s=r.max_ttft_s,
+        requests_per_minute=r.requests_per_minute,
+    )
+
+
+def option_json(option: Option) -> dict[str, Any]:
+    """One option as the JSON answer gives it (speeds to 0.1 token/s, times to 0.01 s, cost to 0.001 USD)."""
+    out: dict[str, Any] = {
+        "configuration": option.candidate.configuration.id,
+        "precision": option.candidate.precision.id,
+        "nodes": option.nodes,
+        "price_per_month_usd": option.price_per_month_usd,
+        "usd_per_million_tokens": round(option.usd_per_million_tokens, 3),
+        "users_per_node": option.users_per_node,
+        "tokens_per_s_per_user": {"typical": round(option.load.typical, 1), "floor": round(option.load.floor, 1)},
+        "ttft_s": {"typical": round(option.load.ttft.typical_seconds, 2)},
+        "binding": option.binding,
+    }
+    if option.load.kv_cache_dtype == "fp8":
+        out["kv_cache_dtype"] = "fp8"
+    return out
+
+
+def answer(catalog: Catalog, r: PlanRequirement) -> dict[str, Any]:
+    requirement = requirement_of(r)
+    options = plan(catalog, requirement)
+    return {
+        "id": r.id,
+        "options": [option_json(o) for o in options],
+        "closest": [] if options else [option_json(o) for o in closest(catalog, requirement)],
+        "relax": None if options else relax(catalog, requirement),
+    }
+
+
+def table(entry: dict[str, Any]) -> str:
+    header: tuple[str, ...] = ("configuration", "precision", "nodes", "users/node", "typical tok/s", "floor tok/s")
+    header += ("ttft s", "USD/month", "USD/M tokens", "binding")
+    rows = entry["options"] or entry["closest"]
+    body = [
+        (
+            o["configuration"] + (" (kv fp8)" if o.get("kv_cache_dtype") else ""),
+            o["precision"],
+            str(o["nodes"]),
+            str(o["users_per_node"]),
+            str(o["tokens_per_s_per_user"]["typical"]),
+            str(o["tokens_per_s_per_user"]["floor"]),
+            str(o["ttft_s"]["typical"]),
+            f"{o['price_per_month_usd']:,.0f}",
+            str(o["usd_per_million_tokens"]),
+            o["binding"],
+        )
+        for o in rows
+    ]
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            text.ljust(w) if i in (0, 1, 9) else text.rjust(w)
+            for i, (text, w) in enumerate(zip(line, widths, strict=True))
+        )
+        for line in [header, *body]
+    ]
+    title = f"{entry['id'] or 'requirement'}: " + (
+        "options, cheapest first" if entry["options"] else "nothing meets it"
+    )
+    out = [title, lines[0], "  ".join("-" * w for w in widths), *lines[1:]]
+    if entry["relax"]:
+        out.append(f"closest plans above; to meet it: {entry['relax']}")
+    return "\n".join(out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sizing.plan", description=__doc__.split("\n\n")[0])
+    parser.add_argument("requirements", type=Path, help="YAML list of requirements")
+    parser.add_argument("--json", action="store_true", help="print a JSON list instead of tables")
+    args = parser.parse_args(argv)
+    try:
+        catalog = load_catalog()
+        entries = [answer(catalog, r) for r in read_requirements(args.requirements, catalog)]
+    except RequirementFileError as exc:
+        for line in exc.lines:
+            print(f"error: {line}", file=sys.stderr)
+        return 2
+    except CatalogError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(entries, indent=2) if args.json else "\n\n".join(table(e) for e in entries))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""How well the time-to-first-token model (sizing/engine/prefill.py) predicts the published prefill records of
+data/measurements.yml: per record the measured and typical time, the ratio and the terms; the statistics on the
+usable records (median error, share within 2x, share at or under "at most"); the target on the records kept
+out of the fit: median error at most 25 %."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sizing.catalog.loader import Catalog
+from sizing.catalog.schema import PrefillMeasurement
+from sizing.engine.prefill import Hardware, PrefillConstants, TtftSeconds, estimate_ttft
+from sizing.engine.scenarios import ResolvedScenario, resolve
+
+MAX_MEDIAN_ABS_ERROR_HELD_OUT = 0.25
+
+
+@dataclass(frozen=True)
+class TtftCheck:
+    id: str
+    concurrency: int
+    prompt_tokens: int
+    measured_seconds: float
+    typical_seconds: float
+    at_most_seconds: float
+    terms: TtftSeconds
+    unreliable: str | None
+
+    @property
+    def ratio(self) -> float:
+        """typical / measured."""
+        return self.typical_seconds / self.measured_seconds
+
+
+@dataclass(frozen=True)
+class TtftMetrics:
+    records: int
+    median_abs_error: float
+    within_2x: float
+    at_or_under_at_most: float
+
+
+def hardware_of(resolved: ResolvedScenario) -> Hardware:
+    return Hardware(resolved.gpu, resolved.link, resolved.cards, resolved.parallelism, resolved.engine_class)
+
+
+def check_record(catalog: Catalog, m: PrefillMeasurement, constants: PrefillConstants | None = None) -> TtftCheck:
+    resolved = resolve(catalog, m)
+    prefill = PrefillConstants.from_assumptions(catalog.assumptions) if constants is None else constants
+    e = estimate_ttft(
+        model=resolved.model,
+        precision=resolved.precision,
+        hardware=hardware_of(resolved),
+        prompt_tokens=m.prompt_tokens,
+        output_tokens=m.output_tokens,
+        concurrency=m.concurrency,
+        decode=resolved.constants,
+        prefill=prefill,
+    )
+    return TtftCheck(
+        m.id,
+        m.concurrency,
+        m.prompt_tokens,
+        m.ttft_ms / 1e3,
+        e.typical_seconds,
+        e.at_most_seconds,
+        e.terms,
+        m.unreliable,
+    )
+
+
+def check_records(
+    catalog: Catalog, records: Iterable[PrefillMeasurement] | None = None, constants: PrefillConstants | None = None
+) -> list[TtftCheck]:
+    """Each record (by default every usable-or-flagged ``prefill`` record), in order."""
+    return [check_record(catalog, m, constants) for m in (catalog.prefill_measurements if records is None else records)]
+
+
+def metrics(checks: Iterable[TtftCheck]) -> TtftMetrics:
+    """Statistics on the records not flagged unreliable."""
+    usable = [c for c in checks if c.unreliable is None]
+    errors = [abs(c.ratio - 1) for c in usable]
+    return TtftMetrics(
+        records=len(usable),
+        median_abs_error=statistics.median(errors),
+        within_2x=sum(0.5 <= c.ratio <= 2 for c in usable) / len(usable),
+        at_or_under_at_most=sum(c.measured_seconds <= c.at_most_seconds for c in usable) / len(usable),
+    )
+
+
+def summary_lines(m: TtftMetrics) -> list[str]:
+    return [
+        f"records: {m.records}",
+        f"median error of the typical time: {m.median_abs_error:.0%}",
+        f"within 2x: {m.within_2x:.0%}",
+        f"at or under 'at most': {m.at_or_under_at_most:.0%}",
+    ]
+
+
+def missed_target(held_out: TtftMetrics) -> str | None:
+    if held_out.median_abs_error > MAX_MEDIAN_ABS_ERROR_HELD_OUT:
+        return f"median error on the records kept out {held_out.median_abs_error:.0%} > 25%"
+    return None
