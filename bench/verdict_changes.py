@@ -62,8 +62,8 @@ def main() -> int:
             f"{now[0]} ({now[1]}) | {was[2]} / {was[3]} | {now[2]} / {now[3]} |"
         )
     print("\n| transition | cells |\n|---|---:|")
-    for (was, now), count in Counter((w[0], n[0]) for _, w, n in changed).most_common():
-        print(f"| {was} → {now} | {count} |")
+    for (before, after), count in Counter((w[0], n[0]) for _, w, n in changed).most_common():
+        print(f"| {before} → {after} | {count} |")
     return 0
 
 

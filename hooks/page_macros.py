@@ -10,6 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from material.plugins.search.plugin import Parser
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import CombinedEvent, event_priority
@@ -29,6 +30,14 @@ from macros.build import (  # noqa: E402
     missing_nav_pages,
     not_found_words,
 )
+
+
+def material_text(html: str) -> str:
+    """The text Material's search plugin writes for a piece of HTML (what the per-language indexes rewrite)."""
+    parser = Parser()
+    parser.feed(html)
+    parser.close()
+    return "".join(part for section in parser.data for part in section.text).strip()
 
 
 @dataclass(frozen=True)
@@ -157,7 +166,7 @@ def finish_site(config: MkDocsConfig) -> None:
     site = Path(config.site_dir)  # the i18n plugin writes every language below the same site_dir
     if config.site_dir in _english_404:
         (site / "404.html").write_bytes(_english_404.pop(config.site_dir))
-    _builds[config.docs_dir].write_site_files(site, state.languages)
+    _builds[config.docs_dir].write_site_files(site, state.languages, material_text)
 
 
 on_post_build = CombinedEvent(keep_language_404, finish_site)

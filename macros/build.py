@@ -21,6 +21,7 @@ from macros.page.render import Rendered
 from macros.page.source import PageSource
 from macros.site.guides import RenderedPages
 from macros.site.reading import reading_rates
+from macros.site.search import IndexedText
 from macros.site.site_data import SiteData, site_data
 from macros.site.translations import translation_banner
 from sizing.catalog.errors import CatalogError
@@ -108,6 +109,7 @@ class SiteBuild:
         except MacroError as exc:
             raise MacroError(f"docs/{src_uri}: {exc}") from None
 
-    def write_site_files(self, site_dir: Path, languages: list[str]) -> None:
-        """The JSON API and each language's search index, once every language is built."""
-        write_site_files(site_dir, self.data, languages)
+    def write_site_files(self, site_dir: Path, languages: list[str], indexed_text: IndexedText) -> None:
+        """The JSON API and each language's search index, once every language is built (``indexed_text``: how
+        the generator's search writes HTML as text)."""
+        write_site_files(site_dir, self.data, languages, indexed_text)

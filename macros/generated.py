@@ -15,11 +15,17 @@ from macros.base.links import PageLinks
 from macros.library.configurator import choice_path, choices, default_choice, search_rows, title_text
 from macros.library.context import MacroContext
 from macros.output.strings import text
-from macros.site.search import CONFIGURATOR_PAGE_BOOST, CONFIGURATOR_ROW_BOOST, in_words, with_readable_tables
+from macros.site.search import (
+    CONFIGURATOR_PAGE_BOOST,
+    CONFIGURATOR_ROW_BOOST,
+    IndexedText,
+    in_words,
+    with_readable_tables,
+)
 from macros.site.site_data import SiteData
 from sizing.views.api import NO_CONTEXT, api_schemas, catalog_document, fit_document
-from sizing.views.plan_api import plan_document, plan_schema
 from sizing.views.matrix import VerdictMatrix
+from sizing.views.plan_api import plan_document, plan_schema
 
 
 def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
@@ -133,7 +139,9 @@ def configurator_search_entries(data: SiteData, lang: str) -> list[dict[str, obj
     return entries
 
 
-def search_indexes(index_json: str, languages: list[str], data: SiteData, site: Path) -> dict[str, str]:
+def search_indexes(
+    index_json: str, languages: list[str], data: SiteData, site: Path, indexed_text: IndexedText
+) -> dict[str, str]:
     """One search index per language, from the site's shared one (``site`` holds the built pages): readers of
     /fr/ find French pages, tables read as sentences, Chinese cut into words, and the configurator's rows as
     entries of their own, ranked after the guides."""
@@ -150,7 +158,7 @@ def search_indexes(index_json: str, languages: list[str], data: SiteData, site: 
                 "docs": [
                     in_words(doc, lang)
                     for doc in with_readable_tables(
-                        [d for d in index["docs"] if language_of(d["location"]) == lang], site, lang
+                        [d for d in index["docs"] if language_of(d["location"]) == lang], site, lang, indexed_text
                     )
                     + configurator_search_entries(data, lang)
                 ],
@@ -177,13 +185,16 @@ def not_found_words(site_url: str, languages: list[str]) -> dict[str, dict[str, 
     }
 
 
-def write_site_files(site: Path, data: SiteData, languages: list[str]) -> None:
-    """Into a built ``site``: the API files, and one search index per language from the site's shared one."""
+def write_site_files(site: Path, data: SiteData, languages: list[str], indexed_text: IndexedText) -> None:
+    """Into a built ``site``: the API files, and one search index per language from the site's shared one
+    (``indexed_text``: how the search plugin writes HTML as text)."""
     for relative, content in api_files(data).items():
         target = site / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
     index = site / "search" / "search_index.json"
     if index.exists():
-        for lang, content in search_indexes(index.read_text(encoding="utf-8"), languages, data, site).items():
+        for lang, content in search_indexes(
+            index.read_text(encoding="utf-8"), languages, data, site, indexed_text
+        ).items():
             (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from macros.base.errors import MacroError
 from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import block
 from macros.output.svg import BarChart, Chart, ScatterChart, draw
+from sizing.catalog.schema import Node
 from sizing.catalog.units import GIB
 from sizing.engine.fit import card_budget, llm_need
 from sizing.views.comparisons import nodes_that_hold
@@ -36,6 +38,14 @@ def _figure(chart: Chart, title: str, description: str) -> Markup:
     )
 
 
+def _speed_of(ctx: MacroContext, model: str, precision: str, node: Node) -> float:
+    """The typical speed of one stream on a node that holds the model."""
+    speed = ctx.cell(model, precision, node.id).speed
+    if speed is None:
+        raise MacroError(f"'{model}' in {precision} has no speed on '{node.id}'")
+    return speed.typical
+
+
 @macro
 def chart_links(ctx: MacroContext) -> Markup:
     """A bar chart of every link's bandwidth per card, one direction, fastest on top."""
@@ -60,13 +70,13 @@ def chart_floor_price(ctx: MacroContext, model: str, precision: str) -> Markup:
     """A scatter plot of the nodes that hold a model: monthly price against typical speed of one stream."""
     llm, prec = ctx.llm(model), ctx.precision(precision)
     nodes = nodes_that_hold(ctx.catalog, ctx.matrix, model, precision)
-    speeds = [ctx.cell(model, precision, n.id).speed.typical for n in nodes]
+    speeds = [_speed_of(ctx, model, precision, n) for n in nodes]
     families = [ctx.catalog.interconnect_of(n).family if n.cards > 1 else "pcie" for n in nodes]
     chart = ScatterChart(
         ctx.lang,
         tuple(
             (n.price_per_month.amount, speed, COLOURS[family], ctx.node_label(n))
-            for n, speed, family in zip(nodes, speeds, families)
+            for n, speed, family in zip(nodes, speeds, families, strict=True)
         ),
         _t(ctx, "floor_x"),
         _t(ctx, "floor_y"),
@@ -76,7 +86,7 @@ def chart_floor_price(ctx: MacroContext, model: str, precision: str) -> Markup:
         ctx,
         [
             (ctx.node_label(n), _t(ctx, "pair", first=ctx.monthly_price(n), second=ctx.f.tokens_per_s(s)))
-            for n, s in zip(nodes, speeds)
+            for n, s in zip(nodes, speeds, strict=True)
         ],
     )
     title = _t(ctx, "floor_title", model=llm.name, precision=prec.name)
@@ -104,7 +114,7 @@ def chart_memory(ctx: MacroContext, model: str, gpu: str) -> Markup:
     )
     labels = tuple(
         p.name if engine is used[0] else _t(ctx, "memory_bar_engine", format=p.name, engine=engine.name)
-        for p, engine in zip(precisions, engines)
+        for p, engine in zip(precisions, engines, strict=True)
     )
     chart = BarChart(
         ctx.lang,
@@ -115,7 +125,7 @@ def chart_memory(ctx: MacroContext, model: str, gpu: str) -> Markup:
         _t(ctx, "memory_axis"),
         markers,
     )
-    items = _items(ctx, [(label, need) for label, need in zip(labels, need_texts)])
+    items = _items(ctx, [(label, need) for label, need in zip(labels, need_texts, strict=True)])
     budget_items = _items(ctx, [(engine.name, ctx.f.gib(budget)) for engine, budget in budgets])
     title = _t(ctx, "memory_title", model=llm.name)
     return _figure(

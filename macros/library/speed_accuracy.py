@@ -47,7 +47,9 @@ def _records(ctx: MacroContext, records: str) -> tuple[DecodeMeasurement, ...]:
 
 def _checks(ctx: MacroContext, records: str = "fitted") -> list[tuple[DecodeMeasurement, RecordCheck]]:
     chosen = _records(ctx, records)
-    return ctx.data.remembered(f"speed checks {records}", lambda: list(zip(chosen, check_records(ctx.catalog, chosen))))
+    return ctx.data.remembered(
+        f"speed checks {records}", lambda: list(zip(chosen, check_records(ctx.catalog, chosen), strict=True))
+    )
 
 
 def _metrics(ctx: MacroContext, records: str = "fitted") -> AccuracyMetrics:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Literal
 
 from babel import Locale
 from babel.dates import format_date
@@ -19,6 +20,7 @@ from sizing.views.api import speed_for_display
 BABEL_LOCALES = {"en": "en_US", "fr": "fr_FR", "zh": "zh_Hans_CN"}
 COUNT_WORD_UNIT = {"en": 1e9, "fr": 1e9, "zh": 1e8}  # billion, milliard, 亿
 VOWELS = frozenset("AEIOUY")  # initials a French article elides before: « l’A40 »
+ListStyle = Literal["standard", "standard-short", "or", "or-short", "unit", "unit-short", "unit-narrow"]  # Babel's
 
 
 def decisive_digits(a: float, b: float, most: int = 3) -> int:
@@ -143,7 +145,7 @@ class Formatter:
         key = "the_card_vowel" if name[:1].upper() in VOWELS else "the_card"
         return text("units", key, self.lang, name=name)
 
-    def join(self, items: list[str], style: str = "standard") -> str:
+    def join(self, items: list[str], style: ListStyle = "standard") -> str:
         return format_list(items, style=style, locale=self.locale)
 
     def date(self, value: datetime.date) -> str:

@@ -18,6 +18,7 @@ its title or of its text alternative.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterable
@@ -136,7 +137,7 @@ def _bars(chart: BarChart) -> tuple[float, list[str]]:
     plot = Plot(1.0, right, top, top + row * len(chart.labels) - GAP, (0.0, largest * (1 + MARGIN) or 1.0))
     labels: list[Box] = []
     for index, (label, value, value_label, colour) in enumerate(
-        zip(chart.labels, chart.values, chart.value_labels, chart.colours)
+        zip(chart.labels, chart.values, chart.value_labels, chart.colours, strict=True)
     ):
         row_top = plot.top + row * index
         bar_top, end = row_top + LINE + overhang, plot.x(value)
@@ -190,7 +191,7 @@ def _scatter(chart: ScatterChart) -> tuple[float, list[str]]:
     parts = [*legend, *_y_axis(plot, y_ticks, chart.y_title), *_x_axis(plot, chart.lang, chart.currency, chart.x_title)]
     points = sorted(chart.points)
     centres = [(plot.x(px), plot.y(py)) for px, py, _, _ in points]
-    parts += [_dot(cx, cy, point[2]) for point, (cx, cy) in zip(points, centres)]
+    parts += [_dot(cx, cy, point[2]) for point, (cx, cy) in zip(points, centres, strict=True)]
     dots = [_box_around(cx, cy, POINT_RADIUS + 1) for cx, cy in centres]
     numbers: list[Box] = []
     leaders: list[tuple[float, float, float, float]] = []
@@ -260,9 +261,11 @@ def _x_axis(plot: Plot, lang: str, currency: str | None, title: str) -> list[str
         ticks = tick_labels(*plot.x_range, lang, currency, most)
         if _fit_across(plot, ticks):
             break
-    return (
-        [_line(plot.left, plot.bottom, plot.right, plot.bottom)] + _ticks_across(plot, ticks) + _axis_title(plot, title)
-    )
+    return [
+        _line(plot.left, plot.bottom, plot.right, plot.bottom),
+        *_ticks_across(plot, ticks),
+        *_axis_title(plot, title),
+    ]
 
 
 def _ticks_across(plot: Plot, ticks: list[tuple[float, str]]) -> list[str]:
@@ -287,7 +290,7 @@ def _ticks_across(plot: Plot, ticks: list[tuple[float, str]]) -> list[str]:
 def _ticks_up(plot: Plot, ticks: list[tuple[float, str]]) -> list[str]:
     """Tick marks left of the plot, every one labelled when a line of text fits between two of them, else
     only the powers of ten."""
-    spacing = min(abs(plot.y(a[0]) - plot.y(b[0])) for a, b in zip(ticks, ticks[1:])) if len(ticks) > 1 else LINE
+    spacing = min(abs(plot.y(a[0]) - plot.y(b[0])) for a, b in itertools.pairwise(ticks)) if len(ticks) > 1 else LINE
     parts = []
     for value, label in ticks:
         at = plot.y(value)
@@ -305,7 +308,7 @@ def _is_decade(label: str) -> bool:
 def _fit_across(plot: Plot, ticks: list[tuple[float, str]]) -> bool:
     """Whether the ticks' labels stand apart, by ``GAP`` at least, along the axis."""
     boxes = [(plot.x(value) - text_width(label) / 2, plot.x(value) + text_width(label) / 2) for value, label in ticks]
-    return all(b[0] - a[1] >= GAP for a, b in zip(boxes, boxes[1:]))
+    return all(b[0] - a[1] >= GAP for a, b in itertools.pairwise(boxes))
 
 
 def _y_axis(plot: Plot, ticks: list[tuple[float, str]], title: str) -> list[str]:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
+from typing import Literal
 
 NNBSP = "\u202f"
 
@@ -56,7 +58,7 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _PROTECTED.finditer(text)]
 
 
-def _sub_outside(pattern: re.Pattern[str], replace, text: str) -> str:
+def _sub_outside(pattern: re.Pattern[str], replace: str | Callable[[re.Match[str]], str], text: str) -> str:
     """``pattern.sub(replace, text)``, skipping every match that starts or ends inside a protected span."""
     if pattern.search(text) is None:
         return text
@@ -119,7 +121,7 @@ def join_chinese_soft_breaks(markdown: str) -> str:
     lines = markdown.split("\n")
     out: list[str] = []
     fence: str | None = None
-    in_list = False
+    in_list: bool | Literal["blank"] = False  # "blank": a blank line inside a list
     text_previous = False  # the previous line is text a soft break may join (not a hard break)
     for line in lines:
         opening = _FENCE.match(line)

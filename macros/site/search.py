@@ -8,10 +8,10 @@ it. Chinese text is cut by jieba, with U+200B between words, as Material cuts it
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import jieba
-from material.plugins.search.plugin import Parser
 
 from macros.output.strings import text
 
@@ -49,19 +49,15 @@ def table_sentences(table_html: str, lang: str) -> str:
     for cells in body:
         pairs = [
             f"{name}{colon}{value}" if name else value
-            for name, value in zip(header[1:], cells[1:], strict=False)
+            for name, value in zip(header[1:], cells[1:], strict=True)
             if value
         ]
         paragraphs.append(f"{cells[0]}{dash}{between.join(pairs)}")
     return "".join(f"<p>{paragraph}</p>" for paragraph in paragraphs)
 
 
-def material_text(html: str) -> str:
-    """The text Material's search plugin writes for a piece of HTML."""
-    parser = Parser()
-    parser.feed(html)
-    parser.close()
-    return "".join(part for section in parser.data for part in section.text).strip()
+# How the site generator's search writes a piece of HTML as text (Material's parser, handed over by the hook).
+IndexedText = Callable[[str], str]
 
 
 def without_word_breaks(value: str) -> str:
@@ -80,9 +76,9 @@ def page_file(site: Path, location: str) -> Path:
     return site / location.split("#", 1)[0] / "index.html"
 
 
-def with_readable_tables(docs: list[dict], site: Path, lang: str) -> list[dict]:
+def with_readable_tables(docs: list[dict], site: Path, lang: str, material_text: IndexedText) -> list[dict]:
     """``docs`` (one page's entries, or many) with every table of their pages read as sentences. A table Material
-    indexed that the entries do not hold as Material writes it fails, naming the page: the rewrite would
+    indexed that the entries do not hold as ``material_text`` writes it fails, naming the page: the rewrite would
     otherwise stop silently."""
     texts = {id(doc): without_word_breaks(doc["text"]) for doc in docs}
     by_page: dict[Path, list[dict]] = {}

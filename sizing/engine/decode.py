@@ -19,8 +19,8 @@ A layer split runs the cards one after another: the step is the single-card step
 boundary. The floor is the typical speed times a factor that published measurements beat.
 
 Plain records in, a frozen ``DecodeEstimate`` out; the constants come from ``assumptions.yml``
-(``DecodeConstants.from_assumptions``) and ``sizing.engine.scenarios`` resolves catalog ids into these records. Units are
-in the names: ``_seconds``, ``_bytes``, ``_gbps`` (1e9 B/s), ``_tflops`` (1e12 FLOP/s), ``_us``.
+(``DecodeConstants.from_assumptions``) and ``sizing.engine.scenarios`` resolves catalog ids into these records.
+Units are in the names: ``_seconds``, ``_bytes``, ``_gbps`` (1e9 B/s), ``_tflops`` (1e12 FLOP/s), ``_us``.
 """
 
 from __future__ import annotations
@@ -286,18 +286,18 @@ def estimate_decode(
 ) -> DecodeEstimate:
     """Typical and floor tokens/s per stream at ``concurrency``; how many streams of ``context_tokens`` fit;
     the typical total when that many run (a MoE step then touches more experts, compute grows)."""
-    setup = dict(
-        gpu=gpu,
-        link=link,
-        model=model,
-        precision=precision,
-        cards=cards,
-        parallelism=parallelism,
-        context_tokens=context_tokens,
-        constants=constants,
-        engine_class=engine_class,
-        prompt_tokens_per_output_token=prompt_tokens_per_output_token,
-    )
+    setup = {
+        "gpu": gpu,
+        "link": link,
+        "model": model,
+        "precision": precision,
+        "cards": cards,
+        "parallelism": parallelism,
+        "context_tokens": context_tokens,
+        "constants": constants,
+        "engine_class": engine_class,
+        "prompt_tokens_per_output_token": prompt_tokens_per_output_token,
+    }
     typical = 1 / step_seconds(concurrency=concurrency, **setup).total  # type: ignore[arg-type]
     fitting = streams_that_fit(
         card_memory.card_budget_bytes,

@@ -10,7 +10,7 @@ holds a compute buffer that grows with the context."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 from sizing.catalog.loader import Catalog
@@ -39,7 +39,7 @@ from sizing.engine.specs import LlmShape, llm_shape
 Engine = ServerEngine | LlamaCppEngine
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     ONE_CARD = "one-card"
     SPLIT = "split"
     TIGHT = "tight"  # fits only with the engine's tight setting, or at a shorter context

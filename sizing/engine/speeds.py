@@ -76,17 +76,17 @@ def speed_for_fit(
     constants = replace(constants, kv_cache_bytes_per_element=kv_element_bytes(catalog, fit.kv_cache_dtype))
     engine_class, parallelism = engine_of(catalog, precision)
     shape = llm_shape(model)
-    setup = dict(
-        gpu=gpu_spec(catalog.gpu_of(node)),
-        link=node_link(catalog, node, fit.cards),
-        model=shape,
-        precision=precision_spec(precision),
-        cards=fit.cards,
-        parallelism=parallelism,
-        context_tokens=context_tokens,
-        constants=constants,
-        engine_class=engine_class,
-    )
+    setup = {
+        "gpu": gpu_spec(catalog.gpu_of(node)),
+        "link": node_link(catalog, node, fit.cards),
+        "model": shape,
+        "precision": precision_spec(precision),
+        "cards": fit.cards,
+        "parallelism": parallelism,
+        "context_tokens": context_tokens,
+        "constants": constants,
+        "engine_class": engine_class,
+    }
     typical = 1 / step_seconds(concurrency=1, **setup).total  # type: ignore[arg-type]
     kv_per_stream = kv_cache_bytes_per_card(
         shape, context_tokens, 1, constants.kv_cache_bytes_per_element, fit.cards, parallelism

@@ -26,7 +26,12 @@ def files() -> dict[str, object]:
 
 
 def schema_of(path: str) -> dict:
-    names = {"api/catalog.json": "catalog", "api/fit.json": "fit", "api/fit-kv-fp8.json": "fit", "api/plan.json": "plan"}
+    names = {
+        "api/catalog.json": "catalog",
+        "api/fit.json": "fit",
+        "api/fit-kv-fp8.json": "fit",
+        "api/plan.json": "plan",
+    }
     return all_schemas()[f"api/{names.get(path, 'fit-model')}.schema.json"]
 
 

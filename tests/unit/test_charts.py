@@ -19,6 +19,8 @@ from macros.output.svg import (
     TEXT_SIZE,
     WIDTH,
     BarChart,
+    Chart,
+    LabelPlace,
     LogScatterChart,
     ScatterChart,
     _box_around,
@@ -98,7 +100,7 @@ ACCURACY = LogScatterChart(
     (("#3949ab", "prise en compte"), ("#9e9e9e", "écartée")),
     "à 2× près",
 )
-ALL = [LINKS, MEMORY, PRICES, CROWD, ACCURACY]
+ALL: list[Chart] = [LINKS, MEMORY, PRICES, CROWD, ACCURACY]
 
 
 def _texts(svg: str) -> list[tuple[float, float, str, str, bool]]:
@@ -175,8 +177,8 @@ def test_a_label_has_room_for_the_tallest_font_readers_have_and_two_lines_do_not
 def test_in_a_crowd_no_number_sits_on_a_leader_line():
     svg = draw(CROWD, "t", "d")
     leaders = [
-        tuple(map(float, line))
-        for line in re.findall(
+        (float(x1), float(y1), float(x2), float(y2))
+        for x1, y1, x2, y2 in re.findall(
             r'<line x1="([-\d.]+)" y1="([-\d.]+)" x2="([-\d.]+)" y2="([-\d.]+)"[^>]*stroke-width="0.6"', svg
         )
     ]
@@ -261,7 +263,7 @@ def test_each_marker_has_a_label_row_of_its_own_and_a_line_at_its_value():
     server, llama_cpp = (texts[label] for _, label, _ in MEMORY.markers)
     assert llama_cpp[1] > server[1]  # the second label on the row below
     (left, first_bar), *_ = _rects(svg)
-    for (value, _, colour), bar_value in zip(MEMORY.markers, (139.5, 139.5)):
+    for (value, _, colour), bar_value in zip(MEMORY.markers, (139.5, 139.5), strict=True):
         x = float(re.search(rf'<line x1="([\d.]+)"[^>]*stroke="{colour}"', svg).group(1))
         assert (x - left) / first_bar == pytest.approx(value / bar_value, rel=1e-3)
 
@@ -270,7 +272,7 @@ def test_each_label_stands_above_its_bar_and_each_value_at_its_end():
     svg = draw(MEMORY, "t", "d")
     bars = re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)
     texts = {t[3]: t for t in _texts(svg)}
-    for (x, y, width, height), label, value in zip(bars, MEMORY.labels, MEMORY.value_labels):
+    for (x, y, width, height), label, value in zip(bars, MEMORY.labels, MEMORY.value_labels, strict=True):
         assert texts[label][1] + DESCENT * TEXT_SIZE <= float(y)  # above its bar
         assert texts[value][0] == pytest.approx(float(x) + float(width) + GAP, abs=0.01)  # after its end
         assert float(y) < texts[value][1] < float(y) + float(height) + DESCENT * TEXT_SIZE
@@ -286,7 +288,7 @@ def test_the_markers_line_breaks_where_a_label_crosses_it():
     crossed = [box for text, box in _text_boxes(svg) if box[0] < at < box[2] and top < box[3] and box[1] < bottom]
     assert [text for text, box in _text_boxes(svg) if box in crossed] == ["45,1 Gio", "44,4 Gio"]
     assert len(segments) == 3  # broken twice, around each of them
-    for (_, _, upper), (_, lower, _), box in zip(segments, segments[1:], crossed):
+    for (_, _, upper), (_, lower, _), box in zip(segments, segments[1:], crossed, strict=True):
         assert upper <= box[1] and box[3] <= lower
 
 
@@ -294,8 +296,8 @@ def test_the_markers_line_breaks_where_a_label_crosses_it():
 def test_every_point_is_drawn_where_its_values_put_it():
     svg = draw(PRICES, "t", "d")
     drawn = [(float(x), float(y)) for x, y in re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)"', svg)]
-    xs, ys = zip(*drawn[len(PRICES.legend) :])  # after the legend's dots, by price
-    prices, floors = zip(*[(p[0], p[1]) for p in sorted(PRICES.points)])
+    xs, ys = zip(*drawn[len(PRICES.legend) :], strict=True)  # after the legend's dots, by price
+    prices, floors = zip(*[(p[0], p[1]) for p in sorted(PRICES.points)], strict=True)
     hundredth = 1e-3  # coordinates are written to a hundredth
     assert (xs[2] - xs[0]) / (xs[1] - xs[0]) == pytest.approx(
         (prices[2] - prices[0]) / (prices[1] - prices[0]), rel=hundredth
@@ -341,7 +343,7 @@ def test_in_a_crowd_a_number_is_nearer_its_own_point_than_any_other_or_joined_to
     points = [(100 + 4 * i, 200 + 8 * i) for i in range(7)] + [(330, 300)]  # 9 units apart, on a diagonal
     dots = [_box_around(x, y, 4) for x, y in points]
     bounds = (50, 100, 335, 400)
-    placed = []
+    placed: list[LabelPlace] = []
     for index, (x, y) in enumerate(points):
         others = points[:index] + points[index + 1 :]
         place = label_place(
@@ -359,7 +361,7 @@ def test_in_a_crowd_a_number_is_nearer_its_own_point_than_any_other_or_joined_to
 
 def test_a_label_too_wide_for_a_phone_fails_the_build_with_its_fix():
     too_long = BarChart("en", ("a",), (1.0,), ("1",), ("#3949ab",), "x" * 60)
-    with pytest.raises(MacroError, match="wider than a phone's chart.*shorten it in macros/output/strings.yml"):
+    with pytest.raises(MacroError, match=r"wider than a phone's chart.*shorten it in macros/output/strings\.yml"):
         draw(too_long, "t", "d")
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from hooks.page_macros import material_text
 from macros.site.search import (
     CONFIGURATOR_ROW_BOOST,
     SearchTextError,
     chinese_words,
     in_words,
-    material_text,
     table_sentences,
     with_readable_tables,
 )
@@ -55,7 +55,7 @@ def write_page(site: Path, location: str, html: str) -> None:
 def test_each_entry_holding_a_table_gets_its_sentences(tmp_path: Path):
     write_page(tmp_path, "guides/x", f"<h2 id='a'>A</h2><p>Intro.</p>{TABLE}")
     docs = [{"location": "guides/x/#a", "title": "A", "text": f"<p>Intro.</p> {material_text(TABLE)}"}]
-    [doc] = with_readable_tables(docs, tmp_path, "en")
+    [doc] = with_readable_tables(docs, tmp_path, "en", material_text)
     assert doc["text"].startswith("<p>Intro.</p> <p>Cards that hold")
     assert "A4048" not in doc["text"]
 
@@ -63,14 +63,14 @@ def test_each_entry_holding_a_table_gets_its_sentences(tmp_path: Path):
 def test_a_table_kept_out_of_the_index_is_left_alone(tmp_path: Path):
     write_page(tmp_path, "configurator", f"<div data-search-exclude>{TABLE}</div><p>Pick a model.</p>")
     docs = [{"location": "configurator/", "title": "C", "text": "<p>Pick a model.</p>"}]
-    assert with_readable_tables(docs, tmp_path, "en") == docs
+    assert with_readable_tables(docs, tmp_path, "en", material_text) == docs
 
 
 def test_a_table_the_index_holds_otherwise_fails_naming_the_page(tmp_path: Path):
     write_page(tmp_path, "guides/x", f"<p>Intro.</p>{TABLE}")
     docs = [{"location": "guides/x/", "title": "X", "text": "<p>Intro.</p> something else"}]
     with pytest.raises(SearchTextError, match=r"guides/x/index\.html"):
-        with_readable_tables(docs, tmp_path, "en")
+        with_readable_tables(docs, tmp_path, "en", material_text)
 
 
 def test_chinese_is_cut_into_words_between_zero_width_spaces_and_other_languages_are_left_alone():
