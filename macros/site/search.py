@@ -49,7 +49,7 @@ def table_sentences(table_html: str, lang: str) -> str:
     for cells in body:
         pairs = [
             f"{name}{colon}{value}" if name else value
-            for name, value in zip(header[1:], cells[1:], strict=True)
+            for name, value in zip(header[1:], cells[1:], strict=False)  # a row may lack trailing cells
             if value
         ]
         paragraphs.append(f"{cells[0]}{dash}{between.join(pairs)}")

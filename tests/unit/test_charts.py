@@ -3,6 +3,7 @@ language writes them and never touching, bars as long as their values under thei
 and named in a key, no label on a mark or another label, text escaped, and the drawing kept out of reading
 times and search (a chart is read through its title and text alternative)."""
 
+import itertools
 import math
 import re
 from itertools import combinations
@@ -288,7 +289,7 @@ def test_the_markers_line_breaks_where_a_label_crosses_it():
     crossed = [box for text, box in _text_boxes(svg) if box[0] < at < box[2] and top < box[3] and box[1] < bottom]
     assert [text for text, box in _text_boxes(svg) if box in crossed] == ["45,1 Gio", "44,4 Gio"]
     assert len(segments) == 3  # broken twice, around each of them
-    for (_, _, upper), (_, lower, _), box in zip(segments, segments[1:], crossed, strict=True):
+    for ((_, _, upper), (_, lower, _)), box in zip(itertools.pairwise(segments), crossed, strict=True):
         assert upper <= box[1] and box[3] <= lower
 
 
