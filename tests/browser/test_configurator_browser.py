@@ -168,7 +168,7 @@ SDXL_INTRO_START = {
     "zh": "SDXL 1.0 在我们产品目录中每个节点上的情况",
 }
 FP8 = {"en": "FP8", "fr": "FP8", "zh": "FP8"}
-CONTEXT_32K = {"en": "32K tokens", "fr": "32K tokens", "zh": "32K token"}
+CONTEXT_32K = {"en": "32K\xa0tokens", "fr": "32K\xa0tokens", "zh": "32K\xa0token"}  # a number held to its unit
 SHIFTS = """window.__shift = 0;
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
