@@ -1,7 +1,7 @@
 """The configurator in real headless Chromium, in every language, with and without JavaScript."""
 
 import pytest
-from sitebuild import LANGUAGES, ROOT
+from sitebuild import LANGUAGES
 
 from macros.library.configurator import choice_path, choices
 from sizing.catalog.loader import load_catalog
@@ -101,10 +101,14 @@ def words(page) -> dict[str, object]:
     }
 
 
-# every choice of every model in Chinese (where the script once wrote "6710 亿 参数" and 22 of 31 states differed
-# from the page), two models in English and French: the script places the server's words, so it says what the page
-# of the same choice says without JavaScript
-WALKED = {"en": ["llama-3.3-70b", "flux.1-dev"], "fr": ["deepseek-v3", "sd-3.5-large"], "zh": None}
+# every choice of two models in each language, and in Chinese (where the script once wrote "6710 亿 参数" and 22 of
+# 31 states differed from the page) the first choice of every other model too: the script places the server's words
+# (test_configurator.py holds that it has none of its own), so it says what the page of the same choice says
+WALKED = {
+    "en": ["llama-3.3-70b", "flux.1-dev"],
+    "fr": ["deepseek-v3", "sd-3.5-large"],
+    "zh": ["deepseek-v3", "wan2.1-t2v-14b"],
+}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -118,9 +122,9 @@ def test_for_every_choice_the_script_shows_what_the_page_without_javascript_show
     dynamic.goto(base + "llama-3.3-70b/")
     ready(dynamic)
     walked = 0
-    for model in WALKED[lang] or list(catalog.models):
+    for model in catalog.models if lang == "zh" else WALKED[lang]:
         dynamic.select_option("select[name=model]", model)
-        for precision, context in choices(catalog, model):
+        for precision, context in choices(catalog, model)[: None if model in WALKED[lang] else 1]:
             dynamic.select_option("select[name=precision]", precision)
             if context != "0":
                 dynamic.select_option("select[name=context]", context)
@@ -132,16 +136,6 @@ def test_for_every_choice_the_script_shows_what_the_page_without_javascript_show
             walked += 1
     assert walked >= 20 and dynamic.errors == []
     assert static.is_hidden("form.cfg-controls")
-
-
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_screenshot_of_the_guide_for_review(page, server, lang):
-    out = ROOT / "test-artifacts"
-    out.mkdir(exist_ok=True)
-    page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(f"{server}{LANGUAGES[lang]}guides/nvlink-or-pcie/")
-    page.screenshot(path=str(out / f"guide-{lang}.png"), full_page=True)
-    assert page.errors == []
 
 
 @pytest.mark.parametrize("asked", ["__proto__", "constructor", "toString", "fp4"])
@@ -366,16 +360,3 @@ def test_the_model_list_comes_before_the_table(page, server, lang):
     models = page.eval_on_selector(".cfg-models", "m => m.getBoundingClientRect().bottom + scrollY")
     assert models < page.eval_on_selector(".cfg-table", "t => t.getBoundingClientRect().top + scrollY")
     assert models < 1200
-
-
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_screenshots_of_the_configurator_for_review(page, server, lang):
-    out = ROOT / "test-artifacts"
-    out.mkdir(exist_ok=True)
-    for name, viewport in (("390", PHONE), ("1280", DESKTOP)):
-        page.set_viewport_size(viewport)
-        page.goto(f"{server}{LANGUAGES[lang]}configurator/")
-        ready(page)
-        page.screenshot(path=str(out / f"configurator-{lang}-{name}.png"), full_page=True)
-        page.screenshot(path=str(out / f"configurator-{lang}-{name}-top.png"))
-    assert page.errors == []
