@@ -202,4 +202,5 @@ def translation_banner(
         "text": text("banners", f"{kind}_text", lang),
         "link": link,
         "link_text": text("banners", link_text, lang),
+        "gap": text("banners", "gap", lang),  # between the sentence and the link: none after Chinese punctuation
     }
