@@ -145,6 +145,22 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class RootNotFoundHandler(QuietHandler):
+    """A host like GitHub Pages: any miss, at any depth, gets the root 404.html with status 404."""
+
+    def send_error(self, code, message=None, explain=None):
+        if code != 404:
+            super().send_error(code, message, explain)
+            return
+        body = (Path(self.directory) / "404.html").read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
 @pytest.fixture(scope="session")
 def browser():
     """A headless Chromium driven by Playwright: the one $CHROMIUM names (tests/chromium.py)."""

@@ -8,28 +8,12 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import QuietHandler
+from conftest import RootNotFoundHandler
 from sitebuild import BASE_PATH
 
 pytestmark = pytest.mark.browser
 SITE_NAMES = {"fr": "Guides des nœuds GPU", "zh": "GPU 节点指南"}
 HOME_IN_NAV = {"fr": "Accueil", "zh": "首页"}
-
-
-class RootNotFoundHandler(QuietHandler):
-    """Any miss, at any depth, gets the root 404.html with status 404."""
-
-    def send_error(self, code, message=None, explain=None):
-        if code != 404:
-            super().send_error(code, message, explain)
-            return
-        body = (Path(self.directory) / "404.html").read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import QuietHandler
+from conftest import RootNotFoundHandler
 from searching import search
 from sitebuild import BASE_PATH, LANGUAGES
 from sitebuild import page as built_page
@@ -43,20 +43,6 @@ def not_found_title(lang: str) -> str:
 
 
 # --- 404 --------------------------------------------------------------------------------------------------
-class RootNotFoundHandler(QuietHandler):
-    """A host like GitHub Pages: any miss, at any depth, gets the root 404.html."""
-
-    def send_error(self, code, message=None, explain=None):
-        if code != 404:
-            super().send_error(code, message, explain)
-            return
-        body = (Path(self.directory) / "404.html").read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
 
 
 @pytest.fixture(scope="module")
