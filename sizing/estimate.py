@@ -51,7 +51,7 @@ from pydantic import ValidationError
 from sizing.catalog.errors import CatalogError, shown_value
 from sizing.catalog.loader import Catalog, load_catalog
 from sizing.catalog.schema import UNION_TAGS, DecodeScenario
-from sizing.catalog.yaml_lines import line_of, load_yaml
+from sizing.catalog.yaml_lines import line_of, load_yaml, yaml_kind
 from sizing.engine.scenarios import ScenarioError
 from sizing.views.estimates import Answer, Speeds, answer, check_id
 
@@ -123,12 +123,12 @@ def read_scenarios(path: Path, catalog: Catalog | None = None) -> list[DecodeSce
     of every scenario at once, each at its file:line."""
     raw = _load(path)
     if not isinstance(raw, list):
-        raise ScenarioFileError([f"{path}: expected a YAML list of scenarios, found {type(raw).__name__}"])
+        raise ScenarioFileError([f"{path}: expected a YAML list of scenarios, found {yaml_kind(raw)}"])
     catalog = load_catalog() if catalog is None else catalog
     scenarios, problems = [], []
     for index, item in enumerate(raw):
         if not isinstance(item, dict):
-            problems.append(f"{_label(index, item, path)}: expected a mapping of keys, found {type(item).__name__}")
+            problems.append(f"{_label(index, item, path)}: expected a mapping of keys, found {yaml_kind(item)}")
             continue
         try:
             scenario = DecodeScenario.model_validate(dict(item))

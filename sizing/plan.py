@@ -46,7 +46,7 @@ from pydantic import ValidationError
 from sizing.catalog.errors import CatalogError, did_you_mean, shown_value
 from sizing.catalog.loader import Catalog, load_catalog
 from sizing.catalog.schema import Llm, PlanRequirement
-from sizing.catalog.yaml_lines import line_of, load_yaml
+from sizing.catalog.yaml_lines import line_of, load_yaml, yaml_kind
 from sizing.views.plan import Option, Requirement, closest, plan, relax
 
 ANY_PRECISION = "any"
@@ -58,19 +58,6 @@ class RequirementFileError(Exception):
     def __init__(self, lines: list[str]):
         self.lines = lines
         super().__init__("\n".join(lines))
-
-
-def _yaml_kind(value: Any) -> str:
-    """What a YAML value is, in the reader's words (not the parser's class)."""
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, bool):
-        return "true or false"
-    return "nothing" if value is None else "a number"
 
 
 def _label(path: Path, index: int, raw: Any, key: str | None = None) -> str:
@@ -126,11 +113,11 @@ def read_requirements(path: Path, catalog: Catalog) -> list[PlanRequirement]:
     except ValueError as exc:
         raise RequirementFileError([f"{path}: cannot be read: {exc}"]) from None
     if not isinstance(raw, list):
-        raise RequirementFileError([f"{path}: expected a YAML list of requirements, found {_yaml_kind(raw)}"])
+        raise RequirementFileError([f"{path}: expected a YAML list of requirements, found {yaml_kind(raw)}"])
     requirements, problems = [], []
     for index, item in enumerate(raw):
         if not isinstance(item, dict):
-            problems.append(f"{_label(path, index, item)}: expected a mapping of keys, found {_yaml_kind(item)}")
+            problems.append(f"{_label(path, index, item)}: expected a mapping of keys, found {yaml_kind(item)}")
             continue
         try:
             requirement = PlanRequirement.model_validate(dict(item))

@@ -221,3 +221,16 @@ def line_of(container: Any, key: str | int | None = None) -> int | None:
             return container.key_lines[key]
         return container.line
     return None
+
+
+def yaml_kind(value: Any) -> str:
+    """What a YAML value is, in the reader's words (not the parser's class)."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "true or false"
+    return "nothing" if value is None else "a number"

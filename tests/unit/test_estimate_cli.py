@@ -219,3 +219,10 @@ def test_the_module_runs_from_the_command_line(tmp_path):
         f"error: {path}:3: scenario 1: unknown key 'colour'; valid keys: id, gpu, cards, link, parallelism, model, "
         "precision, concurrency, context_tokens, engine_class, prompt_tokens_per_output_token, kv_cache_dtype"
     ]
+
+
+def test_a_file_that_is_not_a_list_says_what_it_is_in_the_readers_words(tmp_path: Path, capsys):
+    code, _, err = run(tmp_path, "gpu: h100-sxm5-80gb\n", capsys=capsys)
+    assert code == 2 and "expected a YAML list of scenarios, found a mapping" in err
+    code, _, err = run(tmp_path, "- 7\n", capsys=capsys)
+    assert code == 2 and "expected a mapping of keys, found a number" in err
