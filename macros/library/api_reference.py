@@ -18,7 +18,7 @@ from macros.base.errors import MacroError
 from macros.base.languages import LANGUAGES
 from macros.library.context import MacroContext
 from macros.library.registry import macro
-from macros.output.html import code, table
+from macros.output.html import code, id_code, table
 from sizing.catalog.yaml_lines import safe_load
 from sizing.views.api import api_schemas
 from sizing.views.plan_api import plan_schema
@@ -116,9 +116,9 @@ def api_fields(ctx: MacroContext, document: str) -> str:
     words = api_reference_text()["words"]
     described = api_reference_text()["fields"][document]
     rows = [
-        [code(path), _type_of(node), unit_of(path, ctx.lang) or "—", described[path][ctx.lang]]
+        [id_code(path), _type_of(node), unit_of(path, ctx.lang) or "—", described[path][ctx.lang]]
         for path, node in schema_fields(all_schemas()[DOCUMENTS[document]])
     ]
     headers = [words[key][ctx.lang] for key in ("field", "type", "unit", "meaning")]
     caption = words["caption"][ctx.lang].format(file=DOCUMENTS[document].replace(".schema", ""))
-    return table(caption, headers, rows)
+    return table(caption, headers, rows, stacked=True)

@@ -15,7 +15,7 @@ from markupsafe import Markup
 from macros.base.languages import SOURCE_LANGUAGE
 from macros.library.context import MacroContext
 from macros.library.registry import MACROS, bound_macros, macro, signature_of
-from macros.output.html import code, table
+from macros.output.html import code, id_code, table
 from macros.output.strings import text
 from sizing.catalog.yaml_lines import load_yaml
 
@@ -67,9 +67,11 @@ def macro_reference(ctx: MacroContext) -> str:
             output = text("reference", "nothing_output", ctx.lang)
         else:
             output = Markup(calls[name](*entry["args"]))  # what a page gets: escaped already
-        rows.append([code(signature_of(name)), _with_code(description), code(_call_text(name, entry["args"])), output])
+        rows.append(
+            [id_code(signature_of(name)), _with_code(description), id_code(_call_text(name, entry["args"])), output]
+        )
     headers = [text("reference", k, ctx.lang) for k in ("macro", "description", "example", "output")]
-    return table(text("reference", "caption", ctx.lang), headers, rows)
+    return table(text("reference", "caption", ctx.lang), headers, rows, stacked=True)
 
 
 @macro

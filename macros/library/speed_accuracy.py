@@ -10,7 +10,7 @@ from macros.base.errors import MacroError
 from macros.base.languages import SOURCE_LANGUAGE
 from macros.library.context import MacroContext
 from macros.library.registry import macro
-from macros.output.html import block, code, table
+from macros.output.html import block, code, id_code, table
 from macros.output.svg import LogScatterChart, draw
 from sizing.catalog.schema import DecodeMeasurement, FigureOrigin, LlamaCppEngine
 from sizing.views.accuracy import (
@@ -199,7 +199,7 @@ def speed_accuracy_table(ctx: MacroContext, records: str = "fitted") -> str:
         counted = "left_out" if check.unreliable else "used" if records == "fitted" else "never_fitted"
         rows.append(
             [
-                code(record.id),
+                id_code(record.id),
                 _setup(ctx, record),
                 ctx.f.tokens_per_s(check.measured),
                 ctx.f.speed(check.typical, check.floor, in_a_cell=True),
@@ -377,7 +377,7 @@ def memory_accuracy_table(ctx: MacroContext) -> str:
         model = c.models[record.model].name if isinstance(record.model, str) else _named(record.model)
         rows.append(
             [
-                code(record.id),
+                id_code(record.id),
                 ctx.text(
                     "speed_memory",
                     "memory_setup",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext
 from macros.library.registry import macro
-from macros.output.html import code, table
+from macros.output.html import id_code, table
 from sizing.catalog.schema import PrefillMeasurement
 from sizing.views.plan import node_scenario, ttft_of
 from sizing.views.prefill_accuracy import (
@@ -168,7 +168,7 @@ def ttft_accuracy_table(ctx: MacroContext, records: str = "fitted") -> str:
         counted = "left_out" if check.unreliable else "used" if records == "fitted" else "never_fitted"
         rows.append(
             [
-                code(record.id),
+                id_code(record.id),
                 _setup(ctx, record),
                 _seconds(ctx, check.measured_seconds),
                 _seconds(ctx, check.typical_seconds),

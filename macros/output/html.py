@@ -4,6 +4,7 @@ Every cell is escaped, so text from data/ can never inject markup."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -33,6 +34,18 @@ def code(text: str) -> Markup:
     return Markup("<code>{}</code>").format(text)
 
 
+_ID_BREAK = re.compile(r"(?<=[-/_(])(?=.)|(?<=\.)(?=[A-Za-z_\[])")
+
+
+def id_code(identifier: str) -> Markup:
+    """An id, a field path or a call as inline code that may break after a hyphen, a slash, an underscore, an
+    opening bracket or a dot before a name ("llama33-70b-fp8-…", "nodes[].link.topology"), never inside a word:
+    a browser breaks no line between a hyphen and a digit, nor at an underscore, so a long id would otherwise set
+    the width of its column."""
+    parts = _ID_BREAK.split(identifier)
+    return Markup("<code>{}</code>").format(Markup("<wbr>").join(escape(part) for part in parts))
+
+
 class Block(Markup):
     """Ready-made HTML that stands as a block of its own. A page sets it aside while Markdown runs and puts it
     back in the HTML (``page.render.Rendered``): parsing it would only cost time, as it holds no Markdown."""
@@ -54,18 +67,66 @@ def block(html: str) -> Markup:
 _MARKDOWN_INSIDE = re.compile(r"<[^>]*\smarkdown(?:=|\s|>)")
 
 
-PROSE_CHARS = 40  # a cell longer than this is a sentence, not a figure or a name
+PROSE_COLUMNS = 40  # a cell wider than this many Latin letters is a sentence, not a figure or a name
+WORDS_HAN = 4  # a cell with more Chinese characters than this is a phrase, free to break between them
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LONG_TOKEN = re.compile(r"\S{17,}")
+_TOKEN_BREAK = re.compile(r"(?<=[.+/_-])(?=.)")
+
+
+def display_columns(value: str) -> int:
+    """How wide a text sets, in Latin letters: a Chinese character takes two."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in value)
+
+
+def with_long_tokens_breakable(value: str) -> Markup:
+    """``value`` escaped, its long tokens (a build id such as "0.13.0rc2.dev178+g676c2e9") free to break after a
+    dot, plus, slash, underscore or hyphen, so one token does not set the width of its column."""
+    escaped = str(escape(value))
+    return Markup(_LONG_TOKEN.sub(lambda token: "<wbr>".join(_TOKEN_BREAK.split(token.group(0))), escaped))
+
+
+def is_long(cell: str | Markup) -> bool:
+    return display_columns(Markup(cell).striptags()) > PROSE_COLUMNS
+
+
+def cell_class(cell: str | Markup, column_is_prose: bool, stacked: bool) -> str:
+    """How a cell may wrap: ``prose`` (a column of sentences: on a phone it takes a short line's width), ``words``
+    (a Chinese phrase, which breaks between characters as Chinese does), or "" (a figure, a name or a short
+    heading: a Chinese one breaks only at its spaces and punctuation, never "约⏎137 token/⏎秒"); in a stacked
+    table, ``long`` marks a cell that takes a line of its own on a phone."""
+    kinds = [
+        "prose" if column_is_prose else "words" if len(_HAN.findall(Markup(cell).striptags())) > WORDS_HAN else "",
+        "long" if stacked and is_long(cell) else "",
+    ]
+    return " ".join(kind for kind in kinds if kind)
 
 
 def table(
-    caption: str, headers: list[str | Markup], rows: list[list[str | Markup]], row_headers: bool = True
+    caption: str,
+    headers: list[str | Markup],
+    rows: list[list[str | Markup]],
+    row_headers: bool = True,
+    stacked: bool = False,
 ) -> Markup:
     """A Markdown-embeddable HTML table; every cell escaped unless it is Markup. A column holding a sentence is
     marked ``prose``: on a phone it takes the width of a short line, not of a word or two, so its rows stay
-    a few lines tall."""
-    prose = {index for row in rows for index, cell in enumerate(row) if len(Markup(cell).striptags()) > PROSE_CHARS}
+    a few lines tall. A ``stacked`` table (a list of entries, each a name and what it is) is laid out on phones
+    as one block per row: the name on its own line, the short cells beside each other, the sentences below."""
+    prose = {index for row in rows for index, cell in enumerate(row) if is_long(cell)}
+    head = [(header, cell_class(header, index in prose, stacked=False)) for index, header in enumerate(headers)]
+    body = [
+        [
+            (
+                cell if isinstance(cell, Markup) else with_long_tokens_breakable(cell),
+                cell_class(cell, index in prose, stacked),
+            )
+            for index, cell in enumerate(row)
+        ]
+        for row in rows
+    ]
     return block(
         TEMPLATES.get_template("table.html").render(
-            caption=caption, headers=headers, rows=rows, row_headers=row_headers, prose=prose
+            caption=caption, headers=head, rows=body, row_headers=row_headers, stacked=stacked
         )
     )

@@ -17,7 +17,7 @@ from macros.output.strings import text
 
 TABLE = re.compile(r"<table\b.*?</table>", re.S)
 CAPTION = re.compile(r"<caption>(.*?)</caption>", re.S)
-ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
+ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr>", re.S)
 CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.S)
 TAG = re.compile(r"<(?!/?code>)[^>]+>")  # every tag but code, which the index keeps
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")

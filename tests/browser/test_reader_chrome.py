@@ -177,6 +177,34 @@ def test_guides_do_not_scroll_sideways_at_390_px_and_wide_tables_show_a_cue(cont
     assert cues and all(cues), cues  # every table wider than the screen scrolls in its region, with a shadow
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_api_reference_lists_its_fields_as_blocks_on_a_phone(context_factory, server, lang):
+    """A field's long path breaks at its dots, and each field is a block (path, then type and unit, then what it
+    holds), so no list of fields scrolls sideways on a phone."""
+    page = context_factory(viewport={"width": 390, "height": 844}).new_page()
+    page.goto(f"{server}{LANGUAGES[lang]}reference/api/")
+    widths = page.eval_on_selector_all("table.stacked", "els => els.map(e => e.scrollWidth - e.clientWidth)")
+    assert len(widths) == 3 and max(widths) <= 0, widths
+    assert page.eval_on_selector("table.stacked tbody tr", "e => getComputedStyle(e).display") == "flex"
+
+
+DESKTOP_PAGES = [*GUIDES, "reference/speed-model/", "reference/api/", "reference/macros/"]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_table_scrolls_sideways_on_a_desktop_screen(context_factory, server, lang):
+    """At 1280 px every table of a guide or a reference page fits its column: long ids and build numbers break at
+    their separators, and a Chinese phrase breaks between its characters while a figure stays whole."""
+    page = context_factory(viewport={"width": 1280, "height": 900}).new_page()
+    scrolling = {}
+    for path in DESKTOP_PAGES:
+        page.goto(f"{server}{LANGUAGES[lang]}{path}")
+        widths = page.eval_on_selector_all(".table-scroll", "els => els.map(e => e.scrollWidth - e.clientWidth)")
+        if max(widths, default=0) > 0:
+            scrolling[path] = widths
+    assert not scrolling, scrolling
+
+
 # --- search -----------------------------------------------------------------------------------------------
 def pages_whose_index_text_has(site: Path, lang: str, words: str) -> list[str]:
     docs = json.loads((site / "search" / f"search_index.{lang}.json").read_text(encoding="utf-8"))["docs"]
