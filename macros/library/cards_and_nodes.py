@@ -3,15 +3,17 @@ model, the cheapest and best-value choices, and what is left on a card."""
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 from macros.base.errors import MacroError
 from macros.library.claims import claim
 from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
-from macros.output.html import table
+from macros.output.html import code, table
 from macros.output.strings import text
 from sizing.catalog.schema import DiffusionModel, Llm, Node, Precision
 from sizing.catalog.units import GB, GIB
-from sizing.engine.fit import Verdict, card_budget, pipeline_need, visible_memory
+from sizing.engine.fit import Verdict, card_budget, offloaded_need, pipeline_need, visible_memory
 from sizing.engine.memory import component_bytes
 from sizing.views.comparisons import (
     CardChoice,
@@ -57,6 +59,8 @@ def diffusion_memory_table(ctx: MacroContext, precision: str) -> str:
 def _holds(ctx: MacroContext, verdict: Verdict, cards: int) -> str:
     if verdict is Verdict.ONE_CARD:
         return _t(ctx, "alone")
+    if verdict is Verdict.TIGHT:  # a pipeline's parts taking turns on one card
+        return _t(ctx, "taking_turns")
     return _t(ctx, "with_encoders_apart", cards=ctx.f.unit("cards", ctx.f.number(cards)))
 
 
@@ -333,6 +337,21 @@ def pipeline_memory(ctx: MacroContext, model: str, precision: str) -> str:
     chosen, prec = ctx.diffusion_model(model), ctx.precision(precision)
     ctx.check_pair(model, precision)
     return ctx.f.gib_from_bytes(pipeline_need(ctx.catalog, chosen, prec).total)
+
+
+@macro
+def pipeline_memory_in_turns(ctx: MacroContext, model: str, precision: str) -> str:
+    """What an image or video pipeline needs on one card when its parts take turns on it: its largest part's
+    weights plus working memory."""
+    chosen, prec = ctx.diffusion_model(model), ctx.precision(precision)
+    ctx.check_pair(model, precision)
+    return ctx.f.gib_from_bytes(offloaded_need(ctx.catalog, chosen, prec).total)
+
+
+@macro
+def pipeline_offload_setting(ctx: MacroContext) -> Markup:
+    """The call that makes a pipeline's parts take turns on the card, as typed."""
+    return code(ctx.catalog.assumptions.pipeline_offload_setting.value)
 
 
 @macro

@@ -89,6 +89,9 @@ def _why(ctx: MacroContext, row: Offer) -> str:
     if fit.verdict is Verdict.TIGHT:
         engine = ctx.catalog.engines[fit.engine] if fit.engine is not None else None
         budget = card_budget(ctx.catalog, ctx.catalog.gpu_of(row.node), engine)
+    if fit.offloaded_need is not None:
+        need, at_a_time, offered = ctx.f.gib_both_compared(fit.need.total, fit.offloaded_need.total, budget)
+        return _t(ctx, "why_offload", need=need, budget=offered, part_need=at_a_time)
     need, offered = ctx.f.gib_compared(fit.need.total, budget)
     if fit.verdict is Verdict.ONE_CARD:
         return _t(ctx, "why_one", need=need, budget=offered)

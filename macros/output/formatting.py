@@ -82,6 +82,12 @@ class Formatter:
         digits = decisive_digits(need_bytes / GIB, budget_bytes / GIB)
         return self.gib(need_bytes / GIB, digits), self.gib(budget_bytes / GIB, digits)
 
+    def gib_both_compared(self, need_bytes: float, other_bytes: float, budget_bytes: float) -> tuple[str, str, str]:
+        """Two needs one sentence compares with the same budget, all three with the decimals that keep both
+        comparisons true."""
+        digits = max(decisive_digits(b / GIB, budget_bytes / GIB) for b in (need_bytes, other_bytes))
+        return tuple(self.gib(b / GIB, digits) for b in (need_bytes, other_bytes, budget_bytes))  # type: ignore[return-value]
+
     def gbps(self, value_gbps: float) -> str:
         """A bandwidth in GB/s, with the decimals its value has (up to two)."""
         digits = 0 if float(value_gbps).is_integer() else (1 if float(value_gbps * 10).is_integer() else 2)

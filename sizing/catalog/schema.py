@@ -483,6 +483,7 @@ class Assumptions(Record):
     tight_min_context_tokens: Assumption[ContextTokens]
     runtime_overhead_single_card_gib: Assumption[Annotated[Positive, within(0.01, 64, "GiB")]]
     runtime_overhead_split_gib: Assumption[Annotated[Positive, within(0.01, 64, "GiB")]]
+    pipeline_offload_setting: Assumption[Annotated[str, Field(min_length=1, max_length=80)]]
     kv_cache_bytes_per_element: Assumption[Annotated[Positive, within(0.5, 4, "bytes per element")]]
     default_context_tokens: Assumption[ContextTokens]
     default_batch: Assumption[Annotated[PositiveInt, within(1, 4_096, "streams")]]

@@ -89,7 +89,9 @@ class Fit:
     ``memory_utilization``; ``"kv_cache_dtype"`` fits at the default setting with the KV cache in FP8
     (``kv_cache_dtype``, what it runs with; ``need`` stays that of the cache asked for, above ``budget``);
     ``"context"`` fits at the default setting only with a context of at most
-    ``longest_context_tokens`` (then ``need`` exceeds ``budget``). ``longest_context_tokens`` is also given for a
+    ``longest_context_tokens`` (then ``need`` exceeds ``budget``); ``"offload"``, an image or video pipeline, fits
+    with its parts taking turns on the card (``need`` is that of every part at once, above ``budget``;
+    ``offloaded_need`` what the card holds at a time). ``longest_context_tokens`` is also given for a
     ``"utilization"`` fit when a context at least ``tight_min_context_tokens`` long fits at the default setting."""
 
     verdict: Verdict
@@ -98,9 +100,10 @@ class Fit:
     budget: float
     engine: str | None = None
     memory_utilization: float | None = None
-    tight_by: Literal["utilization", "kv_cache_dtype", "context"] | None = None
+    tight_by: Literal["utilization", "kv_cache_dtype", "context", "offload"] | None = None
     longest_context_tokens: int | None = None
     kv_cache_dtype: KvCacheDtype = "bf16"  # what the KV cache is kept in when the model runs as the verdict says
+    offloaded_need: MemoryNeed | None = None  # "offload": what the card holds at a time, its largest part's turn
 
     @property
     def headroom(self) -> float:
@@ -382,18 +385,34 @@ def pipeline_need(catalog: Catalog, model: DiffusionModel, precision: Precision)
     return MemoryNeed(model_weight_bytes(model, precision), 0.0, model.activation_reserve_gib * GIB, overhead)
 
 
+def offloaded_need(catalog: Catalog, model: DiffusionModel, precision: Precision) -> MemoryNeed:
+    """What a pipeline needs on one card when its parts take turns on it (``pipeline_offload_setting``): its
+    largest part's weights, the working memory of its workload and the CUDA context."""
+    whole = pipeline_need(catalog, model, precision)
+    largest = max(component_bytes(c.role, c.params, precision) for c in model.components)
+    return MemoryNeed(largest, 0.0, whole.activations, whole.overhead)
+
+
 def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision, node: Node) -> Fit:
     """One job per card; if the pipeline does not fit on one card, place its components on at most the node's
     cards (text encoders beside the denoiser, as diffusers' device_map does), largest first, each where it fits,
-    else on the least loaded card. A pipeline plans with the server engine's default share of the card
-    (``card_budget`` without an engine). The need a verdict gives is that of the layout it judged: the whole
-    pipeline on a node of one card, else the busiest card of the node's layout."""
+    else on the least loaded card; if that fails too, TIGHT where one card holds the pipeline's largest part with
+    the others waiting in host memory (``tight_by`` "offload"), else NO_FIT. A pipeline plans with the server
+    engine's default share of the card (``card_budget`` without an engine). The need a verdict gives is that of
+    the layout it judged: the whole pipeline on one card (for an offloaded fit, the need its parts take turns
+    to meet), else the busiest card of the node's layout."""
     budget = card_budget(catalog, catalog.gpu_of(node))
     whole = pipeline_need(catalog, model, precision)
     if whole.total <= budget:
         return Fit(Verdict.ONE_CARD, 1, whole, budget)
+    at_a_time = offloaded_need(catalog, model, precision)
+    offloaded = (
+        Fit(Verdict.TIGHT, 1, whole, budget, tight_by="offload", offloaded_need=at_a_time)
+        if at_a_time.total <= budget
+        else None
+    )
     if node.cards == 1:
-        return Fit(Verdict.NO_FIT, 1, whole, budget)
+        return offloaded or Fit(Verdict.NO_FIT, 1, whole, budget)
     denoiser = next(c for c in model.components if c.role == "denoiser")
     others = sorted(
         (component_bytes(c.role, c.params, precision) for c in model.components if c is not denoiser), reverse=True
@@ -413,7 +432,7 @@ def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision,
         cards[slot] = MemoryNeed(card.weights + size, 0.0, card.activations, card.overhead)
     busiest = max(cards, key=lambda card: card.total)
     if busiest.total > budget:
-        return Fit(Verdict.NO_FIT, len(cards), busiest, budget)
+        return offloaded or Fit(Verdict.NO_FIT, len(cards), busiest, budget)
     return Fit(Verdict.SPLIT, len(cards), busiest, budget)
 
 
@@ -432,8 +451,13 @@ def fit(
 
 def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
     """The engine option a fit tight by utilization or by KV-cache precision needs, as typed:
-    ``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``."""
-    if fit.verdict is not Verdict.TIGHT or fit.engine is None:
+    ``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``; for a pipeline whose parts take turns on the card,
+    the call that makes them (``pipe.enable_model_cpu_offload()``)."""
+    if fit.verdict is not Verdict.TIGHT:
+        return None
+    if fit.tight_by == "offload":
+        return catalog.assumptions.pipeline_offload_setting.value
+    if fit.engine is None:
         return None
     engine = catalog.engines[fit.engine]
     if not isinstance(engine, ServerEngine):
