@@ -33,10 +33,14 @@ def embedding_params(model: LlmShape) -> int:
 
 
 def routed_expert_params(model: LlmShape) -> float:
-    """Parameters of all routed experts. From ``params = N + R`` and ``active = N + R × a/E``:
-    ``R = (params − active) / (1 − a/E)``. Experts unknown: the inactive ``params − active`` (never read)."""
+    """Parameters of all routed experts: the model card's count where it gives one (gpt-oss counts its active
+    parameters without the input embedding, which the rule below would take for experts); else from
+    ``params = N + R`` and ``active = N + R × a/E``: ``R = (params − active) / (1 − a/E)``. Experts unknown: the
+    inactive ``params − active`` (never read)."""
     if model.active_params is None:
         return 0.0
+    if model.routed_expert_params is not None:
+        return model.routed_expert_params
     if model.experts is None or model.experts_per_token is None:
         return model.params - model.active_params
     return (model.params - model.active_params) / (1 - model.experts_per_token / model.experts)

@@ -1,5 +1,7 @@
 """The decode-speed model, term by term, on figures checked by hand (the arithmetic is in the comments)."""
 
+from dataclasses import replace
+
 import pytest
 
 from sizing.catalog.schema import DecodeScenario, EngineClass, MlaAttention, Parallelism
@@ -73,6 +75,25 @@ def test_a_step_reads_every_weight_but_the_input_embedding():
 def test_routed_experts_follow_from_params_and_active_params():
     # params = N + R, active = N + R/4: R = (10e9 - 4e9) / (1 - 1/4) = 8e9, N = 2e9
     assert routed_expert_params(MOE) == pytest.approx(8e9)
+
+
+def test_a_model_cards_count_of_expert_parameters_wins_over_the_rule():
+    # gpt-oss-120b counts its 5.13e9 active parameters without the 0.579e9 input embedding: the rule would give
+    # (116.83e9 - 5.13e9) / (1 - 4/128) = 115.30e9 expert parameters, the model card says 114.71e9
+    gpt_oss = LlmShape(
+        params=116.83e9,
+        layers=36,
+        hidden_size=2880,
+        attention_heads=64,
+        kv_heads=8,
+        head_dim=64,
+        vocab_size=201_088,
+        active_params=5.13e9,
+        experts=128,
+        experts_per_token=4,
+    )
+    assert routed_expert_params(gpt_oss) == pytest.approx(115.303e9, rel=1e-4)
+    assert routed_expert_params(replace(gpt_oss, routed_expert_params=114.71e9)) == 114.71e9
 
 
 def test_expert_coverage_grows_with_the_streams():
