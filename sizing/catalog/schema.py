@@ -512,6 +512,7 @@ class Assumptions(Record):
     decode_compute_fraction: Assumption[ComputeShare]
     decode_combine_exponent: FittedAssumption[Annotated[Positive, within(1, 16, "an exponent")]]
     decode_sublayer_seconds: FittedAssumption[StepSeconds]
+    decode_sublayer_seconds_llama_cpp: FittedAssumption[StepSeconds]
     decode_moe_sublayer_extra_seconds: FittedAssumption[StepSeconds]
     decode_mla_sublayer_extra_seconds: FittedAssumption[StepSeconds]
     decode_step_host_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
@@ -770,6 +771,9 @@ class DecodeMeasurement(DecodeScenario):
     source_file: Text | None = None
     assumed: Text | None = None
     unreliable: Text | None = None
+    # false for llama-bench's prompt test at microbatch 1: one token per step, logits for the last one only, so
+    # the steps measured skip the output head
+    logits_every_step: bool = True
 
     @model_validator(mode="after")
     def _inline_figures_have_a_source(self) -> DecodeMeasurement:
