@@ -3,6 +3,7 @@
     .venv/bin/python bench/fit_speed_model.py              # fit from today's constants, print what would move
     .venv/bin/python bench/fit_speed_model.py --from-mid   # start every constant mid-range (a fresh fit)
     .venv/bin/python bench/fit_speed_model.py --write      # also write the moved values into assumptions.yml
+    .venv/bin/python bench/fit_speed_model.py --only llama_cpp   # refit llama.cpp's constants, hold the others
 
 The loss is soft-L1 on the log of typical ÷ measured, ``sqrt(1 + (r / 0.25)²) − 1``: a record twice off weighs
 like three records 25 % off, not eight, so one odd publication cannot drag the physics. The fit is coordinate
@@ -39,6 +40,7 @@ GRIDS: dict[str, list[Any]] = {  # each constant on its own grid (max_running_st
     "step_host_seconds_server": [x * 1e-4 for x in range(31)],
     "sublayer_seconds": [x * 1e-6 for x in range(61)],
     "step_host_seconds_llama_cpp": [x * 1e-4 for x in range(31)],
+    "sublayer_seconds_llama_cpp": [x * 1e-6 for x in range(61)],
     "moe_sublayer_extra_seconds": [x * 5e-6 for x in range(61)],
     "mla_sublayer_extra_seconds": [x * 5e-6 for x in range(61)],
     "combine_exponent": [1, 1.5, 2, 3, 4, 100],
@@ -53,11 +55,13 @@ def loss(catalog: Catalog, records: list[DecodeMeasurement], constants: DecodeCo
     return total
 
 
-def fit(catalog: Catalog, records: list[DecodeMeasurement], start: DecodeConstants) -> DecodeConstants:
+def fit(
+    catalog: Catalog, records: list[DecodeMeasurement], start: DecodeConstants, grids: dict[str, list[Any]]
+) -> DecodeConstants:
     best, best_loss = start, loss(catalog, records, start)
     for sweep in range(1, 21):
         moved = False
-        for name, grid in GRIDS.items():
+        for name, grid in grids.items():
             for value in grid:
                 trial = replace(best, **{name: value})
                 trial_loss = loss(catalog, records, trial)
@@ -79,6 +83,14 @@ def floor_factor(catalog: Catalog, records: list[DecodeMeasurement], constants: 
             return round(factor - FLOOR_STEP, 2)
         factor = round(factor - FLOOR_STEP, 2)
     return factor
+
+
+def grids_matching(only: str | None) -> dict[str, list[Any]]:
+    """The grids of the constants whose name contains ``only`` (all of them without it)."""
+    chosen = {name: grid for name, grid in GRIDS.items() if only is None or only in name}
+    if not chosen:
+        raise SystemExit(f"--only {only}: no constant matches; the constants are {', '.join(GRIDS)}")
+    return chosen
 
 
 def assumption_key(field: str) -> str:
@@ -103,14 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--from-mid", action="store_true", help="start every constant at the middle of its grid")
     parser.add_argument("--write", action="store_true", help="write the moved values into data/assumptions.yml")
+    parser.add_argument("--only", help="fit only the constants whose name contains this (e.g. llama_cpp)")
     args = parser.parse_args(argv)
+    grids = grids_matching(args.only)
     catalog = load_catalog()
     usable = [m for m in catalog.measurements if m.unreliable is None]
     today = DecodeConstants.from_assumptions(catalog.assumptions)
-    start = replace(today, **{n: g[len(g) // 2] for n, g in GRIDS.items()}) if args.from_mid else today
-    print(f"Fitting {len(GRIDS)} constants on {len(usable)} usable records (soft-L1 on log typical/measured):")
-    fitted = fit(catalog, usable, start)
-    fields = [*GRIDS, "floor_factor"]
+    start = replace(today, **{n: g[len(g) // 2] for n, g in grids.items()}) if args.from_mid else today
+    print(f"Fitting {len(grids)} constants on {len(usable)} usable records (soft-L1 on log typical/measured):")
+    fitted = fit(catalog, usable, start, grids)
+    fields = [*grids, "floor_factor"]
     moved = [f for f in fields if not math.isclose(getattr(today, f), getattr(fitted, f), rel_tol=1e-6, abs_tol=1e-12)]
     for field in fields:
         mark = "  <- moves" if field in moved else ""

@@ -4,6 +4,8 @@ build when the model misses its targets."""
 
 from __future__ import annotations
 
+import re
+
 from markupsafe import Markup
 
 from macros.base.errors import MacroError
@@ -221,6 +223,7 @@ SPEED_CONSTANTS = (
     "decode_compute_fraction",
     "decode_combine_exponent",
     "decode_sublayer_seconds",
+    "decode_sublayer_seconds_llama_cpp",
     "decode_moe_sublayer_extra_seconds",
     "decode_mla_sublayer_extra_seconds",
     "decode_step_host_seconds_server",
@@ -289,6 +292,59 @@ def speed_held_out_sharing_a_setup(ctx: MacroContext) -> Markup:
             f"({', '.join(shared) or 'none'}): fix the sentence"
         )
     return code(shared[0])
+
+
+# --- the llama.cpp builds its constants describe ----------------------------------------------------------
+LLAMA_CPP_CONSTANTS = (
+    "decode_bandwidth_fraction_llama_cpp",
+    "decode_step_host_seconds_llama_cpp",
+    "decode_sublayer_seconds_llama_cpp",
+)
+OLDER_LLAMA_CPP_BUILD = "scope: a llama.cpp build of"
+LLAMA_CPP_RUN_SETS = ("fitted", "older")
+YEAR = re.compile(r"(?<![#\w])(20[12]\d)(?!\w)")  # 2010-2029, not "PR #2015" nor a hash
+
+
+def _llama_cpp_runs(ctx: MacroContext, runs: str) -> list[DecodeMeasurement]:
+    """``fitted``: the llama.cpp runs its constants were fitted on (their ``fitted_on``); ``older``: the llama.cpp
+    runs of both sets left out as older builds."""
+    if runs not in LLAMA_CPP_RUN_SETS:
+        raise MacroError(f"unknown set of llama.cpp runs '{runs}'; one of {', '.join(LLAMA_CPP_RUN_SETS)}")
+    every = (*ctx.catalog.measurements, *ctx.catalog.held_out_measurements)
+    llama_cpp = [m for m in every if m.engine_class == "llama.cpp"]
+    if runs == "fitted":
+        a = ctx.catalog.assumptions
+        named = {r for name in LLAMA_CPP_CONSTANTS for r in getattr(a, name).fitted_on or ()}
+        return [m for m in llama_cpp if m.id in named]
+    return [m for m in llama_cpp if (m.unreliable or "").startswith(OLDER_LLAMA_CPP_BUILD)]
+
+
+def build_year(record: DecodeMeasurement) -> int:
+    """The year of a run's build, as its engine note gives it ("llama.cpp (Aug 2025, ...)")."""
+    found = YEAR.search(record.engine)
+    if found is None:
+        raise MacroError(
+            f"measurement '{record.id}': its engine note '{record.engine}' names no year; the speed page says "
+            "which llama.cpp builds the constants describe: add the build's year, e.g. 'llama.cpp (2025, b6000)'"
+        )
+    return int(found.group(1))
+
+
+@macro
+def llama_cpp_run_count(ctx: MacroContext, runs: str = "fitted") -> str:
+    """How many llama.cpp runs its constants were fitted on (``fitted``), or were left out as older builds
+    (``older``)."""
+    return ctx.f.number(len(_llama_cpp_runs(ctx, runs)))
+
+
+@macro
+def llama_cpp_build_years(ctx: MacroContext, runs: str = "fitted") -> str:
+    """The years of the llama.cpp builds of those runs, first to last: "2025–2026"."""
+    chosen = _llama_cpp_runs(ctx, runs)
+    if not chosen:
+        raise MacroError(f"no llama.cpp run in the set '{runs}': fix the sentence that names their builds")
+    years = sorted({build_year(m) for m in chosen})
+    return str(years[0]) if years[0] == years[-1] else f"{years[0]}–{years[-1]}"
 
 
 # --- link figures: measured, copied or derived ----------------------------------------------------------------

@@ -327,6 +327,18 @@ class HybridAttention(Record):
     kv_layers: PositiveInt
 
 
+def routed_expert_params_problem(routed: float | None, params: float, experts: int | None, field: str) -> str | None:
+    """What makes a model card's count of routed-expert parameters unusable: it needs the experts it counts and
+    must leave room for the rest of the model (attention, embeddings)."""
+    if routed is None:
+        return None
+    if experts is None:
+        return f"{field} needs experts and experts_per_token (a moe model)"
+    if routed >= params:
+        return f"{field} ({routed}) must be below the model's parameters ({params})"
+    return None
+
+
 def shape_problems(
     layers: int,
     attention_heads: int,
@@ -357,6 +369,7 @@ class Llm(Record):
     params: Parameters
     params_note: Text | None = None
     active_params: Parameters | None = None
+    routed_expert_params: Parameters | None = None
     experts: Dimension | None = None
     experts_per_token: Dimension | None = None
     moe_layers: Dimension | None = None
@@ -398,6 +411,11 @@ class Llm(Record):
             raise ValueError(f"experts_per_token ({self.experts_per_token}) exceeds experts ({self.experts})")
         if self.moe_layers is not None and self.architecture != "moe":
             raise ValueError("moe_layers is for moe models only")
+        routed_problem = routed_expert_params_problem(
+            self.routed_expert_params, self.params, self.experts, "routed_expert_params"
+        )
+        if routed_problem:
+            raise ValueError(routed_problem)
         problems = shape_problems(self.layers, self.attention_heads, self.kv_heads, self.attention, self.moe_layers)
         if problems:
             raise ValueError("; ".join(problems))
@@ -495,6 +513,7 @@ class Assumptions(Record):
     decode_compute_fraction: Assumption[ComputeShare]
     decode_combine_exponent: FittedAssumption[Annotated[Positive, within(1, 16, "an exponent")]]
     decode_sublayer_seconds: FittedAssumption[StepSeconds]
+    decode_sublayer_seconds_llama_cpp: FittedAssumption[StepSeconds]
     decode_moe_sublayer_extra_seconds: FittedAssumption[StepSeconds]
     decode_mla_sublayer_extra_seconds: FittedAssumption[StepSeconds]
     decode_step_host_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
@@ -612,12 +631,15 @@ class InlineLink(Record):
 
 class InlineLlm(Record):
     """A language model given by its shape instead of a models.yml id. ``active_params_b`` only for MoE;
-    without ``experts``/``experts_per_token`` a MoE step is taken to read the active parameters only.
+    without ``experts``/``experts_per_token`` a MoE step is taken to read the active parameters only;
+    ``routed_expert_params_b`` where the model card counts the experts (its active count may leave out the input
+    embedding, as gpt-oss's does).
     ``attention_heads`` defaults to hidden_size / head_dim; without ``vocab_size`` embeddings are not split out."""
 
     id: Id | None = None
     params_b: Annotated[float, Field(gt=0, le=100_000)]  # up to 100 trillion parameters
     active_params_b: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    routed_expert_params_b: Annotated[float, Field(gt=0, le=100_000)] | None = None
     experts: Annotated[int, Field(gt=0, le=4096)] | None = None
     experts_per_token: Annotated[int, Field(gt=0, le=4096)] | None = None
     moe_layers: Annotated[int, Field(gt=0, le=1024)] | None = None
@@ -642,6 +664,11 @@ class InlineLlm(Record):
             raise ValueError("give experts and experts_per_token together")
         if self.experts is not None and self.experts_per_token is not None and self.experts_per_token > self.experts:
             raise ValueError(f"experts_per_token ({self.experts_per_token}) exceeds experts ({self.experts})")
+        routed_problem = routed_expert_params_problem(
+            self.routed_expert_params_b, self.params_b, self.experts, "routed_expert_params_b"
+        )
+        if routed_problem:
+            raise ValueError(routed_problem)
         heads = self.attention_heads or self.hidden_size // self.head_dim
         if heads < 1:
             raise ValueError("hidden_size / head_dim gives no attention head; give attention_heads")
@@ -745,6 +772,9 @@ class DecodeMeasurement(DecodeScenario):
     source_file: Text | None = None
     assumed: Text | None = None
     unreliable: Text | None = None
+    # false for llama-bench's prompt test at microbatch 1: one token per step, logits for the last one only, so
+    # the steps measured skip the output head
+    logits_every_step: bool = True
 
     @model_validator(mode="after")
     def _inline_figures_have_a_source(self) -> DecodeMeasurement:

@@ -12,8 +12,8 @@ One decode step moves each of the ``c`` concurrent streams forward by one token:
 * prefill share: in steady serving each step also carries the prompts of other requests (``c × I/O`` tokens);
 * communication: a tensor split all-reduces after every sub-layer (latency + ring volume over the measured bus
   bandwidth);
-* overhead: a fixed cost per sub-layer (kernel launches and tails), more for mixture-of-experts and latent
-  attention, plus a per-step host cost (llama.cpp builds its graph on the CPU every token).
+* overhead: a fixed cost per sub-layer (kernel launches and tails; llama.cpp's own), more for mixture-of-experts
+  and latent attention, plus a per-step host cost (llama.cpp's own as well).
 
 A layer split runs the cards one after another: the step is the single-card step plus one hand-over per card
 boundary. The floor is the typical speed times a factor that published measurements beat.
@@ -48,6 +48,7 @@ class DecodeConstants:
     compute_fraction: float
     combine_exponent: float
     sublayer_seconds: float
+    sublayer_seconds_llama_cpp: float
     moe_sublayer_extra_seconds: float
     mla_sublayer_extra_seconds: float
     step_host_seconds_server: float
@@ -65,6 +66,7 @@ class DecodeConstants:
             compute_fraction=a.decode_compute_fraction.value,
             combine_exponent=a.decode_combine_exponent.value,
             sublayer_seconds=a.decode_sublayer_seconds.value,
+            sublayer_seconds_llama_cpp=a.decode_sublayer_seconds_llama_cpp.value,
             moe_sublayer_extra_seconds=a.decode_moe_sublayer_extra_seconds.value,
             mla_sublayer_extra_seconds=a.decode_mla_sublayer_extra_seconds.value,
             step_host_seconds_server=a.decode_step_host_seconds_server.value,
@@ -172,12 +174,14 @@ def seconds_handing_over(model: LlmShape, link: LinkSpec, streams: int) -> float
 
 
 def seconds_overhead(model: LlmShape, constants: DecodeConstants, engine_class: EngineClass) -> float:
-    """Per-step host cost + a fixed cost per sub-layer + extras per MoE and per MLA sub-layer. Every card of a
-    tensor split pays all of it."""
-    host = constants.step_host_seconds_llama_cpp if engine_class == "llama.cpp" else constants.step_host_seconds_server
+    """Per-step host cost + a fixed cost per sub-layer (each engine its own: llama.cpp replays one CUDA graph of
+    fused kernels per token) + extras per MoE and per MLA sub-layer. Every card of a tensor split pays all of it."""
+    llama_cpp = engine_class == "llama.cpp"
+    host = constants.step_host_seconds_llama_cpp if llama_cpp else constants.step_host_seconds_server
+    per_sublayer = constants.sublayer_seconds_llama_cpp if llama_cpp else constants.sublayer_seconds
     return (
         host
-        + sublayers(model, constants.allreduces_per_layer) * constants.sublayer_seconds
+        + sublayers(model, constants.allreduces_per_layer) * per_sublayer
         + moe_sublayers(model) * constants.moe_sublayer_extra_seconds
         + mla_sublayers(model) * constants.mla_sublayer_extra_seconds
     )
@@ -201,8 +205,10 @@ def step_seconds(
     constants: DecodeConstants,
     engine_class: EngineClass = "server",
     prompt_tokens_per_output_token: float = 0.0,
+    reads_output_head: bool = True,
 ) -> StepSeconds:
-    """The time of one decode step of ``concurrency`` streams at ``context_tokens``, term by term."""
+    """The time of one decode step of ``concurrency`` streams at ``context_tokens``, term by term (a step that
+    computes no logits, as llama-bench's prompt test at microbatch 1, skips the output head)."""
     if cards > 1 and link is None:
         raise ValueError(f"a split over {cards} cards needs a link")
     if parallelism == "layers" and cards > 1:
@@ -219,6 +225,7 @@ def step_seconds(
             constants=constants,
             engine_class=engine_class,
             prompt_tokens_per_output_token=prompt_tokens_per_output_token,
+            reads_output_head=reads_output_head,
         )
         handover = seconds_handing_over(model, link, concurrency)
         return replace(
@@ -227,7 +234,7 @@ def step_seconds(
     fraction = (
         constants.bandwidth_fraction_llama_cpp if engine_class == "llama.cpp" else constants.bandwidth_fraction_server
     )
-    bytes_read = weight_bytes_read_per_step(model, precision, concurrency) / cards + kv_cache_bytes(
+    bytes_read = weight_bytes_read_per_step(model, precision, concurrency, reads_output_head) / cards + kv_cache_bytes(
         model, context_tokens, concurrency, constants.kv_cache_bytes_per_element, cards
     )
     memory = seconds_reading_memory(bytes_read, gpu.memory_bandwidth_gbps, fraction)

@@ -33,10 +33,14 @@ def embedding_params(model: LlmShape) -> int:
 
 
 def routed_expert_params(model: LlmShape) -> float:
-    """Parameters of all routed experts. From ``params = N + R`` and ``active = N + R × a/E``:
-    ``R = (params − active) / (1 − a/E)``. Experts unknown: the inactive ``params − active`` (never read)."""
+    """Parameters of all routed experts: the model card's count where it gives one (gpt-oss counts its active
+    parameters without the input embedding, which the rule below would take for experts); else from
+    ``params = N + R`` and ``active = N + R × a/E``: ``R = (params − active) / (1 − a/E)``. Experts unknown: the
+    inactive ``params − active`` (never read)."""
     if model.active_params is None:
         return 0.0
+    if model.routed_expert_params is not None:
+        return model.routed_expert_params
     if model.experts is None or model.experts_per_token is None:
         return model.params - model.active_params
     return (model.params - model.active_params) / (1 - model.experts_per_token / model.experts)
@@ -67,9 +71,12 @@ def weight_bytes(model: LlmShape, precision: PrecisionSpec) -> float:
     )
 
 
-def weight_bytes_read_per_step(model: LlmShape, precision: PrecisionSpec, streams: int) -> float:
+def weight_bytes_read_per_step(
+    model: LlmShape, precision: PrecisionSpec, streams: int, reads_output_head: bool = True
+) -> float:
     """Weights one decode step reads over all cards: everything except the input embedding (one row per token),
-    the output head at its own width, and of the routed experts only those the ``streams`` tokens touch."""
+    the output head at its own width (unless the step computes no logits), and of the routed experts only those
+    the ``streams`` tokens touch."""
     routed = routed_expert_params(model)
     head = model.vocab_size * model.hidden_size
     input_embedding = 0 if model.tie_word_embeddings else head
@@ -77,9 +84,10 @@ def weight_bytes_read_per_step(model: LlmShape, precision: PrecisionSpec, stream
     touched = 0.0
     if model.experts is not None and model.experts_per_token is not None:
         touched = routed * distinct_experts_touched(model.experts, model.experts_per_token, streams) / model.experts
+    head_read = head if reads_output_head else 0
     return (
         body * precision.bits_per_weight / 8
-        + head * _embedding_bits(precision) / 8
+        + head_read * _embedding_bits(precision) / 8
         + touched * _expert_bits(precision) / 8
     )
 

@@ -137,6 +137,7 @@ def scenario_shape(catalog: Catalog, model: str | InlineLlm) -> LlmShape:
             vocab_size=model.vocab_size or 0,
             tie_word_embeddings=model.tie_word_embeddings,
             active_params=None if model.active_params_b is None else model.active_params_b * 1e9,
+            routed_expert_params=None if model.routed_expert_params_b is None else model.routed_expert_params_b * 1e9,
             experts=model.experts,
             experts_per_token=model.experts_per_token,
             moe_layers=model.moe_layers,

@@ -31,7 +31,8 @@ class LinkSpec:
 @dataclass(frozen=True)
 class LlmShape:
     """A language model's shape. ``active_params`` marks a mixture-of-experts model; without ``experts`` its
-    steps read the active parameters only. ``vocab_size`` 0: embeddings not told apart from the rest."""
+    steps read the active parameters only; ``routed_expert_params`` when the model card counts the experts.
+    ``vocab_size`` 0: embeddings not told apart from the rest."""
 
     params: float
     layers: int
@@ -42,6 +43,7 @@ class LlmShape:
     vocab_size: int = 0
     tie_word_embeddings: bool = False
     active_params: float | None = None
+    routed_expert_params: float | None = None
     experts: int | None = None
     experts_per_token: int | None = None
     moe_layers: int | None = None
@@ -79,6 +81,7 @@ def llm_shape(model: Llm) -> LlmShape:
         vocab_size=model.vocab_size,
         tie_word_embeddings=model.tie_word_embeddings,
         active_params=None if model.active_params is None else float(model.active_params),
+        routed_expert_params=None if model.routed_expert_params is None else float(model.routed_expert_params),
         experts=model.experts,
         experts_per_token=model.experts_per_token,
         moe_layers=model.moe_layers,

@@ -61,7 +61,7 @@ def check_records(
         resolved = resolve(catalog, m)
         if constants is not None:
             resolved = replace(resolved, constants=constants)
-        seconds = step_seconds(**resolved.setup())  # type: ignore[arg-type]
+        seconds = step_seconds(**resolved.setup(), reads_output_head=m.logits_every_step)  # type: ignore[arg-type]
         typical = 1 / seconds.total
         floor = typical * resolved.constants.floor_factor
         checks.append(

@@ -1,5 +1,7 @@
 """The decode-speed model, term by term, on figures checked by hand (the arithmetic is in the comments)."""
 
+from dataclasses import replace
+
 import pytest
 
 from sizing.catalog.schema import DecodeScenario, EngineClass, MlaAttention, Parallelism
@@ -70,9 +72,33 @@ def test_a_step_reads_every_weight_but_the_input_embedding():
     assert weight_bytes_read_per_step(DENSE_8B, FP8, 1) == pytest.approx(8e9)
 
 
+def test_a_step_without_logits_skips_the_output_head():
+    # llama-bench's prompt test at microbatch 1: 14,951,424,000 B - 524,288,000 x 2 B of head = 13,902,848,000 B
+    assert weight_bytes_read_per_step(DENSE_8B, BF16, 1, reads_output_head=False) == pytest.approx(13_902_848_000)
+
+
 def test_routed_experts_follow_from_params_and_active_params():
     # params = N + R, active = N + R/4: R = (10e9 - 4e9) / (1 - 1/4) = 8e9, N = 2e9
     assert routed_expert_params(MOE) == pytest.approx(8e9)
+
+
+def test_a_model_cards_count_of_expert_parameters_wins_over_the_rule():
+    # gpt-oss-120b counts its 5.13e9 active parameters without the 0.579e9 input embedding: the rule would give
+    # (116.83e9 - 5.13e9) / (1 - 4/128) = 115.30e9 expert parameters, the model card says 114.71e9
+    gpt_oss = LlmShape(
+        params=116.83e9,
+        layers=36,
+        hidden_size=2880,
+        attention_heads=64,
+        kv_heads=8,
+        head_dim=64,
+        vocab_size=201_088,
+        active_params=5.13e9,
+        experts=128,
+        experts_per_token=4,
+    )
+    assert routed_expert_params(gpt_oss) == pytest.approx(115.303e9, rel=1e-4)
+    assert routed_expert_params(replace(gpt_oss, routed_expert_params=114.71e9)) == 114.71e9
 
 
 def test_expert_coverage_grows_with_the_streams():
@@ -155,8 +181,13 @@ def test_a_tensor_split_allreduces_after_every_sublayer():
 def test_overhead_is_a_cost_per_sublayer(constants):
     # 32 layers x 2 sub-layers x 40 us = 2.56 ms (server engines: no per-step host cost)
     assert seconds_overhead(DENSE_8B, constants, "server") == pytest.approx(2.56e-3)
-    # llama.cpp adds 2.2 ms per token on the CPU: 4.76 ms
-    assert seconds_overhead(DENSE_8B, constants, "llama.cpp") == pytest.approx(4.76e-3)
+
+
+def test_llama_cpp_pays_its_own_host_and_sublayer_costs(constants):
+    own = replace(constants, step_host_seconds_llama_cpp=2e-3, sublayer_seconds_llama_cpp=5e-6)
+    # 2 ms on the host + 32 layers x 2 sub-layers x 5 us = 2.32 ms; the server engines' 40 us per sub-layer does
+    # not apply
+    assert seconds_overhead(DENSE_8B, own, "llama.cpp") == pytest.approx(2.32e-3)
 
 
 def test_moe_and_latent_attention_sublayers_cost_more(catalog, constants):

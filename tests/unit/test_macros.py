@@ -544,3 +544,22 @@ def test_the_memory_chart_measures_each_format_against_the_engine_that_runs_it(d
     assert [engine for engine, _ in budgets] == ["vLLM / SGLang", "llama.cpp"]
     assert [float(gib) for _, gib in budgets] == [71.3, 79.2]
     assert "GGUF Q8_0 (llama.cpp)" in svg and "BF16 (" not in svg
+
+
+def test_the_speed_page_says_which_llama_cpp_builds_the_constants_describe(data):
+    # fitted: the llama.cpp runs named by fitted_on of llama.cpp's three constants (builds of 2025 and 2026);
+    # older: the runs of 2023-24 builds flagged as such, in both sets (6 fitted-set and 5 held-out records)
+    assert (
+        render(data, "{{ llama_cpp_build_years() }} / {{ llama_cpp_build_years('older') }}") == "2025–2026 / 2023–2024"
+    )
+    assert render(data, "{{ llama_cpp_run_count('older') }}") == "11"
+
+
+def test_a_llama_cpp_run_whose_engine_note_names_no_year_is_refused(data):
+    from macros.base.errors import MacroError
+    from macros.library.speed_accuracy import build_year
+
+    run = next(m for m in data.catalog.measurements if m.id == "lcpp25-llama3-8b-q40-3090-pr15802")
+    assert build_year(run) == 2025  # "llama.cpp (Sep 2025, master of PR #15802)": the PR number is no year
+    with pytest.raises(MacroError, match=r"lcpp25-llama3-8b-q40-3090-pr15802.*names no year"):
+        build_year(run.model_copy(update={"engine": "llama.cpp (master of PR #2015)"}))

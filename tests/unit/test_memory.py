@@ -10,7 +10,9 @@ from sizing.engine.memory import (
     kv_cache_bytes,
     kv_cache_bytes_layer_split,
     model_weight_bytes,
+    weight_bytes,
 )
+from sizing.engine.scenarios import scenario_precision, scenario_shape
 from sizing.engine.specs import llm_shape
 
 
@@ -98,3 +100,12 @@ def test_a_layer_split_shares_the_kv_cache_by_layers(catalog):
     # Qwen3 235B's 4 KV heads over 8 cards: 1/8 of the whole (a tensor split replicates to 1/4)
     qwen = catalog.models["qwen3-235b-a22b"]
     assert kv_cache_bytes_layer_split(llm_shape(qwen), 8192, 1, 2, 8) == kv_cache_bytes(llm_shape(qwen), 8192, 1, 2) / 8
+
+
+def test_gpt_oss_weights_are_what_vllm_loads(catalog):
+    # The model card's 114.71e9 expert parameters at vLLM's padded MXFP4 (4.533 bits) = 64.997e9 B, the other
+    # 116.83e9 - 114.71e9 = 2.12e9 parameters at 2 B = 4.24e9 B: 69.237e9 B = 64.48 GiB (vLLM: 64.38 GiB)
+    record = next(r for r in catalog.memory_measurements if r.id == "llmd-gpt-oss-120b-h100-1x")
+    shape = scenario_shape(catalog, record.model)
+    precision = scenario_precision(catalog, record.precision, record.model)
+    assert weight_bytes(shape, precision) / GIB == pytest.approx(64.48, abs=0.01)

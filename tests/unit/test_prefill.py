@@ -32,6 +32,7 @@ DECODE = DecodeConstants(
     compute_fraction=0.5,
     combine_exponent=1,
     sublayer_seconds=40e-6,
+    sublayer_seconds_llama_cpp=40e-6,
     moe_sublayer_extra_seconds=0,
     mla_sublayer_extra_seconds=0,
     step_host_seconds_server=0,

@@ -27,6 +27,14 @@ def scenario(**fields: object) -> DecodeScenario:
         ),
         ({**EIGHT_B, "attention": {"type": "hybrid", "kv_layers": 33}}, "attention.kv_layers (33) exceeds layers (32)"),
         ({**EIGHT_B, "hidden_size": 64}, "gives no attention head"),
+        (
+            {**EIGHT_B, "active_params_b": 2, "routed_expert_params_b": 6},
+            "routed_expert_params_b needs experts and experts_per_token",
+        ),
+        (
+            {**EIGHT_B, "active_params_b": 2, "experts": 8, "experts_per_token": 2, "routed_expert_params_b": 8},
+            "routed_expert_params_b (8.0) must be below the model's parameters (8.0)",
+        ),
     ],
 )
 def test_an_inline_model_the_catalog_would_refuse_is_refused(model, message):

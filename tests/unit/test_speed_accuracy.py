@@ -1,5 +1,7 @@
 """The decode-speed model holds its accuracy targets on the published measurements of data/measurements.yml."""
 
+import pytest
+
 from sizing.views.accuracy import AccuracyMetrics, check_records, enforce_accuracy, metrics, missed_targets
 
 
@@ -36,3 +38,22 @@ def test_held_out_records_are_judged_apart_and_never_fitted(catalog):
     fitted_on = {rid for _, a in catalog.assumptions for rid in getattr(a, "fitted_on", ())}
     assert fitted_on.isdisjoint(c.id for c in held_out)
     assert metrics(held_out).within_2x >= 0.9  # the model generalizes, it does not memorize its points
+
+
+def test_a_llama_bench_prompt_run_at_microbatch_1_is_checked_without_the_output_head(catalog):
+    # Llama 3 8B BF16 on an RTX 4090: the head is 128,256 x 4,096 x 2 B = 1,050,673,152 B, read at 1,008 GB/s times
+    # llama.cpp's bandwidth fraction; a run that computes logits for its last token only never reads it
+    run = next(m for m in catalog.measurements if m.id == "lcpp25-llama3-8b-bf16-4090-pr15131")
+    assert run.logits_every_step is False
+    [without_head] = check_records(catalog, [run])
+    [with_head] = check_records(catalog, [run.model_copy(update={"logits_every_step": True})])
+    fraction = catalog.assumptions.decode_bandwidth_fraction_llama_cpp.value
+    head_seconds = 1_050_673_152 / (1008e9 * fraction)
+    assert with_head.step.memory - without_head.step.memory == pytest.approx(head_seconds)
+
+
+def test_a_2026_llama_cpp_run_on_an_rtx_5090_is_no_longer_at_half_its_speed(catalog):
+    # Qwen3 8B Q4_K_M, 221.7 tok/s measured (held out, never fitted); the 2023-24 constants gave 123 tok/s (0.55)
+    run = next(m for m in catalog.held_out_measurements if m.id == "lcpp26-qwen3-8b-q4km-5090-continuum")
+    [check] = check_records(catalog, [run])
+    assert 0.8 <= check.ratio <= 1.25 and check.floor <= check.measured
