@@ -20,6 +20,7 @@ from macros.library.context import MacroContext
 from macros.library.registry import macro
 from macros.output.html import code, id_code, table
 from sizing.catalog.yaml_lines import safe_load
+from sizing.engine.fit import tight_settings_offered
 from sizing.views.api import api_schemas
 from sizing.views.plan_api import plan_schema
 
@@ -115,8 +116,9 @@ def api_fields(ctx: MacroContext, document: str) -> str:
         raise MacroError(f"{DESCRIPTIONS_FILE.name}, {document}: " + "; ".join(problems))
     words = api_reference_text()["words"]
     described = api_reference_text()["fields"][document]
+    settings = {f"{how}_setting": text for how, text in tight_settings_offered(ctx.catalog).items()}
     rows = [
-        [id_code(path), _type_of(node), unit_of(path, ctx.lang) or "—", described[path][ctx.lang]]
+        [id_code(path), _type_of(node), unit_of(path, ctx.lang) or "—", described[path][ctx.lang].format_map(settings)]
         for path, node in schema_fields(all_schemas()[DOCUMENTS[document]])
     ]
     headers = [words[key][ctx.lang] for key in ("field", "type", "unit", "meaning")]

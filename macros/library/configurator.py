@@ -8,6 +8,7 @@ and menus into the page: every word it shows was written here, once."""
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Llm
 from sizing.catalog.units import GIB
-from sizing.engine.fit import Verdict, card_budget
+from sizing.engine.fit import Verdict, card_budget, tight_setting
 from sizing.views.api import NO_CONTEXT, context_keys
 from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
 
@@ -89,9 +90,15 @@ def _why(ctx: MacroContext, row: Offer) -> str:
     if fit.verdict is Verdict.TIGHT:
         engine = ctx.catalog.engines[fit.engine] if fit.engine is not None else None
         budget = card_budget(ctx.catalog, ctx.catalog.gpu_of(row.node), engine)
-    if fit.offloaded_need is not None:
-        need, at_a_time, offered = ctx.f.gib_both_compared(fit.need.total, fit.offloaded_need.total, budget)
-        return _t(ctx, "why_offload", need=need, budget=offered, part_need=at_a_time)
+    if fit.tight_need is not None:  # above the budget at the default setting, within it at the tight one
+        need, at_setting, offered = ctx.f.gib_both_compared(fit.need.total, fit.tight_need.total, budget)
+        if fit.tight_by == "offload":
+            return _t(ctx, "why_offload", need=need, budget=offered, part_need=at_setting)
+        setting = tight_setting(ctx.catalog, fit)
+        cards = ctx.f.cards(fit.cards)
+        return _t(
+            ctx, "why_tight_setting", need=need, budget=offered, cards=cards, setting_need=at_setting, setting=setting
+        )
     need, offered = ctx.f.gib_compared(fit.need.total, budget)
     if fit.verdict is Verdict.ONE_CARD:
         return _t(ctx, "why_one", need=need, budget=offered)
@@ -143,11 +150,13 @@ def _room(ctx: MacroContext, row: Offer) -> dict[str, str] | None:
     decimals divide to it."""
     fit, speed = row.fit, row.speed
     per_stream = fit.need.kv_cache
-    if speed is None or speed.streams_per_copy >= ctx.catalog.assumptions.max_running_streams.value:
+    cap = min(ctx.catalog.assumptions.max_running_streams.value, fit.max_num_seqs or sys.maxsize)
+    if speed is None or speed.streams_per_copy >= cap:
         return None  # no stream, or the engine's cap sets the count
     if fit.tight_by == "context" or per_stream <= 0:
         return None
-    beside = (fit.budget - fit.need.weights - fit.need.activations - fit.need.overhead) / GIB
+    held = fit.tight_need or fit.need
+    beside = (fit.budget - held.weights - held.activations - held.overhead) / GIB
     per_stream /= GIB
 
     def holds(digits: int) -> bool:

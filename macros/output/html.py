@@ -71,7 +71,7 @@ PROSE_COLUMNS = 40  # a cell wider than this many Latin letters is a sentence, n
 WORDS_HAN = 4  # a cell with more Chinese characters than this is a phrase, free to break between them
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LONG_TOKEN = re.compile(r"\S{17,}")
-_TOKEN_BREAK = re.compile(r"(?<=[.+/_-])(?=.)")
+_TOKEN_BREAK = re.compile(r"(?<=\w[.+/_-])(?=\w)")  # between words: "--flag" keeps its dashes
 
 
 def display_columns(value: str) -> int:

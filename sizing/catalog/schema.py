@@ -566,9 +566,11 @@ class ServerEngine(Record):
     parallelism: Literal["tensor"]
     utilization_flag: Text
     kv_cache_dtype_flag: Text
+    max_num_seqs_flag: Text
     precisions: Annotated[list[Id], Field(min_length=1)]
     tight_memory_utilization: Figure[CardShare]
     tight_min_card_gib: Figure[Annotated[Positive, within(1, 1024, "GiB")]]
+    tight_max_num_seqs: Figure[Annotated[PositiveInt, within(1, 256, "sequences")]]
     batch_budget: BatchBudgetRule
     sampler_bytes_per_vocab_entry: Figure[Annotated[Positive, within(1, 256, "bytes")]]
     activation_base_gib: Figure[Gib]

@@ -78,6 +78,9 @@ class MemoryNeed:
         return max(terms, key=terms.__getitem__)
 
 
+NO_NEED = MemoryNeed(0.0, 0.0, 0.0, 0.0)
+
+
 @dataclass(frozen=True)
 class Fit:
     """A verdict with what explains it. For NO_FIT, ``need`` is the best attempt (``cards`` = its k).
@@ -91,7 +94,9 @@ class Fit:
     ``"context"`` fits at the default setting only with a context of at most
     ``longest_context_tokens`` (then ``need`` exceeds ``budget``); ``"offload"``, an image or video pipeline, fits
     with its parts taking turns on the card (``need`` is that of every part at once, above ``budget``;
-    ``offloaded_need`` what the card holds at a time). ``longest_context_tokens`` is also given for a
+    ``tight_need`` what the card holds at a time); ``"max_num_seqs"`` fits at the default setting with the engine
+    running at most ``max_num_seqs`` streams (``tight_need``: its smaller activation peak, within ``budget``).
+    ``longest_context_tokens`` is also given for a
     ``"utilization"`` fit when a context at least ``tight_min_context_tokens`` long fits at the default setting."""
 
     verdict: Verdict
@@ -100,10 +105,11 @@ class Fit:
     budget: float
     engine: str | None = None
     memory_utilization: float | None = None
-    tight_by: Literal["utilization", "kv_cache_dtype", "context", "offload"] | None = None
+    tight_by: Literal["utilization", "kv_cache_dtype", "max_num_seqs", "context", "offload"] | None = None
     longest_context_tokens: int | None = None
     kv_cache_dtype: KvCacheDtype = "bf16"  # what the KV cache is kept in when the model runs as the verdict says
-    offloaded_need: MemoryNeed | None = None  # "offload": what the card holds at a time, its largest part's turn
+    tight_need: MemoryNeed | None = None  # "offload", "max_num_seqs": what a card holds at the tight setting
+    max_num_seqs: int | None = None  # "max_num_seqs": the most streams the engine runs at once
 
     @property
     def headroom(self) -> float:
@@ -187,6 +193,13 @@ def batch_budget_on(engine: Engine, gpu: Gpu | InlineGpu | None, catalog: Catalo
     return server_batch_budget(engine, visible_memory(catalog, gpu), name)
 
 
+def with_max_num_seqs(budget: BatchBudget | None, max_num_seqs: int | None) -> BatchBudget | None:
+    """A server's batch with at most ``max_num_seqs`` sequences (``--max-num-seqs``); unchanged when None."""
+    if budget is None or max_num_seqs is None:
+        return budget
+    return BatchBudget(budget.tokens, min(budget.sequences, max_num_seqs))
+
+
 def engine_reserve_bytes(
     engine: Engine,
     model: LlmShape,
@@ -219,14 +232,16 @@ def llm_need(
     *,
     gpu: Gpu | InlineGpu | None = None,
     kv_cache_dtype: KvCacheDtype = "bf16",
+    max_num_seqs: int | None = None,
 ) -> MemoryNeed:
     """What each card of a ``cards``-way split of ``gpu`` needs, with the engine that runs ``precision`` and the
-    KV cache in ``kv_cache_dtype``."""
+    KV cache in ``kv_cache_dtype``; a server engine profiles its default batch, or at most ``max_num_seqs``
+    sequences of it."""
     engine = catalog.engine_of(precision)
     shape = llm_shape(model)
     bytes_per_element = kv_element_bytes(catalog, kv_cache_dtype)
     kv_cache = kv_cache_bytes_per_card(shape, context_tokens, batch, bytes_per_element, cards, engine.parallelism)
-    budget = batch_budget_on(engine, gpu, catalog)
+    budget = with_max_num_seqs(batch_budget_on(engine, gpu, catalog), max_num_seqs)
     activations, overhead = engine_reserve_bytes(engine, shape, context_tokens, batch, cards, budget)
     return MemoryNeed(model_weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
 
@@ -299,10 +314,10 @@ def fit_llm_on(
 ) -> Fit:
     """The verdict for ``model`` on ``cards`` cards of ``gpu``, in order of preference: the fewest cards that
     fit at the engine's default setting (ONE_CARD, SPLIT); else TIGHT: the fewest cards that fit at the context
-    asked for with the tight utilization, or else with the KV cache in FP8, or else the split that holds the
-    longest context at the default setting; else NO_FIT with the largest split as the best attempt. ``needs``
-    (from ``split_needs`` for this card and KV-cache precision, any ``max_cards`` ≥ ``cards``) saves recomputing
-    them."""
+    asked for with the tight utilization, or else with the KV cache in FP8, or else with a server running at most
+    ``tight_max_num_seqs`` streams, or else the split that holds the longest context at the default setting;
+    else NO_FIT with the largest split as the best attempt. ``needs`` (from ``split_needs`` for this card and
+    KV-cache precision, any ``max_cards`` ≥ ``cards``) saves recomputing them."""
     a = catalog.assumptions
     context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
     batch = a.default_batch.value if batch is None else batch
@@ -346,6 +361,34 @@ def fit_llm_on(
             fp8 = llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype="fp8")
             if fp8.total <= budget:
                 return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "kv_cache_dtype", longest(k), "fp8")
+    if isinstance(engine, ServerEngine):
+        few = engine.tight_max_num_seqs.value
+        for k in splits:
+            lean = llm_need(
+                catalog,
+                model,
+                precision,
+                context_tokens,
+                batch,
+                k,
+                gpu=gpu,
+                kv_cache_dtype=kv_cache_dtype,
+                max_num_seqs=few,
+            )
+            if lean.total <= budget:
+                return Fit(
+                    Verdict.TIGHT,
+                    k,
+                    needs[k],
+                    budget,
+                    engine.id,
+                    shown,
+                    "max_num_seqs",
+                    longest(k),
+                    kv_cache_dtype,
+                    tight_need=lean,
+                    max_num_seqs=few,
+                )
     shorter = [(tokens, k) for k in splits if (tokens := longest(k)) is not None]
     if shorter:
         tokens, k = max(shorter, key=lambda found: (found[0], -found[1]))  # longest context, then fewest cards
@@ -407,7 +450,7 @@ def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision,
         return Fit(Verdict.ONE_CARD, 1, whole, budget)
     at_a_time = offloaded_need(catalog, model, precision)
     offloaded = (
-        Fit(Verdict.TIGHT, 1, whole, budget, tight_by="offload", offloaded_need=at_a_time)
+        Fit(Verdict.TIGHT, 1, whole, budget, tight_by="offload", tight_need=at_a_time)
         if at_a_time.total <= budget
         else None
     )
@@ -450,9 +493,9 @@ def fit(
 
 
 def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
-    """The engine option a fit tight by utilization or by KV-cache precision needs, as typed:
-    ``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``; for a pipeline whose parts take turns on the card,
-    the call that makes them (``pipe.enable_model_cpu_offload()``)."""
+    """The engine option a tight fit needs, as typed: ``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``,
+    ``--max-num-seqs 16``; for a pipeline whose parts take turns on the card, the call that makes them
+    (``pipe.enable_model_cpu_offload()``)."""
     if fit.verdict is not Verdict.TIGHT:
         return None
     if fit.tight_by == "offload":
@@ -466,4 +509,21 @@ def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
         return f"{engine.utilization_flag} {fit.memory_utilization:g}"
     if fit.tight_by == "kv_cache_dtype":
         return f"{engine.kv_cache_dtype_flag} fp8"
+    if fit.tight_by == "max_num_seqs":
+        return f"{engine.max_num_seqs_flag} {fit.max_num_seqs}"
     return None
+
+
+def tight_settings_offered(catalog: Catalog) -> dict[str, str]:
+    """Every option a tight verdict may name, as ``tight_setting`` writes it, by ``Fit.tight_by``."""
+    engine = next(e for e in catalog.engines.values() if isinstance(e, ServerEngine))
+    tight = Verdict.TIGHT
+    offered = {
+        "utilization": Fit(tight, 1, NO_NEED, 0, engine.id, engine.tight_memory_utilization.value, "utilization"),
+        "kv_cache_dtype": Fit(tight, 1, NO_NEED, 0, engine.id, tight_by="kv_cache_dtype"),
+        "max_num_seqs": Fit(
+            tight, 1, NO_NEED, 0, engine.id, tight_by="max_num_seqs", max_num_seqs=engine.tight_max_num_seqs.value
+        ),
+        "offload": Fit(tight, 1, NO_NEED, 0, tight_by="offload"),
+    }
+    return {how: tight_setting(catalog, fit) or "" for how, fit in offered.items()}

@@ -54,10 +54,13 @@ def engine_of(catalog: Catalog, precision: Precision) -> tuple[EngineClass, Para
 
 def streams_beside_weights(fit: Fit, kv_bytes_per_stream: float, max_streams: int) -> int:
     """Streams whose KV cache fits in what the card keeps after weights, activations and runtime: the fit's
-    own budget and need, so the count and the verdict never disagree."""
+    own budget and need (at its tight setting where it has one), so the count and the verdict never disagree;
+    at most the streams that setting lets the engine run."""
+    if fit.max_num_seqs is not None:
+        max_streams = min(max_streams, fit.max_num_seqs)
     if kv_bytes_per_stream <= 0:
         return max_streams
-    need = fit.need
+    need = fit.tight_need or fit.need
     return streams_that_fit(
         fit.budget, need.weights, need.activations + need.overhead, kv_bytes_per_stream, max_streams
     )

@@ -19,6 +19,7 @@ from sizing.engine.fit import (
     fit_llm_on,
     kv_element_bytes,
     tight_setting,
+    with_max_num_seqs,
 )
 from sizing.engine.memory import kv_cache_bytes_per_card, model_weight_bytes, weight_bytes
 from sizing.engine.scenarios import (
@@ -160,12 +161,18 @@ class CardMemoryPlan:
 
 
 def card_plan(
-    catalog: Catalog, resolved: ResolvedScenario, gpu: Gpu | InlineGpu, budget: float, cards: int
+    catalog: Catalog,
+    resolved: ResolvedScenario,
+    gpu: Gpu | InlineGpu,
+    budget: float,
+    cards: int,
+    max_num_seqs: int | None = None,
 ) -> CardMemoryPlan:
-    """The plan of one card of ``gpu`` when the model is spread over ``cards`` cards."""
+    """The plan of one card of ``gpu`` when the model is spread over ``cards`` cards, the engine running at most
+    ``max_num_seqs`` streams where the verdict's setting says so."""
     engine = engine_of_class(catalog, resolved.engine_class)
     batch = catalog.assumptions.default_batch.value
-    profiled = batch_budget_on(engine, gpu, catalog)
+    profiled = with_max_num_seqs(batch_budget_on(engine, gpu, catalog), max_num_seqs)
     reserve = sum(engine_reserve_bytes(engine, resolved.model, resolved.context_tokens, batch, cards, profiled))
     kv = kv_cache_bytes_per_card(
         resolved.model,
@@ -293,10 +300,11 @@ def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
     if fit is not None and fit.tight_by == "kv_cache_dtype":  # the verdict's setting: the KV cache in FP8
         scenario = scenario.model_copy(update={"kv_cache_dtype": "fp8"})
     resolved = with_kv_cache_dtype(catalog, resolved, scenario.kv_cache_dtype)
-    plan = card_plan(catalog, resolved, gpu, scenario_budget(catalog, gpu, scenario, fit), resolved.cards)
-    fitting = streams_that_fit(
-        plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, resolved.constants.max_running_streams
-    )
+    few = None if fit is None else fit.max_num_seqs  # the verdict's setting: at most this many streams at once
+    budget = scenario_budget(catalog, gpu, scenario, fit)
+    plan = card_plan(catalog, resolved, gpu, budget, resolved.cards, few)
+    most = resolved.constants.max_running_streams if few is None else min(few, resolved.constants.max_running_streams)
+    fitting = streams_that_fit(plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, most)
     reason = reason_not_fitting(plan, fitting, scenario.concurrency)
     running = 0 if reason == "weights" else max(1, min(scenario.concurrency, fitting))
     setting = None if fit is None else cell_setting(catalog, fit)

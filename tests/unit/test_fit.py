@@ -3,7 +3,8 @@
 import pytest
 
 from sizing.catalog.units import GIB
-from sizing.engine.fit import Verdict, card_budget, fit, tight_setting, valid_splits
+from sizing.engine.fit import Verdict, card_budget, fit, tight_setting, tight_settings_offered, valid_splits
+from sizing.engine.speeds import speed_for_fit
 from sizing.views.matrix import VerdictMatrix
 
 
@@ -80,6 +81,33 @@ def test_diffusion_pipeline_places_text_encoders_on_a_second_card(catalog):
     assert verdict(catalog, "flux.1-dev", "bf16", "1x-l40s").verdict is Verdict.ONE_CARD
 
 
+def test_a_server_a_little_short_on_small_cards_fits_tightly_running_fewer_streams(catalog):
+    """Llama 3.3 70B in AWQ on 2 × RTX 4090, which practitioners serve with vLLM and a small --max-num-seqs:
+    the default batch's sampler does not fit beside the weights, sixteen sequences' does."""
+    # per card: 19.883e9 B of weights = 18.517 GiB; KV cache at 4K, 80 layers × 8 heads × 128 × 2 × 2 B × 4,096 / 2
+    # = 0.625 GiB; CUDA context, NCCL and CUDA graphs 0.05 + 0.5 + 0.5 = 1.05 GiB; activations 0.4 GiB + sampler
+    # 256 × 128,256 × 36 B = 1.101 GiB: 21.693 GiB above 0.90 × 24,115 MiB = 21.195 GiB;
+    # with 16 sequences the sampler takes 16 × 128,256 × 36 B = 0.069 GiB: 20.661 GiB
+    found = verdict(catalog, "llama-3.3-70b", "int4-awq-gptq", "2x-rtx-4090", context_tokens=4096)
+    assert found.verdict is Verdict.TIGHT and found.tight_by == "max_num_seqs" and found.cards == 2
+    assert found.need.total / GIB == pytest.approx(21.693, abs=0.001) and found.budget / GIB == pytest.approx(
+        21.195, abs=0.001
+    )
+    assert found.tight_need is not None and found.tight_need.total / GIB == pytest.approx(20.661, abs=0.001)
+    assert tight_setting(catalog, found) == "--max-num-seqs 16" and found.max_num_seqs == 16
+    assert tight_settings_offered(catalog)["max_num_seqs"] == "--max-num-seqs 16"  # as the API reference lists it
+    # the room beside the weights, 21.195 − 18.517 − 0.469 − 1.05 = 1.159 GiB, holds one 0.625 GiB stream
+    speed = speed_for_fit(
+        catalog,
+        catalog.models["llama-3.3-70b"],
+        catalog.precisions["int4-awq-gptq"],
+        catalog.nodes["2x-rtx-4090"],
+        found,
+        4096,
+    )
+    assert speed is not None and speed.streams_per_copy == 1
+
+
 def test_a_pipeline_too_large_for_a_card_fits_tightly_when_its_largest_part_and_working_memory_do(catalog):
     """Practitioners run SD 3.5 Large in BF16 on one 24 GB card with its parts taking turns (diffusers'
     enable_model_cpu_offload, ComfyUI's default on such cards): the verdict says so, and names the call."""
@@ -89,7 +117,7 @@ def test_a_pipeline_too_large_for_a_card_fits_tightly_when_its_largest_part_and_
     assert found.verdict is Verdict.TIGHT and found.tight_by == "offload" and found.cards == 1
     assert found.need.total / GIB == pytest.approx(28.13, abs=0.01)
     assert found.budget / GIB == pytest.approx(21.195, abs=0.001)
-    assert found.offloaded_need is not None and found.offloaded_need.total / GIB == pytest.approx(17.33, abs=0.01)
+    assert found.tight_need is not None and found.tight_need.total / GIB == pytest.approx(17.33, abs=0.01)
     assert tight_setting(catalog, found) == "pipe.enable_model_cpu_offload()"
     # a node with a second card splits the parts instead (a split beats a tight fit)
     assert verdict(catalog, "sd-3.5-large", "bf16", "2x-rtx-4090").verdict is Verdict.SPLIT
@@ -104,7 +132,7 @@ def test_a_pipeline_that_fits_no_card_of_the_node_gives_the_need_of_a_layout_the
     alone = verdict(catalog, "wan2.1-t2v-14b", "bf16", "1x-a40")
     assert alone.verdict is Verdict.TIGHT and alone.tight_by == "offload" and alone.cards == 1
     assert alone.need.total / GIB == pytest.approx(45.04, abs=0.01) and alone.need.total > alone.budget
-    assert alone.offloaded_need is not None and alone.offloaded_need.total / GIB == pytest.approx(34.23, abs=0.01)
+    assert alone.tight_need is not None and alone.tight_need.total / GIB == pytest.approx(34.23, abs=0.01)
     # FLUX BF16 on 4 × L4 (19.83 GiB each): the transformer's card alone needs 22.17 + 2 + 0.6 = 24.77 GiB, and
     # 22.17 + 2 + 0.15 = 24.32 GiB with the parts taking turns: no fit either way
     four = verdict(catalog, "flux.1-dev", "bf16", "4x-l4")
@@ -114,7 +142,7 @@ def test_a_pipeline_that_fits_no_card_of_the_node_gives_the_need_of_a_layout_the
     for model in ("flux.1-dev", "sd-3.5-large", "wan2.1-t2v-14b", "wan2.1-t2v-1.3b", "sdxl-base-1.0"):
         for node in catalog.nodes:
             found = verdict(catalog, model, "bf16", node)
-            held = found.offloaded_need if found.tight_by == "offload" else found.need
+            held = found.tight_need if found.tight_by == "offload" else found.need
             assert held is not None and (found.verdict is Verdict.NO_FIT) == (held.total > found.budget), (model, node)
             assert found.cards <= catalog.nodes[node].cards
 

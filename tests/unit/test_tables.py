@@ -22,6 +22,7 @@ def test_only_a_long_token_of_a_cell_gets_break_points():
         "vLLM 0.<wbr>13.<wbr>0rc2.<wbr>dev178+<wbr>g676c2e9"
     )
     assert with_long_tokens_breakable("SGLang 0.4.1, 8 × H200") == "SGLang 0.4.1, 8 × H200"
+    assert with_long_tokens_breakable("--gpu-memory-utilization") == "--gpu-<wbr>memory-<wbr>utilization"
     assert with_long_tokens_breakable("a & b") == "a &amp; b"
 
 
