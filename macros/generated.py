@@ -102,7 +102,7 @@ def api_files(data: SiteData) -> dict[str, str]:
         files[f"api/fit/{model_id}.json"] = compact_json(
             {**{k: v for k, v in fit.items() if k != "models"}, "model": model_id, **model}
         )
-    files["api/plan.json"] = compact_json(plan_document(data.catalog, data.matrix))
+    files["api/plan.json"] = compact_json(plan_document(data.catalog))
     schemas = api_schemas() | {"api/plan.schema.json": plan_schema()}
     files |= {path: json.dumps(schema, ensure_ascii=False, indent=1) for path, schema in schemas.items()}
     return files

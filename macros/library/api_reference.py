@@ -42,7 +42,7 @@ def _resolve(node: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
 def schema_fields(schema: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(path, schema) of every field of a document, in the document's order: ``nodes[].link.topology``;
     a mapping's keys as ``<model>``; a fit cell's fields as ``cell.verdict`` (a cell is a list, in the order of
-    ``cell``)."""
+    ``cell``; another list of named fields as its ``x-tuple`` names it)."""
 
     def walk(path: str, node: dict[str, Any], shown: bool = True) -> Iterator[tuple[str, dict[str, Any]]]:
         node = _resolve(node, schema)
@@ -55,7 +55,7 @@ def schema_fields(schema: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]
         if isinstance(node.get("additionalProperties"), dict):
             yield from walk(f"{path}.<{node['x-key']}>", node["additionalProperties"])
         for item in node.get("prefixItems", []):
-            yield from walk(f"cell.{item['title']}", item)
+            yield from walk(f"{node.get('x-tuple', 'cell')}.{item['title']}", item)
         for option in node.get("anyOf", []):
             if "$ref" in option:
                 yield from ((p, n) for p, n in walk(path, option) if p != path)

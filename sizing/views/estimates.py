@@ -284,16 +284,26 @@ def notes(running: int, concurrency: int, room_for_kv: float, setting: str | Non
 
 
 # --- the answer -----------------------------------------------------------------------------------------------
-def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
-    """Everything the estimator says about one scenario (raises ScenarioError for an unknown id)."""
+def memory_of(
+    catalog: Catalog, scenario: DecodeScenario, *, keep_kv_cache_dtype: bool = False
+) -> tuple[DecodeScenario, ResolvedScenario, Fit | None, CardMemoryPlan]:
+    """The scenario as the estimator runs it (the KV cache in FP8 where the verdict needs it, unless
+    ``keep_kv_cache_dtype``), resolved, its verdict and the memory plan of one of its cards."""
     scenario = with_implied_engine(catalog, scenario)
     resolved = resolve(catalog, scenario)
     gpu = gpu_record(catalog, scenario.gpu)
     fit = cell_fit(catalog, scenario, resolved.context_tokens)
-    if fit is not None and fit.tight_by == "kv_cache_dtype":  # the verdict's setting: the KV cache in FP8
+    if fit is not None and fit.tight_by == "kv_cache_dtype" and not keep_kv_cache_dtype:  # the verdict's setting
         scenario = scenario.model_copy(update={"kv_cache_dtype": "fp8"})
     resolved = with_kv_cache_dtype(catalog, resolved, scenario.kv_cache_dtype)
     plan = card_plan(catalog, resolved, gpu, scenario_budget(catalog, gpu, scenario, fit), resolved.cards)
+    return scenario, resolved, fit, plan
+
+
+def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
+    """Everything the estimator says about one scenario (raises ScenarioError for an unknown id)."""
+    scenario, resolved, fit, plan = memory_of(catalog, scenario)
+    gpu = gpu_record(catalog, scenario.gpu)
     fitting = streams_that_fit(
         plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, resolved.constants.max_running_streams
     )

@@ -98,18 +98,18 @@ def test_the_reference_page_lists_every_field_verdict_and_unit(lang):
     assert {"en": "GB/s", "fr": "Go/s", "zh": "GB/s"}[lang] in html
 
 
-def test_a_plan_cell_holds_what_the_plan_computes(files):
-    """api/plan.json gives, for one copy, the speeds and times to first token python -m sizing.plan reads."""
+def test_a_plan_copy_holds_what_the_plan_computes(files):
+    """api/plan.json gives, for one candidate, the streams that fit and the decode step python -m sizing.plan reads."""
     from sizing.views.plan import Candidate, Requirement, load_on
 
     catalog = site_data().catalog
     plan = files["api/plan.json"]
-    cards, copies, fitting, typical, floor, ttft = plan["models"]["llama-3.1-8b"]["bf16"]["8192"]["1x-a100-pcie-80gb"]
-    assert (cards, copies) == (1, 1) and fitting >= 8
+    model = plan["models"]["llama-3.1-8b"]
+    row = next(c for c in model["candidates"] if c[:4] == ["1x-a100-pcie-80gb", "bf16", 1, "bf16"])
+    kv_tokens, fp8_contexts, step_ms, *_ = plan["copies"][row[4]]
     candidate = Candidate(catalog.configurations["1x-a100-pcie-80gb"], catalog.precisions["bf16"], 1)
-    at_8_streams = load_on(catalog, candidate, Requirement("llama-3.1-8b", 2048, 8192 - 2048, 8, 1.0), 8)
-    assert typical[plan["concurrency"].index(8)] == round(at_8_streams.typical, 2)
-    assert floor[plan["concurrency"].index(8)] == round(at_8_streams.floor, 2)
-    prompt_row = ttft[plan["prompt_tokens"].index(2048)]
-    assert len(prompt_row) == len([c for c in plan["ttft_concurrency"] if c <= fitting])
-    assert prompt_row == sorted(prompt_row)  # more streams never shorten the wait
+    context = model["contexts"][2]
+    load = load_on(catalog, candidate, Requirement("llama-3.1-8b", context // 2, context // 2, 8, 1.0), 8)
+    tokens = dict(map(tuple, kv_tokens))[context]
+    assert tokens // context == load.streams_that_fit and fp8_contexts == []
+    assert step_ms[2][model["streams"].index(8)] == pytest.approx(1e3 / load.typical, rel=1e-3)

@@ -1,0 +1,257 @@
+"""The Plan page's script (docs/en/assets/plan-model.js) reads api/plan.json and answers as ``python -m sizing.plan``
+does: on a grid of requirements, the same configurations in the same order, and every figure within 2 %."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import subprocess
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sizing.catalog.loader import Catalog, load_catalog
+from sizing.views.plan import (
+    Option,
+    Requirement,
+    best_per_configuration,
+    candidates,
+    closest,
+    option_for,
+    relax,
+    shortfalls,
+)
+from sizing.views.plan_api import plan_document
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+SCRIPT = ROOT / "docs/en/assets/plan-model.js"
+TOLERANCE = 0.02
+RUNNER = """
+const fs = require("fs");
+const model = require(process.argv[1]);
+const doc = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const requirements = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
+const answers = requirements.map((r) => {
+  const options = model.plan(doc, r);
+  return { options, closest: options.length ? [] : model.closest(doc, r), relax: options.length ? [] : model.relax(doc, r) };
+});
+process.stdout.write(JSON.stringify(answers));
+"""
+
+# (model, precision, prompt, output, users, tokens/s per user, TTFT limit, requests per minute): prompts and outputs
+# off the ladders, users 1..200, precisions named and "any", impossible ones at the end
+GRID = [
+    ("llama-3.3-70b", None, 4000, 500, 40, 15, 2.0, None),
+    ("llama-3.3-70b", "fp8", 3000, 700, 120, 20, None, None),
+    ("llama-3.3-70b", None, 30000, 1000, 8, 10, 10.0, None),
+    ("llama-3.1-8b", None, 8000, 500, 64, 5, None, None),
+    ("llama-3.1-8b", "bf16", 700, 300, 200, 40, 1.0, None),
+    ("llama-3.1-8b", None, 1500, 250, 1, 60, None, None),
+    ("llama-3.1-8b", None, 2000, 400, 10, 20, None, 90.0),
+    ("qwen2.5-72b", None, 16000, 300, 20, 15, 5.0, None),
+    ("qwen2.5-72b", "int4-awq-gptq", 5000, 900, 33, 12, None, None),
+    ("qwen3-32b", None, 8000, 800, 30, 30, 3.0, None),
+    ("qwen3-32b", "gguf-q4_k_m", 1200, 600, 5, 20, None, None),
+    ("mistral-small-3-24b", None, 2500, 350, 75, 25, 1.5, None),
+    ("gemma-3-27b", None, 12000, 600, 17, 18, None, None),
+    ("gemma-3-27b", "bf16", 50000, 2000, 3, 10, 20.0, None),
+    ("mixtral-8x7b", None, 3500, 450, 90, 20, None, None),
+    ("qwen3-235b-a22b", None, 6000, 700, 12, 15, 4.0, None),
+    ("llama-3.1-405b", None, 2000, 500, 6, 8, None, None),
+    ("deepseek-v3", None, 3000, 600, 4, 10, None, None),
+    ("llama-3.3-70b", None, 4000, 500, 40, 500, None, None),  # no node is that fast
+    ("llama-3.1-8b", None, 20000, 500, 10, 10, 0.05, None),  # no prompt is read that soon
+    ("llama-3.1-405b", "bf16", 100000, 20000, 2, 5, None, None),  # no node holds it
+]
+
+
+def requirement_of(row: tuple[Any, ...]) -> Requirement:
+    model, precision, prompt, output, users, speed, ttft, rate = row
+    return Requirement(model, prompt, output, users, speed, precision, ttft, rate)
+
+
+def figures(option: Option) -> dict[str, Any]:
+    """What a table row shows, from Python, named as the script names it."""
+    return {
+        "configuration": option.candidate.configuration.id,
+        "precision": option.candidate.precision.id,
+        "kvCacheDtype": option.load.kv_cache_dtype,
+        "nodes": option.nodes,
+        "usersPerNode": option.users_per_node,
+        "pricePerMonthUsd": option.price_per_month_usd,
+        "usdPerMillionTokens": option.usd_per_million_tokens,
+        "typical": option.load.typical,
+        "floor": option.load.floor,
+        "ttft": option.load.ttft.typical_seconds,
+    }
+
+
+def script_figures(option: dict[str, Any]) -> dict[str, Any]:
+    load = option["load"]
+    keys = ("configuration", "precision", "kvCacheDtype", "nodes", "usersPerNode", "pricePerMonthUsd")
+    return {k: option[k] for k in keys} | {
+        "usdPerMillionTokens": option["usdPerMillionTokens"],
+        "typical": load["typical"],
+        "floor": load["floor"],
+        "ttft": load["ttft"],
+    }
+
+
+def relax_words(parts: list[dict[str, Any]]) -> str:
+    """The script's parts of a relax answer in the words of ``sizing.views.plan.relax``."""
+    said = []
+    for part in parts:
+        if part["kind"] == "no_fit":
+            return (
+                f"no node holds {part['model']} ({', '.join(part['formats'])}) with the KV cache of one user at "
+                f"{part['contextTokens']:,} tokens: try a lighter format or a shorter prompt"
+            )
+        if part["kind"] == "speed":
+            said.append(
+                f"the fastest is {part['tokensPerS']:.1f} tokens/s per user ({part['configuration']}, "
+                f"{part['precision']}): ask for at most that, or use a lighter format"
+            )
+        if part["kind"] == "ttft":
+            said.append(
+                f"the shortest time to first token is {part['seconds']:.2f} s ({part['configuration']}): allow that, "
+                "or shorten the prompt"
+            )
+        if part["kind"] == "both":
+            said.append(
+                "no single configuration meets both limits at once: loosen the speed or the time to first token"
+            )
+    return "; ".join(said)
+
+
+@pytest.fixture(scope="module")
+def answers(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Requirement, dict[str, Any]]]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    catalog = load_catalog()
+    folder = tmp_path_factory.mktemp("plan")
+    (folder / "plan.json").write_text(json.dumps(plan_document(catalog)), encoding="utf-8")
+    requirements = [requirement_of(row) for row in GRID]
+    (folder / "requirements.json").write_text(json.dumps([asdict(r) for r in requirements]), encoding="utf-8")
+    out = subprocess.run(
+        [node, "-e", RUNNER, str(SCRIPT), str(folder / "plan.json"), str(folder / "requirements.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return list(zip(requirements, json.loads(out.stdout), strict=True))
+
+
+def relative_error(python: float, script: float) -> float:
+    return abs(script - python) / abs(python) if python else abs(script)
+
+
+Key = tuple[str, str, int, str]
+
+
+def key_of(option: Option) -> Key:
+    c = option.candidate
+    return (c.configuration.id, c.precision.id, c.cards_per_copy, c.kv_cache_dtype)
+
+
+def script_key(option: dict[str, Any]) -> Key:
+    keys = ("configuration", "precision", "cardsPerCopy", "candidateKvCacheDtype")
+    return tuple(option[k] for k in keys)
+
+
+def ties(option: Option, best: Option) -> bool:
+    """Python's order rule cannot tell them apart within 2 %: the same price and cache, speeds within 2 %."""
+    return (
+        option.price_per_month_usd == best.price_per_month_usd
+        and option.load.kv_cache_dtype == best.load.kv_cache_dtype
+        and relative_error(best.load.typical, option.load.typical) <= TOLERANCE
+    )
+
+
+def compared(expected: dict[str, Any], got: dict[str, Any], worst: dict[str, float]) -> list[str]:
+    """Figures of the script off by more than 2 % (``worst`` keeps each figure's largest relative error)."""
+    found = []
+    for key, value in expected.items():
+        if isinstance(value, str):
+            if got[key] != value:
+                found.append(f"{expected['configuration']} {key}: {value} != {got[key]}")
+            continue
+        error = relative_error(value, got[key])
+        worst[key] = max(worst.get(key, 0.0), error)
+        if error > TOLERANCE:
+            found.append(f"{expected['configuration']} {key}: {value:.4g} != {got[key]:.4g}")
+    return found
+
+
+def in_order(options: list[Option]) -> bool:
+    """Cheapest first; at one price the 16-bit cache first, then the faster (within 2 %)."""
+    for a, b in itertools.pairwise(options):
+        if a.price_per_month_usd != b.price_per_month_usd:
+            if a.price_per_month_usd > b.price_per_month_usd:
+                return False
+        elif (a.load.kv_cache_dtype == "fp8") != (b.load.kv_cache_dtype == "fp8"):
+            if a.load.kv_cache_dtype == "fp8":
+                return False
+        elif a.load.typical < b.load.typical * (1 - TOLERANCE):
+            return False
+    return True
+
+
+def plan_differences(catalog: Catalog, requirement: Requirement, got: list[dict[str, Any]], worst: dict[str, float]):
+    """Where the script's plan differs from Python's: another set of configurations; a way (format, split, cache)
+    Python would not choose for a configuration unless it ties with Python's choice; an order Python's rule does
+    not allow; or a figure off by more than 2 % from Python's for the same way."""
+    every = {key_of(o): o for o in (option_for(catalog, c, requirement) for c in candidates(catalog, requirement)) if o}
+    best = {o.candidate.configuration.id: o for o in best_per_configuration(every.values())}
+    if set(best) != {g["configuration"] for g in got} or len(got) != len(best):
+        return [f"configurations {sorted(best)} != {[g['configuration'] for g in got]}"]
+    found, chosen = [], []
+    for g in got:
+        python = every.get(script_key(g))
+        if python is None:
+            found.append(f"{script_key(g)}: Python finds no plan on it")
+            continue
+        if not ties(python, best[g["configuration"]]):
+            found.append(f"{script_key(g)} instead of {key_of(best[g['configuration']])}")
+        found += compared(figures(python), script_figures(g), worst)
+        chosen.append(python)
+    if not in_order(chosen):
+        found.append(f"order {[key_of(o) for o in chosen]}")
+    return found
+
+
+def closest_differences(
+    catalog: Catalog, requirement: Requirement, got: list[dict[str, Any]], worst: dict[str, float]
+) -> list[str]:
+    """The closest plans: Python's, in an order Python's rule allows (nearest first, gaps within 2 % tie)."""
+    expected = {key_of(o): o for o in closest(catalog, requirement)}
+    if set(expected) != {script_key(g) for g in got}:
+        return [f"closest {list(expected)} != {[script_key(g) for g in got]}"]
+    gaps = {
+        key_of(Option(s.candidate, 1, 1, s.load, 0, 0, "users", 1)): s.gap(requirement)
+        for s in shortfalls(catalog, requirement)
+    }
+    in_script_order = [gaps[script_key(g)] for g in got]
+    found = [] if all(b >= a * (1 - TOLERANCE) for a, b in itertools.pairwise(in_script_order)) else ["closest order"]
+    for g in got:
+        found += compared(figures(expected[script_key(g)]), script_figures(g), worst)
+    return found
+
+
+def test_the_script_plans_as_the_command_line(answers):
+    catalog = load_catalog()
+    worst: dict[str, float] = {}
+    problems = []
+    for requirement, answer in answers:
+        found = plan_differences(catalog, requirement, answer["options"], worst)
+        if not answer["options"]:
+            found += closest_differences(catalog, requirement, answer["closest"], worst)
+            if relax_words(answer["relax"]) != relax(catalog, requirement):
+                found.append(f"{relax_words(answer['relax'])} != {relax(catalog, requirement)}")
+        problems += [f"{requirement}: {d}" for d in found]
+    print("worst relative error per figure:", {k: f"{v:.2%}" for k, v in sorted(worst.items())})
+    assert not problems, "\n".join(problems)
