@@ -255,3 +255,67 @@ def test_the_script_plans_as_the_command_line(answers):
         problems += [f"{requirement}: {d}" for d in found]
     print("worst relative error per figure:", {k: f"{v:.2%}" for k, v in sorted(worst.items())})
     assert not problems, "\n".join(problems)
+
+
+FORMAT_RUNNER = """
+const page = require(process.argv[1]);
+const samples = JSON.parse(process.argv[2]);
+const out = {};
+for (const [lang, s] of Object.entries(samples)) {
+  const f = page.formatter(s.locale, s.words);
+  out[lang] = {
+    money: s.prices.map((v) => f.money(v)),
+    money_cents: s.per_million.map((v) => f.money(v, 2)),
+    numbers: s.counts.map((v) => f.number(v)),
+    speeds: s.speeds.map(([typical, floor]) => f.speedCell(typical, floor)),
+    seconds: s.seconds.map((v) => f.seconds(v)),
+  };
+}
+process.stdout.write(JSON.stringify(out));
+"""
+PRICES = [1040, 4157, 19650, 123456.7]
+PER_MILLION = [0.16, 0.155, 0.125, 160.645, 1234.5]
+COUNTS = [1, 60, 4000, 100000, 2.5, 3.5]
+SPEEDS = [(5.04, 2.8), (9.96, 5.25), (23.5, 13.1), (150.2, 83.0)]
+SECONDS = [0.0345, 0.42, 0.999, 2.04, 37.2, 123.4]
+
+
+def test_the_script_writes_figures_as_the_site_writes_them():
+    """Intl in the page's language writes prices, counts, speeds and times as Babel does on the worked plans."""
+    from macros.library.plan_tables import BCP47, UNIT_WORDS
+    from macros.output.formatting import formatter
+    from macros.output.strings import strings
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    samples = {
+        lang: {
+            "locale": BCP47[lang],
+            "words": {key: strings()["units"][key][lang] for key in UNIT_WORDS},
+            "prices": PRICES,
+            "per_million": PER_MILLION,
+            "counts": COUNTS,
+            "speeds": SPEEDS,
+            "seconds": SECONDS,
+        }
+        for lang in BCP47
+    }
+    script = str(ROOT / "docs/en/assets/plan-page.js")
+    out = subprocess.run(
+        [node, "-e", FORMAT_RUNNER, script, json.dumps(samples)], capture_output=True, text=True, timeout=60, check=True
+    )
+    got = json.loads(out.stdout)
+    for lang in BCP47:
+        f = formatter(lang)
+        expected = {
+            "money": [f.money(v, "USD") for v in PRICES],
+            "money_cents": [f.money(v, "USD", 2) for v in PER_MILLION],
+            "numbers": [f.number(v) for v in COUNTS],
+            "speeds": [f.speed(t, floor, in_a_cell=True) for t, floor in SPEEDS],
+            "seconds": [
+                f.unit("seconds", f.significant(s)) if s >= 1 else f.unit("milliseconds", f.significant(s * 1e3))
+                for s in SECONDS
+            ],
+        }
+        assert got[lang] == expected, lang

@@ -14,6 +14,17 @@
     return template.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
   }
 
+  // Python's round(x, digits): to the nearest on the double's exact value, a tie to the even digit (Intl and
+  // toFixed would round 34.5 up and 0.155 by its shortest decimal, 0.16; Python writes 34 and 0.15)
+  function pythonRound(value, digits) {
+    const [whole, fraction] = Math.abs(value).toFixed(100).split(".");
+    const kept = BigInt(whole + fraction.slice(0, digits));
+    const rest = fraction.slice(digits);
+    const tie = rest[0] === "5" && !/[1-9]/.test(rest.slice(1));
+    const up = rest[0] > "5" || (rest[0] === "5" && !tie) || (tie && kept % 2n === 1n);
+    return Math.sign(value) * Number(kept + (up ? 1n : 0n)) / 10 ** digits;
+  }
+
   // macros.output.formatting.Formatter, for the figures of a plan
   function formatter(locale, words) {
     const numbers = new Map();
@@ -22,7 +33,7 @@
       if (!numbers.has(digits)) {
         numbers.set(digits, new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }));
       }
-      return numbers.get(digits).format(value);
+      return numbers.get(digits).format(pythonRound(value, digits));
     }
     function money(value, digits = 0) {
       if (!moneys.has(digits)) {
@@ -30,13 +41,13 @@
           style: "currency", currency: "USD", minimumFractionDigits: digits, maximumFractionDigits: digits,
         }));
       }
-      return moneys.get(digits).format(value);
+      return moneys.get(digits).format(pythonRound(value, digits));
     }
     function significant(value) {
       return value >= 10 ? number(value) : number(value, value >= 1 ? 1 : 2);
     }
     function speedNumber(tokensPerS) {
-      const shown = tokensPerS >= 9.95 ? Math.round(tokensPerS) : Math.round(tokensPerS * 10) / 10;
+      const shown = tokensPerS >= 9.95 ? pythonRound(tokensPerS, 0) : pythonRound(tokensPerS, 1);
       return shown >= 10 ? number(shown) : number(shown, 1);
     }
     function seconds(value) {
