@@ -63,51 +63,60 @@ def scenario_at(catalog: Catalog, candidate: Candidate, model: str, context_toke
     )
 
 
-def copy_at(catalog: Catalog, candidate: Candidate, model: str, context_tokens: int) -> tuple[Copy, int, float]:
-    """One copy of the candidate at this context with the candidate's KV cache (``plan.copy_of`` without the
-    estimator's switch to FP8, which ``fp8_contexts`` gives), and the tokens of KV cache its cards hold there: the
-    streams that fit are those over the context, rounded down, up to the engine's cap (negative when the
-    weights and the engine's reserve leave no room), and the bytes the engine may use per card there."""
+@dataclass(frozen=True)
+class At:
+    """One copy of a candidate at one context: ``plan.copy_of`` with the candidate's own KV cache, the tokens
+    of KV cache its cards hold (the streams that fit are those over the context, rounded down, up to the engine's
+    cap; negative when the weights and the engine's reserve leave no room), the bytes the engine may use per
+    card, and whether the estimator would keep the cache in FP8 there instead (``fp8_contexts``)."""
+
+    context_tokens: int
+    copy: Copy
+    kv_tokens: int
+    budget: float
+    switched: bool
+
+
+def copy_at(catalog: Catalog, candidate: Candidate, model: str, context_tokens: int) -> At:
     scenario = scenario_at(catalog, candidate, model, context_tokens)
-    _, resolved, _, card = memory_of(catalog, scenario, keep_kv_cache_dtype=True)
+    ran, resolved, _, card = memory_of(catalog, scenario)
+    switched = ran.kv_cache_dtype != candidate.kv_cache_dtype
+    if switched:
+        _, resolved, _, card = memory_of(catalog, scenario, keep_kv_cache_dtype=True)
     tokens = math.floor(card.room_for_kv / card.kv_per_stream * context_tokens)
     prefill = PrefillConstants.from_assumptions(catalog.assumptions)
     fitting = max(0, min(int(card.room_for_kv // card.kv_per_stream), catalog.assumptions.max_running_streams.value))
-    return Copy(resolved, fitting, prefill, candidate.kv_cache_dtype), tokens, card.budget
+    copy = Copy(resolved, fitting, prefill, candidate.kv_cache_dtype)
+    return At(context_tokens, copy, tokens, card.budget, switched)
 
 
-def kv_points(catalog: Catalog, candidate: Candidate, model: str, at: list[tuple[int, int, float]]) -> list[list[int]]:
-    """``[context, KV tokens]`` at each ``(context, tokens, budget)`` of the ladder, and on either side of each
-    context where the engine's budget changes (the verdict's setting starts or stops there): the room jumps
-    there, and a reader interpolating between the ladder's steps would otherwise smooth the jump away."""
-    points = [[x, tokens] for x, tokens, _ in at]
-    for (x0, _, b0), (x1, _, _) in itertools.pairwise(at):
-        low, high = x0, x1
-        if copy_at(catalog, candidate, model, high)[2] == b0:
+def kv_points(catalog: Catalog, candidate: Candidate, model: str, ladder: list[At]) -> list[list[int]]:
+    """``[context, KV tokens]`` at each context of the ladder, and on either side of each context where the
+    engine's budget changes (the verdict's setting starts or stops there): the room jumps there, and a reader
+    interpolating between the ladder's steps would otherwise smooth the jump away."""
+    points = [[a.context_tokens, a.kv_tokens] for a in ladder]
+    for before, after in itertools.pairwise(ladder):
+        if after.budget == before.budget:
             continue
+        low, high = before.context_tokens, after.context_tokens
         while high - low > 1:
             middle = (low + high) // 2
-            if copy_at(catalog, candidate, model, middle)[2] == b0:
+            if copy_at(catalog, candidate, model, middle).budget == before.budget:
                 low = middle
             else:
                 high = middle
-        points += [[x, copy_at(catalog, candidate, model, x)[1]] for x in (low, high) if x not in (x0, x1)]
+        edges = (x for x in (low, high) if x not in (before.context_tokens, after.context_tokens))
+        points += [[x, copy_at(catalog, candidate, model, x).kv_tokens] for x in edges]
     return sorted(points)
 
 
-def switches_to_fp8(catalog: Catalog, candidate: Candidate, model: str, context_tokens: int) -> bool:
-    """Whether the estimator keeps this candidate's KV cache in FP8 at this context (the verdict needs it)."""
-    scenario = scenario_at(catalog, candidate, model, context_tokens)
-    return candidate.kv_cache_dtype != "fp8" and memory_of(catalog, scenario)[0].kv_cache_dtype == "fp8"
-
-
 def first_context(catalog: Catalog, candidate: Candidate, model: str, span: tuple[int, int], switched: bool) -> int:
-    """The first context of ``(low, high]`` at which ``switches_to_fp8`` is ``switched`` (it is at ``high``, not
-    at ``low``), by bisection."""
+    """The first context of ``(low, high]`` where the estimator's switch to FP8 is ``switched`` (as at ``high``,
+    not at ``low``), by bisection."""
     low, high = span
     while high - low > 1:
         middle = (low + high) // 2
-        if switches_to_fp8(catalog, candidate, model, middle) == switched:
+        if copy_at(catalog, candidate, model, middle).switched == switched:
             high = middle
         else:
             low = middle
@@ -124,17 +133,20 @@ def one_stream_until(points: list[list[int]]) -> float | None:
     return None
 
 
-def fp8_contexts(catalog: Catalog, candidate: Candidate, model: Llm, points: list[list[int]]) -> list[int]:
+def fp8_contexts(
+    catalog: Catalog, candidate: Candidate, model: Llm, ladder: list[At], points: list[list[int]]
+) -> list[int]:
     """``[first, last]`` contexts at which the estimator keeps the cache in FP8 for this candidate (it then runs
     as the candidate with an FP8 cache), ``[]`` when at none: it does so from where the 16-bit cache of one
     stream stops fitting, which the ladder's steps may straddle, so a context just beyond is tried too."""
     if candidate.kv_cache_dtype == "fp8":
         return []
-    tried = dict.fromkeys((x for x, _ in points), False)
+    tried = {a.context_tokens: a.switched for a in ladder}
     until = one_stream_until(points)
     if until is not None:
-        tried |= {min(int(until * factor) + 1, model.max_context_tokens): False for factor in (1.01, 1.1)}
-    switched = sorted(x for x in tried if switches_to_fp8(catalog, candidate, model.id, x))
+        beyond = {min(int(until * factor) + 1, model.max_context_tokens) for factor in (1.01, 1.1)} - tried.keys()
+        tried |= {x: copy_at(catalog, candidate, model.id, x).switched for x in beyond}
+    switched = sorted(x for x, flag in tried.items() if flag)
     if not switched:
         return []
     first, last = switched[0], switched[-1]
@@ -213,21 +225,20 @@ def copy_figures(
     """One copy's figures (``COPY``), None when not one stream fits at the smallest context. The steps at a
     context go as far as the streams that fit at the context before it (a context between the two reads them)."""
     contexts, prompts = ladders
-    found = [copy_at(catalog, candidate, model.id, x) for x in contexts]
-    if found[0][0].streams_that_fit < 1:
+    ladder = [copy_at(catalog, candidate, model.id, x) for x in contexts]
+    if ladder[0].copy.streams_that_fit < 1:
         return None
-    at = [(copy, tokens) for copy, tokens, _ in found]
-    points = kv_points(catalog, candidate, model.id, [(x, t, b) for x, (_, t, b) in zip(contexts, found, strict=True)])
-    fitting = [copy.streams_that_fit for copy, _ in at]
-    first = at[0][0]
+    points = kv_points(catalog, candidate, model.id, ladder)
+    fitting = [a.copy.streams_that_fit for a in ladder]
+    first = ladder[0].copy
     r = first.resolved
     key = (model.id, *copy_key(catalog, candidate)[:-1])
     return [
         points,
-        fp8_contexts(catalog, candidate, model, points),
+        fp8_contexts(catalog, candidate, model, ladder, points),
         [
-            step_row(copy, streams_up_to(streams_ladder(model), most))
-            for (copy, _), most in zip(at, [fitting[0], *fitting], strict=False)
+            step_row(a.copy, streams_up_to(streams_ladder(model), most))
+            for a, most in zip(ladder, [fitting[0], *fitting], strict=False)
         ],
         tables.prompt_row_of(key, first, prompts),
         rounded(1e3 * seconds_overhead(r.model, r.constants, r.engine_class)),
