@@ -1,5 +1,6 @@
 """Page weight of the home page, a guide, the configurator and the Plan page in each language: HTML, CSS, JS,
-data (what the page's script fetches: api/plan.json for the Plan page) and total, raw and gzip-compressed (what a
+data (what the page's script fetches: api/plan.json and its default model's api/plan/<model>.json for the Plan
+page) and total, raw and gzip-compressed (what a
 static host sends).
 
     .venv/bin/python bench/page_weight.py [site]
@@ -16,14 +17,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import NINE_PAGES, ROOT
 
 PLAN_PAGES = [f"{prefix}plan/" for prefix in ("", "fr/", "zh/")]
-PLAN_DATA = "api/plan.json"  # what the Plan page's form fetches on load
+PLAN_DATA = "api/plan.json"  # what the Plan page's form fetches on load, with its default model's figures
+DEFAULT_MODEL = re.compile(r'<select name="model">.*?<option value="([^"]+)" selected>')
 
 
 def weights(site: Path, page: str) -> dict[str, tuple[int, int]]:
     """Per kind: (raw bytes, gzip bytes) of the page and everything it loads from the site."""
     html_path = site / page / "index.html"
     html = html_path.read_text(encoding="utf-8")
-    data = [site / PLAN_DATA] if 'class="plan-data"' in html else []
+    chosen = DEFAULT_MODEL.search(html) if 'class="plan-data"' in html else None
+    data = [site / PLAN_DATA, site / f"api/plan/{chosen.group(1)}.json"] if chosen else []
     kinds: dict[str, list[Path]] = {"html": [html_path], "css": [], "js": [], "data": data}
     for link in re.findall(r'(?:href|src)="([^"#?]+\.(?:css|js))"', html):
         path = (html_path.parent / link).resolve()

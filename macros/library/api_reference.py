@@ -21,10 +21,15 @@ from macros.library.registry import macro
 from macros.output.html import code, table
 from sizing.catalog.yaml_lines import safe_load
 from sizing.views.api import api_schemas
-from sizing.views.plan_api import plan_schema
+from sizing.views.plan_api import plan_schemas
 
 DESCRIPTIONS_FILE = Path(__file__).resolve().parent / "api_reference.yml"
-DOCUMENTS = {"catalog": "api/catalog.schema.json", "fit": "api/fit.schema.json", "plan": "api/plan.schema.json"}
+DOCUMENTS = {
+    "catalog": "api/catalog.schema.json",
+    "fit": "api/fit.schema.json",
+    "plan": "api/plan.schema.json",
+    "plan-model": "api/plan-model.schema.json",
+}
 
 
 @cache
@@ -101,13 +106,13 @@ def field_problems(document: str) -> list[str]:
 
 def all_schemas() -> dict[str, dict[str, Any]]:
     """The schemas of every API document the build writes, the plan's included."""
-    return api_schemas() | {"api/plan.schema.json": plan_schema()}
+    return api_schemas() | plan_schemas()
 
 
 @macro
 def api_fields(ctx: MacroContext, document: str) -> str:
-    """Every field of an API document ("catalog", "fit" or "plan"), from the JSON Schema the build writes beside it:
-    its type or values, its unit and what it holds."""
+    """Every field of an API document ("catalog", "fit", "plan" or "plan-model"), from the JSON Schema the build
+    writes beside it: its type or values, its unit and what it holds."""
     if document not in DOCUMENTS:
         raise MacroError(f"unknown API document '{document}'; use one of {', '.join(map(repr, DOCUMENTS))}")
     problems = field_problems(document)

@@ -1,13 +1,14 @@
-"""``api/plan.json``: the figures a plan is made of, for a reader (or the Plan page's script) to interpolate, from
-the same code as ``python -m sizing.plan`` (``sizing.views.plan``).
+"""``api/plan.json`` and ``api/plan/<model>.json``: the figures a plan is made of, for a reader (or the Plan page's
+script) to interpolate, from the same code as ``python -m sizing.plan`` (``sizing.views.plan``).
 
-Per language model, every candidate of the plan (configuration × format × cards per copy × KV-cache precision)
-points to one *copy*: the model on that many cards of that hardware, shared by every configuration with the same
-GPU and link. A copy gives, at a ladder of contexts, how many tokens of KV cache its cards hold (the streams that
-fit are that over the context, up to the engine's cap) and whether the estimator keeps the cache in FP8 there;
-the decode step's seconds at a ladder of streams × contexts (the speed per user is one over it); and the seconds of
-reading a prompt alone at a ladder of prompt lengths, without its fixed cost per chunk, which the document gives
-beside it. The time to first token is made of these terms as ``sizing.engine.prefill.estimate_ttft`` adds them."""
+``api/plan.json`` holds what every plan shares; each model's file, every candidate of the plan (configuration ×
+format × cards per copy × KV-cache precision) pointing to one *copy*: the model on that many cards of that
+hardware, shared by every configuration with the same GPU and link. A copy gives, at a ladder of contexts, how
+many tokens of KV cache its cards hold (the streams that fit are that over the context, up to the engine's cap)
+and where the estimator keeps the cache in FP8 instead; the decode step's milliseconds at a ladder of streams ×
+contexts (the speed per user is one over it); and the milliseconds of reading a prompt alone at a ladder of
+prompt lengths, without its fixed cost per chunk, which the copy gives beside it. The time to first token is
+made of these terms as ``sizing.engine.prefill.estimate_ttft`` adds them."""
 
 from __future__ import annotations
 
@@ -246,16 +247,17 @@ def copy_figures(
     ]
 
 
-def model_document(catalog: Catalog, model: Llm, prompts: list[int], tables: Tables) -> dict[str, Any]:
+def candidate_rows(
+    catalog: Catalog, model: Llm, ladders: tuple[list[int], list[int]], tables: Tables
+) -> list[list[Any]]:
     """A model's candidates, each ``[configuration, precision, cards_per_copy, kv_cache_dtype, copy]`` (an index
-    into ``tables.copies``), in the order the plan tries them."""
-    contexts = doubling_ladder(FIRST_CONTEXT_TOKENS, model.max_context_tokens, CONTEXT_FACTOR)
+    into ``tables.copies``), in the order the plan tries them; those not even one stream fits on are left out."""
     known: dict[tuple[str, ...], int | None] = {}
     rows = []
     for candidate in candidates(catalog, Requirement(model.id, 1, 1, 1, 1.0)):
         key = copy_key(catalog, candidate)
         if key not in known:
-            figures = copy_figures(catalog, candidate, model, (contexts, prompts), tables)
+            figures = copy_figures(catalog, candidate, model, ladders, tables)
             known[key] = None if figures is None else len(tables.copies)
             if figures is not None:
                 tables.copies.append(figures)
@@ -263,24 +265,20 @@ def model_document(catalog: Catalog, model: Llm, prompts: list[int], tables: Tab
         if index is not None:
             c = candidate
             rows.append([c.configuration.id, c.precision.id, c.cards_per_copy, c.kv_cache_dtype, index])
-    return {
-        "max_context_tokens": model.max_context_tokens,
-        "precisions": [p.id for p in catalog.precisions_for(model)],
-        "contexts": contexts,
-        "streams": list(streams_ladder(model)),
-        "candidates": rows,
-    }
+    return rows
 
 
 def _llms(catalog: Catalog) -> Iterator[Llm]:
     return (m for m in catalog.models.values() if isinstance(m, Llm))
 
 
+def prompt_ladder(catalog: Catalog) -> list[int]:
+    return doubling_ladder(FIRST_PROMPT_TOKENS, max(m.max_context_tokens for m in _llms(catalog)))
+
+
 def plan_document(catalog: Catalog) -> dict[str, Any]:
-    """Every language model's candidates and the copies they run."""
-    prompts = doubling_ladder(FIRST_PROMPT_TOKENS, max(m.max_context_tokens for m in _llms(catalog)))
-    tables = Tables()
-    models = {model.id: model_document(catalog, model, prompts, tables) for model in _llms(catalog)}
+    """``api/plan.json``: what every plan shares (the engine's figures, the configurations' prices and cards) and
+    where each language model's figures stand (``api/plan/<model>.json``, ``plan_model_document``)."""
     a = catalog.assumptions
     return {
         "schema_version": SCHEMA_VERSION,
@@ -289,34 +287,101 @@ def plan_document(catalog: Catalog) -> dict[str, Any]:
         "max_running_streams": a.max_running_streams.value,
         "floor_factor": a.decode_floor_factor.value,
         "prefill_batch_tokens": a.prefill_batch_tokens.value,
-        "prompt_tokens": prompts,
+        "prompt_tokens": prompt_ladder(catalog),
         "configurations": {
             c.id: {"price_per_month_usd": c.cheapest.price_per_month.amount, "cards": c.cheapest.cards}
             for c in catalog.configurations.values()
         },
-        "models": models,
+        "models": {
+            m.id: {
+                "max_context_tokens": m.max_context_tokens,
+                "precisions": [p.id for p in catalog.precisions_for(m)],
+                "figures": f"plan/{m.id}.json",
+            }
+            for m in _llms(catalog)
+        },
         "copy": list(COPY),
+    }
+
+
+def plan_model_document(catalog: Catalog, model: Llm) -> dict[str, Any]:
+    """``api/plan/<model>.json``: the model's ladders, the candidates a plan tries and the copies they run."""
+    contexts = doubling_ladder(FIRST_CONTEXT_TOKENS, model.max_context_tokens, CONTEXT_FACTOR)
+    tables = Tables()
+    rows = candidate_rows(catalog, model, (contexts, prompt_ladder(catalog)), tables)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "model": model.id,
+        "contexts": contexts,
+        "streams": list(streams_ladder(model)),
+        "candidates": rows,
         "copies": tables.copies,
         "prompt_ms": tables.prompt_rows,
     }
 
 
-def plan_schema() -> dict[str, Any]:
-    """The JSON Schema of ``api/plan.json``."""
+def plan_documents(catalog: Catalog) -> dict[str, dict[str, Any]]:
+    """Every document of the plan, by path inside the site."""
+    models = {f"api/plan/{m.id}.json": plan_model_document(catalog, m) for m in _llms(catalog)}
+    return {"api/plan.json": plan_document(catalog)} | models
+
+
+def _shapes() -> dict[str, dict[str, Any]]:
+    """The JSON Schema pieces the two documents share."""
     positive = {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 1}
     count = {"type": "integer", "minimum": 1}
-    ladder = {"type": "array", "items": count, "minItems": 1}
-    pair = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
+    return {
+        "positive": positive,
+        "count": count,
+        "ladder": {"type": "array", "items": count, "minItems": 1},
+        "pair": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+    }
+
+
+def plan_schema() -> dict[str, Any]:
+    """The JSON Schema of ``api/plan.json``."""
+    shapes = _shapes()
+    count, ladder = shapes["count"], shapes["ladder"]
+    model = {
+        "type": "object",
+        "properties": {
+            "max_context_tokens": count,
+            "precisions": {"type": "array", "items": {"type": "string"}},
+            "figures": {"type": "string", "pattern": "^plan/[a-z0-9.-]+[.]json$"},
+        },
+        "required": ["max_context_tokens", "precisions", "figures"],
+        "additionalProperties": False,
+    }
+    configuration = {
+        "type": "object",
+        "properties": {"price_per_month_usd": {"type": "number", "minimum": 0}, "cards": count},
+        "required": ["price_per_month_usd", "cards"],
+        "additionalProperties": False,
+    }
+    properties = {
+        "schema_version": {"const": SCHEMA_VERSION},
+        "prices_as_of": {"type": "string", "format": "date"},
+        "hours_per_month": {"type": "number", "minimum": 1},
+        "max_running_streams": count,
+        "floor_factor": {"type": "number", "minimum": 0, "maximum": 1},
+        "prefill_batch_tokens": count,
+        "prompt_tokens": ladder,
+        "configurations": {"type": "object", "x-key": "configuration", "additionalProperties": configuration},
+        "models": {"type": "object", "x-key": "model", "additionalProperties": model},
+        "copy": {"const": list(COPY)},
+    }
+    return _document("api/plan.json", properties, {})
+
+
+def plan_model_schema() -> dict[str, Any]:
+    """The JSON Schema of each ``api/plan/<model>.json``."""
+    shapes = _shapes()
+    positive, count, ladder = shapes["positive"], shapes["count"], shapes["ladder"]
     copy = {
         "type": "array",
         "x-tuple": "copy",
         "prefixItems": [
-            {
-                "title": "kv_tokens",
-                "type": "array",
-                "minItems": 1,
-                "items": pair,
-            },
+            {"title": "kv_tokens", "type": "array", "minItems": 1, "items": shapes["pair"]},
             {"title": "fp8_contexts", "type": "array", "items": count, "maxItems": 2},
             {"title": "step_ms", "type": "array", "items": positive, "minItems": 1},
             {"title": "prompt_row", "type": "integer", "minimum": 0},
@@ -339,36 +404,18 @@ def plan_schema() -> dict[str, Any]:
         "items": False,
         "minItems": 5,
     }
-    model = {
-        "type": "object",
-        "properties": {
-            "max_context_tokens": count,
-            "precisions": {"type": "array", "items": {"type": "string"}},
-            "contexts": ladder,
-            "streams": ladder,
-            "candidates": {"type": "array", "items": {"$ref": "#/$defs/candidate"}},
-        },
-        "required": ["max_context_tokens", "precisions", "contexts", "streams", "candidates"],
-        "additionalProperties": False,
-    }
-    configuration = {
-        "type": "object",
-        "properties": {"price_per_month_usd": {"type": "number", "minimum": 0}, "cards": count},
-        "required": ["price_per_month_usd", "cards"],
-        "additionalProperties": False,
-    }
     properties = {
         "schema_version": {"const": SCHEMA_VERSION},
-        "prices_as_of": {"type": "string", "format": "date"},
-        "hours_per_month": {"type": "number", "minimum": 1},
-        "max_running_streams": count,
-        "floor_factor": {"type": "number", "minimum": 0, "maximum": 1},
-        "prefill_batch_tokens": count,
-        "prompt_tokens": ladder,
-        "configurations": {"type": "object", "x-key": "configuration", "additionalProperties": configuration},
-        "models": {"type": "object", "x-key": "model", "additionalProperties": {"$ref": "#/$defs/model"}},
-        "copy": {"const": list(COPY)},
+        "model": {"type": "string"},
+        "contexts": ladder,
+        "streams": ladder,
+        "candidates": {"type": "array", "items": {"$ref": "#/$defs/candidate"}},
         "copies": {"type": "array", "items": {"$ref": "#/$defs/copy"}},
         "prompt_ms": {"type": "array", "items": positive},
     }
-    return _document("api/plan.json", properties, {"model": model, "candidate": candidate, "copy": copy})
+    return _document("api/plan/<model>.json", properties, {"candidate": candidate, "copy": copy})
+
+
+def plan_schemas() -> dict[str, dict[str, Any]]:
+    """The schemas of the plan's documents, by path inside the site."""
+    return {"api/plan.schema.json": plan_schema(), "api/plan-model.schema.json": plan_model_schema()}

@@ -14,6 +14,7 @@ from macros.library.api_reference import all_schemas, field_problems, schema_fie
 from macros.page.pipeline import render_page
 from macros.page.source import PageSource
 from macros.site.site_data import site_data
+from sizing.catalog.schema import Llm
 from sizing.engine.fit import Verdict
 from sizing.views.api import api_schemas
 
@@ -32,6 +33,8 @@ def schema_of(path: str) -> dict:
         "api/fit-kv-fp8.json": "fit",
         "api/plan.json": "plan",
     }
+    if path.startswith("api/plan/"):
+        return all_schemas()["api/plan-model.schema.json"]
     return all_schemas()[f"api/{names.get(path, 'fit-model')}.schema.json"]
 
 
@@ -41,14 +44,16 @@ def problems(document: object, path: str) -> list[str]:
 
 def test_the_build_writes_each_schema_beside_the_documents(files):
     assert {"api/catalog.schema.json", "api/fit.schema.json", "api/fit-model.schema.json"} <= files.keys()
-    assert "api/plan.schema.json" in files
+    assert {"api/plan.schema.json", "api/plan-model.schema.json"} <= files.keys()
     for schema in all_schemas().values():
         Draft202012Validator.check_schema(schema)
 
 
 def test_every_api_file_validates_against_its_schema(files):
     documents = [p for p in files if not p.endswith(".schema.json")]
-    assert len(documents) == 4 + len(site_data().catalog.models)  # catalog, fit, fit-kv-fp8, plan, one per model
+    models = site_data().catalog.models
+    llms = [m for m in models.values() if isinstance(m, Llm)]
+    assert len(documents) == 4 + len(models) + len(llms)  # catalog, fit, fit-kv-fp8, plan; fit and plan per model
     for path in documents:
         assert not problems(files[path], path), path
 
@@ -90,7 +95,7 @@ def test_the_reference_page_lists_every_field_verdict_and_unit(lang):
     source = (ROOT / path).read_text(encoding="utf-8")
     markdown, _ = get_data(source)
     html = render_page(PageSource(path, lang, source, markdown), ROOT / "docs", site_data()).whole
-    for document in ("catalog", "fit", "plan"):
+    for document in ("catalog", "fit", "plan", "plan-model"):
         for field, _ in schema_fields(all_schemas()[f"api/{document}.schema.json"]):
             assert f"<code>{field.replace('<', '&lt;').replace('>', '&gt;')}</code>" in html, field
     for value in ("one-card", "split", "tight", "no-fit", "fp8-not-native", "split-over-pcie"):
@@ -104,9 +109,9 @@ def test_a_plan_copy_holds_what_the_plan_computes(files):
 
     catalog = site_data().catalog
     plan = files["api/plan.json"]
-    model = plan["models"]["llama-3.1-8b"]
+    model = files["api/" + plan["models"]["llama-3.1-8b"]["figures"]]
     row = next(c for c in model["candidates"] if c[:4] == ["1x-a100-pcie-80gb", "bf16", 1, "bf16"])
-    kv_tokens, fp8_contexts, step_ms, *_ = plan["copies"][row[4]]
+    kv_tokens, fp8_contexts, step_ms, *_ = model["copies"][row[4]]
     candidate = Candidate(catalog.configurations["1x-a100-pcie-80gb"], catalog.precisions["bf16"], 1)
     context = model["contexts"][2]
     load = load_on(catalog, candidate, Requirement("llama-3.1-8b", context // 2, context // 2, 8, 1.0), 8)

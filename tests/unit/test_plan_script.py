@@ -24,7 +24,7 @@ from sizing.views.plan import (
     relax,
     shortfalls,
 )
-from sizing.views.plan_api import plan_document
+from sizing.views.plan_api import plan_documents
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCRIPT = ROOT / "docs/en/assets/plan-model.js"
@@ -32,9 +32,10 @@ TOLERANCE = 0.02
 RUNNER = """
 const fs = require("fs");
 const model = require(process.argv[1]);
-const doc = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const documents = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const requirements = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const answers = requirements.map((r) => {
+  const doc = model.withModel(documents["api/plan.json"], documents["api/plan/" + r.model + ".json"]);
   const options = model.plan(doc, r);
   return { options, closest: options.length ? [] : model.closest(doc, r), relax: options.length ? [] : model.relax(doc, r) };
 });
@@ -133,7 +134,7 @@ def answers(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Requirement,
         pytest.skip("node is not installed")
     catalog = load_catalog()
     folder = tmp_path_factory.mktemp("plan")
-    (folder / "plan.json").write_text(json.dumps(plan_document(catalog)), encoding="utf-8")
+    (folder / "plan.json").write_text(json.dumps(plan_documents(catalog)), encoding="utf-8")
     requirements = [requirement_of(row) for row in GRID]
     (folder / "requirements.json").write_text(json.dumps([asdict(r) for r in requirements]), encoding="utf-8")
     out = subprocess.run(

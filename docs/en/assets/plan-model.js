@@ -1,4 +1,5 @@
-// The plan of the Plan page: sizing.views.plan over the figures of api/plan.json. The physics stays in Python;
+// The plan of the Plan page: sizing.views.plan over the figures of api/plan.json and api/plan/<model>.json
+// (``withModel`` joins the two). The physics stays in Python;
 // this reads the published figures (KV-cache tokens at a ladder of contexts, decode steps at a ladder of streams
 // and contexts, prompt times at a ladder of prompts), interpolates them, and takes the plan's own decisions as
 // sizing/views/plan.py takes them. A pure function of (document, requirement): it runs in the page and under
@@ -33,21 +34,21 @@
   }
 
   // --- one copy -------------------------------------------------------------------------------------------------
-  function copyFigures(doc, index) {
-    const [kvTokens, fp8Contexts, stepMs, promptRow, chunkMs, requestMs] = doc.copies[index];
-    return { kvTokens, fp8Contexts, stepMs, prompt: doc.prompt_ms[promptRow], chunkMs, requestMs };
+  function copyFigures(model, index) {
+    const [kvTokens, fp8Contexts, stepMs, promptRow, chunkMs, requestMs] = model.copies[index];
+    return { kvTokens, fp8Contexts, stepMs, prompt: model.prompt_ms[promptRow], chunkMs, requestMs };
   }
 
   // the candidate as the estimator runs it at this context: a 16-bit cache the verdict cannot hold goes to FP8
   function copyAt(doc, model, candidate, contextTokens) {
-    const figures = copyFigures(doc, candidate.copy);
+    const figures = copyFigures(model, candidate.copy);
     const [low, high] = figures.fp8Contexts;
     if (candidate.kvCacheDtype === "fp8" || low === undefined || contextTokens < low || contextTokens > high) {
       return { figures, kvCacheDtype: candidate.kvCacheDtype };
     }
     const sibling = model.candidates.find((c) => c[0] === candidate.configuration && c[1] === candidate.precision
       && c[2] === candidate.cardsPerCopy && c[3] === "fp8");
-    return { figures: copyFigures(doc, sibling[4]), kvCacheDtype: "fp8" };
+    return { figures: copyFigures(model, sibling[4]), kvCacheDtype: "fp8" };
   }
 
   function streamsThatFit(doc, model, copy, contextTokens) {
@@ -182,8 +183,13 @@
   // --- every option -----------------------------------------------------------------------------------------------
   function modelOf(doc, requirement) {
     const model = doc.models[requirement.model];
-    if (!model) throw new Error("unknown model " + requirement.model);
+    if (!model || !model.candidates) throw new Error("no figures for the model " + requirement.model);
     return model;
+  }
+
+  // api/plan.json with one model's api/plan/<model>.json joined to its entry
+  function withModel(doc, figures) {
+    return { ...doc, models: { ...doc.models, [figures.model]: { ...doc.models[figures.model], ...figures } } };
   }
 
   function candidates(doc, model, requirement) {
@@ -278,5 +284,5 @@
     return parts;
   }
 
-  return { plan, closest, relax };
+  return { plan, closest, relax, withModel };
 });

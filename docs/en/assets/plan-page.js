@@ -198,17 +198,25 @@
     const status = root.querySelector(".plan-status");
     const result = root.querySelector(".plan-result");
     const precisionOptions = [...form.elements.precision.options].map((o) => o.cloneNode(true));
-    let documentPromise = null;
+    const loaded = new Map();  // address -> the promise of its JSON
+    const api = new URL(data.api, document.baseURI);
 
-    function planDocument() {
-      if (!documentPromise) {
-        documentPromise = fetch(new URL(data.api, document.baseURI)).then((response) => {
-          if (!response.ok) throw new Error(data.api + " " + response.status);
+    function json(url) {
+      if (!loaded.has(url)) {
+        loaded.set(url, fetch(url).then((response) => {
+          if (!response.ok) throw new Error(url + " " + response.status);
           return response.json();
-        });
-        documentPromise.catch(() => { documentPromise = null; });
+        }));
+        loaded.get(url).catch(() => loaded.delete(url));  // a later try may succeed
       }
-      return documentPromise;
+      return loaded.get(url);
+    }
+
+    // api/plan.json and the chosen model's figures (its "figures" path is relative to api/plan.json), joined
+    function planDocument(modelId) {
+      return json(api.href).then((doc) => (Object.hasOwn(doc.models, modelId)
+        ? json(new URL(doc.models[modelId].figures, api).href).then((figures) => model.withModel(doc, figures))
+        : doc));
     }
 
     function offerPrecisions() {
@@ -243,7 +251,7 @@
       const requirement = requirementOf(values());
       status.textContent = data.words.loading;
       result.setAttribute("aria-busy", "true");
-      return planDocument().then((doc) => {
+      return planDocument(requirement.model).then((doc) => {
         if (!valid(requirement, doc)) {
           const most = doc.models[requirement.model] ? doc.models[requirement.model].max_context_tokens : 0;
           status.textContent = fill(data.words.invalid, { max: formatter(data.locale, data.words).number(most) });
