@@ -72,3 +72,14 @@ def test_the_plan_form_plans_and_shares(browser, server, lang, width):
     }""")
     assert not violations and not errors, (violations, errors)
     context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_without_javascript_the_page_says_so_and_hides_the_form(browser, server, lang):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{server}{LANGUAGES[lang]}plan/")
+    assert not page.is_visible(".plan-controls")
+    assert page.is_visible(".plan-nojs") and "python -m sizing.plan" in (page.text_content(".plan-nojs") or "")
+    assert page.locator("table").count() >= 4  # the worked plans it points to
+    context.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import shutil
 import subprocess
 from dataclasses import asdict
@@ -320,3 +321,23 @@ def test_the_script_writes_figures_as_the_site_writes_them():
             ],
         }
         assert got[lang] == expected, lang
+
+
+LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`((?:[^`\\]|\\.)*)`')
+
+
+@pytest.mark.parametrize("name", ["plan-model.js", "plan-page.js"])
+def test_the_scripts_hold_no_word_of_their_own(name):
+    """Every word a reader sees comes from strings.yml through the page's data: the scripts' strings are keys,
+    selectors and names, never a sentence, in any language."""
+    from macros.output.strings import strings
+
+    code = re.sub(r"(^|\s)//[^\n]*", r"\1", (ROOT / "docs/en/assets" / name).read_text(encoding="utf-8"))
+    literals = [next(g for g in groups if g is not None) for groups in LITERAL.findall(code)]
+    assert literals
+    for literal in literals:
+        assert literal.isascii() and not re.search(r"[a-z]{2,} [a-z]{2,} [a-z]{2,}", literal), literal
+    words = {v for section in ("plan", "plan_form") for entry in strings()[section].values() for v in entry.values()}
+    bare = (re.sub(r"\{\w+\}", "", w).strip() for w in words)
+    phrases = {w for w in bare if " " in w or not w.isascii()}  # "memory" is also a key the script compares
+    assert not [(w, literal) for w in phrases for literal in literals if w in literal]

@@ -183,7 +183,7 @@
   // --- every option -----------------------------------------------------------------------------------------------
   function modelOf(doc, requirement) {
     const model = doc.models[requirement.model];
-    if (!model || !model.candidates) throw new Error("no figures for the model " + requirement.model);
+    if (!model || !model.candidates) throw new Error("unknown model: " + requirement.model);  // or its figures not joined
     return model;
   }
 
