@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DecodeScenario, Llm
+from sizing.catalog.schema import DecodeScenario, Llm, SlidingAttention
 from sizing.engine.decode import seconds_overhead, step_seconds
 from sizing.engine.links import node_bus_link
 from sizing.engine.prefill import Hardware, PrefillConstants, chunks, prompt_seconds
@@ -89,6 +89,15 @@ def copy_at(catalog: Catalog, candidate: Candidate, model: str, context_tokens: 
     fitting = max(0, min(int(card.room_for_kv // card.kv_per_stream), catalog.assumptions.max_running_streams.value))
     copy = Copy(resolved, fitting, prefill, candidate.kv_cache_dtype)
     return At(context_tokens, copy, tokens, card.budget, switched)
+
+
+def window_edges(model: Llm, contexts: list[int]) -> list[int]:
+    """The context at which the sliding-window layers' cache stops growing (a model without them has none), when
+    it falls between two contexts of the ladder: one stream's cache bends there."""
+    attention = llm_shape(model).attention
+    if not isinstance(attention, SlidingAttention) or attention.window_tokens in contexts:
+        return []
+    return [attention.window_tokens] if contexts[0] < attention.window_tokens < contexts[-1] else []
 
 
 def kv_points(catalog: Catalog, candidate: Candidate, model: str, ladder: list[At]) -> list[list[int]]:
@@ -223,13 +232,15 @@ class Tables:
 def copy_figures(
     catalog: Catalog, candidate: Candidate, model: Llm, ladders: tuple[list[int], list[int]], tables: Tables
 ) -> list[Any] | None:
-    """One copy's figures (``COPY``), None when not one stream fits at the smallest context. The steps at a
-    context go as far as the streams that fit at the context before it (a context between the two reads them)."""
+    """One copy's figures (``COPY``), None when not one stream fits at the smallest context. The KV tokens are
+    also given where a sliding window stops growing the cache of its layers; the steps at a context go as far as
+    the streams that fit at the context before it (a context between the two reads them)."""
     contexts, prompts = ladders
     ladder = [copy_at(catalog, candidate, model.id, x) for x in contexts]
     if ladder[0].copy.streams_that_fit < 1:
         return None
-    points = kv_points(catalog, candidate, model.id, ladder)
+    kinks = [copy_at(catalog, candidate, model.id, x) for x in window_edges(model, contexts)]
+    points = kv_points(catalog, candidate, model.id, sorted(ladder + kinks, key=lambda a: a.context_tokens))
     fitting = [a.copy.streams_that_fit for a in ladder]
     first = ladder[0].copy
     r = first.resolved

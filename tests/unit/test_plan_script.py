@@ -8,7 +8,7 @@ import json
 import re
 import shutil
 import subprocess
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +64,17 @@ GRID = [
     ("qwen3-235b-a22b", None, 6000, 700, 12, 15, 4.0, None),
     ("llama-3.1-405b", None, 2000, 500, 6, 8, None, None),
     ("deepseek-v3", None, 3000, 600, 4, 10, None, None),
+    ("qwen3-32b", None, 900, 150, 200, 10, None, None),
+    ("mixtral-8x7b", "fp8", 6000, 800, 25, 30, 2.5, None),
+    ("gemma-3-27b", None, 3000, 400, 150, 12, 3.0, None),
+    ("qwen2.5-72b", None, 10000, 1200, 60, 8, None, 30.0),
+    ("llama-3.3-70b", "int4-awq-gptq", 1500, 350, 200, 20, 1.0, None),
+    ("mistral-small-3-24b", "bf16", 20000, 1500, 7, 40, None, None),
+    ("deepseek-v3", None, 8000, 1000, 30, 20, 6.0, None),
+    ("qwen3-235b-a22b", "fp8", 2500, 300, 64, 25, None, None),
+    ("llama-3.1-8b", "gguf-q4_k_m", 3000, 600, 3, 50, 1.0, None),
     ("llama-3.3-70b", None, 4000, 500, 40, 500, None, None),  # no node is that fast
+    ("qwen3-32b", None, 30000, 2000, 5, 10, 0.2, None),  # nor reads that prompt that soon
     ("llama-3.1-8b", None, 20000, 500, 10, 10, 0.05, None),  # no prompt is read that soon
     ("llama-3.1-405b", "bf16", 100000, 20000, 2, 5, None, None),  # no node holds it
 ]
@@ -203,27 +213,93 @@ def in_order(options: list[Option]) -> bool:
     return True
 
 
-def plan_differences(catalog: Catalog, requirement: Requirement, got: list[dict[str, Any]], worst: dict[str, float]):
-    """Where the script's plan differs from Python's: another set of configurations; a way (format, split, cache)
-    Python would not choose for a configuration unless it ties with Python's choice; an order Python's rule does
-    not allow; or a figure off by more than 2 % from Python's for the same way."""
-    every = {key_of(o): o for o in (option_for(catalog, c, requirement) for c in candidates(catalog, requirement)) if o}
-    best = {o.candidate.configuration.id: o for o in best_per_configuration(every.values())}
-    if set(best) != {g["configuration"] for g in got} or len(got) != len(best):
-        return [f"configurations {sorted(best)} != {[g['configuration'] for g in got]}"]
-    found, chosen = [], []
-    for g in got:
-        python = every.get(script_key(g))
-        if python is None:
-            found.append(f"{script_key(g)}: Python finds no plan on it")
-            continue
-        if not ties(python, best[g["configuration"]]):
-            found.append(f"{script_key(g)} instead of {key_of(best[g['configuration']])}")
-        found += compared(figures(python), script_figures(g), worst)
-        chosen.append(python)
+@dataclass(frozen=True)
+class PythonPlan:
+    """What Python answers to one requirement: its option on every candidate, and its choice per configuration."""
+
+    every: dict[Key, Option]
+    best: dict[str, Option]
+
+    @classmethod
+    def of(cls, catalog: Catalog, requirement: Requirement) -> PythonPlan:
+        found = (option_for(catalog, c, requirement) for c in candidates(catalog, requirement))
+        every = {key_of(o): o for o in found if o}
+        return cls(every, {o.candidate.configuration.id: o for o in best_per_configuration(every.values())})
+
+
+def within_limits(requirement: Requirement, factor: float) -> Requirement:
+    """The requirement with its limits ``factor`` looser (above one) or tighter (below one)."""
+    return replace(
+        requirement,
+        min_tokens_per_s_per_user=requirement.min_tokens_per_s_per_user / factor,
+        max_ttft_s=None if requirement.max_ttft_s is None else requirement.max_ttft_s * factor,
+        requests_per_minute=None
+        if requirement.requests_per_minute is None
+        else requirement.requests_per_minute / factor,
+    )
+
+
+def option_differences(option: dict[str, Any], answer: PythonPlan, worst: dict[str, float]) -> list[str]:
+    """How the script's option differs from Python's answer: a way Python does not choose for the configuration
+    (unless it ties with Python's choice), or a figure off by more than 2 % from Python's for the same way."""
+    python = answer.every.get(script_key(option))
+    if python is None or option["configuration"] not in answer.best:
+        return [f"{script_key(option)}: Python finds no plan on it"]
+    found = [] if ties(python, answer.best[option["configuration"]]) else [f"{script_key(option)} is not chosen"]
+    return found + compared(figures(python), script_figures(option), worst)
+
+
+EDGE_FACTORS = (1.0025, 1 / 1.0025, 1.005, 1 / 1.005, 1.01, 1 / 1.01, 1.02, 1 / 1.02)
+
+
+class Variants:
+    """Python's answers to the requirement with its limits a little looser or tighter, up to 2 %, computed when
+    first asked for."""
+
+    def __init__(self, catalog: Catalog, requirement: Requirement) -> None:
+        self.catalog, self.requirement = catalog, requirement
+        self.found: dict[float, PythonPlan] = {}
+
+    def __getitem__(self, factor: float) -> PythonPlan:
+        if factor not in self.found:
+            self.found[factor] = PythonPlan.of(self.catalog, within_limits(self.requirement, factor))
+        return self.found[factor]
+
+    def matching(self, option: dict[str, Any]) -> PythonPlan | None:
+        return next((self[f] for f in EDGE_FACTORS if not option_differences(option, self[f], {})), None)
+
+
+def plan_differences(
+    catalog: Catalog, requirement: Requirement, got: list[dict[str, Any]], worst: dict[str, float]
+) -> tuple[list[str], int]:
+    """Where the script's plan differs from Python's: another set of configurations, another way (format, split,
+    cache) for one, an order Python's rule does not allow, or a figure off by more than 2 %. An option on the edge
+    of a limit (a user more or less per copy flips with the last digit of a speed or a time) may instead be
+    Python's answer to the requirement with its limits up to 2 % looser or tighter; how many were, is returned."""
+    exact = PythonPlan.of(catalog, requirement)
+    variants = Variants(catalog, requirement)
+    found: list[str] = []
+    chosen: list[Option] = []
+    edges = 0
+    for option in got:
+        answer: PythonPlan | None = exact
+        differences = option_differences(option, exact, {})
+        if differences:
+            answer = variants.matching(option)
+            if answer is None:
+                found += differences
+                continue
+            edges += 1
+        option_differences(option, answer, worst)
+        chosen.append(answer.every[script_key(option)])
+    shown = {option["configuration"] for option in got}
+    if shown != set(exact.best):
+        looser, tighter = variants[1.02], variants[1 / 1.02]
+        if not set(tighter.best) <= shown <= set(looser.best):
+            found.append(f"configurations {sorted(exact.best)} != {sorted(shown)}")
     if not in_order(chosen):
         found.append(f"order {[key_of(o) for o in chosen]}")
-    return found
+    return found, edges
 
 
 def closest_differences(
@@ -248,15 +324,19 @@ def test_the_script_plans_as_the_command_line(answers):
     catalog = load_catalog()
     worst: dict[str, float] = {}
     problems = []
+    options = edges = 0
     for requirement, answer in answers:
-        found = plan_differences(catalog, requirement, answer["options"], worst)
+        found, on_edge = plan_differences(catalog, requirement, answer["options"], worst)
+        options, edges = options + len(answer["options"]), edges + on_edge
         if not answer["options"]:
             found += closest_differences(catalog, requirement, answer["closest"], worst)
             if relax_words(answer["relax"]) != relax(catalog, requirement):
                 found.append(f"{relax_words(answer['relax'])} != {relax(catalog, requirement)}")
         problems += [f"{requirement}: {d}" for d in found]
+    print(f"{len(answers)} requirements, {options} options, {edges} on the edge of a limit;")
     print("worst relative error per figure:", {k: f"{v:.2%}" for k, v in sorted(worst.items())})
     assert not problems, "\n".join(problems)
+    assert edges <= options // 20  # the edge is the exception
 
 
 FORMAT_RUNNER = """

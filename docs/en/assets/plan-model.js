@@ -51,10 +51,18 @@
     return { figures: copyFigures(model, sibling[4]), kvCacheDtype: "fp8" };
   }
 
+  // streams whose cache fits: the published [context, KV tokens] points give the streams at each context; one
+  // stream's share of the room (context / tokens) grows straight with the context between two points, so that is
+  // what is read between them (straight tokens where the room runs out)
   function streamsThatFit(doc, model, copy, contextTokens) {
     const points = copy.figures.kvTokens;
-    const tokens = linear(points.map((p) => p[0]), points.map((p) => p[1]), contextTokens);
-    return Math.max(0, Math.min(Math.floor(tokens / contextTokens), doc.max_running_streams));
+    const xs = points.map((p) => p[0]);
+    const i = points.length === 1 ? 0 : segment(xs, contextTokens);
+    const [[x0, t0], [x1, t1]] = points.length === 1 ? [points[0], points[0]] : [points[i], points[i + 1]];
+    const streams = t0 > 0 && t1 > 0
+      ? 1 / linear([x0, x1], [x0 / t0, x1 / t1], contextTokens)
+      : linear([x0, x1], [t0, t1], contextTokens) / contextTokens;
+    return Math.max(0, Math.min(Math.floor(streams + 1e-9), doc.max_running_streams));
   }
 
   // a row of decode steps at one context read at `streams` (a row stops a step beyond the streams that fit)
