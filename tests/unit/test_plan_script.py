@@ -282,14 +282,14 @@ def plan_differences(
     chosen: list[Option] = []
     edges = 0
     for option in got:
-        answer: PythonPlan | None = exact
+        answer = exact
         differences = option_differences(option, exact, {})
         if differences:
-            answer = variants.matching(option)
-            if answer is None:
+            edge = variants.matching(option)
+            if edge is None:
                 found += differences
                 continue
-            edges += 1
+            answer, edges = edge, edges + 1
         option_differences(option, answer, worst)
         chosen.append(answer.every[script_key(option)])
     shown = {option["configuration"] for option in got}
