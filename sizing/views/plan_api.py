@@ -236,9 +236,10 @@ def copy_figures(
     also given where a sliding window stops growing the cache of its layers; the steps at a context go as far as
     the streams that fit at the context before it (a context between the two reads them)."""
     contexts, prompts = ladders
-    ladder = [copy_at(catalog, candidate, model.id, x) for x in contexts]
-    if ladder[0].copy.streams_that_fit < 1:
+    shortest = copy_at(catalog, candidate, model.id, contexts[0])
+    if shortest.copy.streams_that_fit < 1:
         return None
+    ladder = [shortest, *(copy_at(catalog, candidate, model.id, x) for x in contexts[1:])]
     kinks = [copy_at(catalog, candidate, model.id, x) for x in window_edges(model, contexts)]
     points = kv_points(catalog, candidate, model.id, sorted(ladder + kinks, key=lambda a: a.context_tokens))
     fitting = [a.copy.streams_that_fit for a in ladder]
