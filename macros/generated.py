@@ -25,7 +25,7 @@ from macros.site.search import (
 from macros.site.site_data import SiteData
 from sizing.views.api import NO_CONTEXT, api_schemas, catalog_document, fit_document
 from sizing.views.matrix import VerdictMatrix
-from sizing.views.plan_api import plan_document, plan_schema
+from sizing.views.plan_api import plan_documents, plan_schemas
 
 
 def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
@@ -102,8 +102,8 @@ def api_files(data: SiteData) -> dict[str, str]:
         files[f"api/fit/{model_id}.json"] = compact_json(
             {**{k: v for k, v in fit.items() if k != "models"}, "model": model_id, **model}
         )
-    files["api/plan.json"] = compact_json(plan_document(data.catalog, data.matrix))
-    schemas = api_schemas() | {"api/plan.schema.json": plan_schema()}
+    files |= {path: compact_json(document) for path, document in plan_documents(data.catalog).items()}
+    schemas = api_schemas() | plan_schemas()
     files |= {path: json.dumps(schema, ensure_ascii=False, indent=1) for path, schema in schemas.items()}
     return files
 

@@ -22,10 +22,15 @@ from macros.output.html import code, id_code, table
 from sizing.catalog.yaml_lines import safe_load
 from sizing.engine.fit import tight_settings_offered
 from sizing.views.api import api_schemas
-from sizing.views.plan_api import plan_schema
+from sizing.views.plan_api import plan_schemas
 
 DESCRIPTIONS_FILE = Path(__file__).resolve().parent / "api_reference.yml"
-DOCUMENTS = {"catalog": "api/catalog.schema.json", "fit": "api/fit.schema.json", "plan": "api/plan.schema.json"}
+DOCUMENTS = {
+    "catalog": "api/catalog.schema.json",
+    "fit": "api/fit.schema.json",
+    "plan": "api/plan.schema.json",
+    "plan-model": "api/plan-model.schema.json",
+}
 
 
 @cache
@@ -43,7 +48,7 @@ def _resolve(node: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
 def schema_fields(schema: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(path, schema) of every field of a document, in the document's order: ``nodes[].link.topology``;
     a mapping's keys as ``<model>``; a fit cell's fields as ``cell.verdict`` (a cell is a list, in the order of
-    ``cell``)."""
+    ``cell``; another list of named fields as its ``x-tuple`` names it)."""
 
     def walk(path: str, node: dict[str, Any], shown: bool = True) -> Iterator[tuple[str, dict[str, Any]]]:
         node = _resolve(node, schema)
@@ -56,7 +61,7 @@ def schema_fields(schema: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]
         if isinstance(node.get("additionalProperties"), dict):
             yield from walk(f"{path}.<{node['x-key']}>", node["additionalProperties"])
         for item in node.get("prefixItems", []):
-            yield from walk(f"cell.{item['title']}", item)
+            yield from walk(f"{node.get('x-tuple', 'cell')}.{item['title']}", item)
         for option in node.get("anyOf", []):
             if "$ref" in option:
                 yield from ((p, n) for p, n in walk(path, option) if p != path)
@@ -102,13 +107,13 @@ def field_problems(document: str) -> list[str]:
 
 def all_schemas() -> dict[str, dict[str, Any]]:
     """The schemas of every API document the build writes, the plan's included."""
-    return api_schemas() | {"api/plan.schema.json": plan_schema()}
+    return api_schemas() | plan_schemas()
 
 
 @macro
 def api_fields(ctx: MacroContext, document: str) -> str:
-    """Every field of an API document ("catalog", "fit" or "plan"), from the JSON Schema the build writes beside it:
-    its type or values, its unit and what it holds."""
+    """Every field of an API document ("catalog", "fit", "plan" or "plan-model"), from the JSON Schema the build
+    writes beside it: its type or values, its unit and what it holds."""
     if document not in DOCUMENTS:
         raise MacroError(f"unknown API document '{document}'; use one of {', '.join(map(repr, DOCUMENTS))}")
     problems = field_problems(document)

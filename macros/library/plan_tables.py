@@ -3,11 +3,23 @@ configurations that meet it cheapest first, and the cheapest one in a sentence."
 
 from __future__ import annotations
 
+import json
+
+from markupsafe import Markup
+
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext
 from macros.library.registry import macro
-from macros.output.html import table
+from macros.output.html import TEMPLATES, block, table
+from macros.output.strings import strings
+from sizing.catalog.schema import Llm
 from sizing.views.plan import Option, Requirement, closest, plan
+
+BCP47 = {
+    "en": "en-US",
+    "fr": "fr-FR",
+    "zh": "zh-CN",
+}  # the Babel locales of macros.output.formatting, as Intl names them
 
 
 def _requirement(
@@ -140,3 +152,77 @@ def plan_cheapest(
         format=_format(ctx, best),
         price=ctx.f.money(best.price_per_month_usd, "USD"),
     )
+
+
+# --- the interactive plan ------------------------------------------------------------------------------------------
+FORM_WORDS = (
+    "model", "precision", "any_precision", "prompt", "output", "users", "rate", "speed", "ttft", "submit", "noscript",
+)  # fmt: skip
+SCRIPT_WORDS = (
+    "loading", "load_error", "invalid", "found_one", "found_other", "none", "relax_speed", "relax_ttft", "relax_both",
+    "relax_no_fit", "relax_separator", "region",
+)  # fmt: skip
+TABLE_WORDS = (
+    "caption", "caption_closest", "caption_ttft", "cheapest", "kv_fp8", "speed", "nodes_one", "nodes_other",
+    "col_configuration", "col_format", "col_nodes", "col_users", "col_speed", "col_ttft", "col_month", "col_million",
+    "col_binding", "binding_memory", "binding_speed", "binding_ttft", "binding_engine_cap", "binding_users",
+)  # fmt: skip
+UNIT_WORDS = ("seconds", "milliseconds", "speed_cell")
+
+
+def _templates(ctx: MacroContext, group: str, keys: tuple[str, ...]) -> dict[str, str]:
+    """Strings of ``strings.yml`` in the page's language with their ``{fields}`` left for the script to fill."""
+    return {key: strings()[group][key][ctx.lang] for key in keys}
+
+
+def _form_data(ctx: MacroContext) -> str:
+    """What the page's script needs beside the form: where api/plan.json stands, the language to format numbers
+    in, and every word it writes, from strings.yml (the script holds none of its own)."""
+    llms = [m for m in ctx.catalog.models.values() if isinstance(m, Llm)]
+    data = {
+        "api": f"{ctx.links.root}api/plan.json",
+        "locale": BCP47[ctx.lang],
+        "words": _templates(ctx, "plan_form", SCRIPT_WORDS)
+        | _templates(ctx, "plan", TABLE_WORDS)
+        | _templates(ctx, "units", UNIT_WORDS),
+        "models": {m.id: m.name for m in llms},
+        "precisions": {p.id: p.name for p in ctx.catalog.precisions.values()},
+        "offered": {m.id: [p.id for p in ctx.catalog.precisions_for(m)] for m in llms},
+        "configurations": {c.id: ctx.node_label(c.cheapest) for c in ctx.catalog.configurations.values()},
+    }
+    # </script> cannot appear: JSON escapes "<" as \u003c below.
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+@macro
+def plan_form(
+    ctx: MacroContext,
+    model: str,
+    prompt_tokens: int,
+    output_tokens: int,
+    users: int,
+    min_tokens_per_s: int,
+    max_ttft_s: int | None = None,
+) -> str:
+    """The interactive plan: a form whose inputs live in the page's address (the values given here fill it when
+    the address holds none) and the table of the plan the page's script makes from api/plan.json, as
+    ``python -m sizing.plan`` would. Without JavaScript, a sentence in the page's language points to the worked
+    plans and the command line."""
+    _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, None)
+    llms = [m for m in ctx.catalog.models.values() if isinstance(m, Llm)]
+    html = TEMPLATES.get_template("plan_form.html").render(
+        data_json=Markup(_form_data(ctx)),
+        scripts=[f"{ctx.links.root}assets/{name}" for name in ("plan-model.js", "plan-page.js")],
+        labels={key: ctx.text("plan_form", key) for key in FORM_WORDS},
+        models=llms,
+        precisions=list(ctx.catalog.precisions.values()),
+        defaults={
+            "model": model,
+            "prompt": prompt_tokens,
+            "output": output_tokens,
+            "users": users,
+            "speed": min_tokens_per_s,
+            "ttft": "" if max_ttft_s is None else max_ttft_s,
+        },
+    )
+    return block(html)

@@ -291,20 +291,34 @@ def notes(running: int, concurrency: int, room_for_kv: float, setting: str | Non
 
 
 # --- the answer -----------------------------------------------------------------------------------------------
-def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
-    """Everything the estimator says about one scenario (raises ScenarioError for an unknown id)."""
+def memory_of(
+    catalog: Catalog, scenario: DecodeScenario, *, keep_kv_cache_dtype: bool = False
+) -> tuple[DecodeScenario, ResolvedScenario, Fit | None, CardMemoryPlan]:
+    """The scenario as the estimator runs it (the KV cache in FP8 where the verdict needs it, unless
+    ``keep_kv_cache_dtype``), resolved, its verdict and the memory plan of one of its cards."""
     scenario = with_implied_engine(catalog, scenario)
     resolved = resolve(catalog, scenario)
     gpu = gpu_record(catalog, scenario.gpu)
     fit = cell_fit(catalog, scenario, resolved.context_tokens)
-    if fit is not None and fit.tight_by == "kv_cache_dtype":  # the verdict's setting: the KV cache in FP8
+    if fit is not None and fit.tight_by == "kv_cache_dtype" and not keep_kv_cache_dtype:  # the verdict's setting
         scenario = scenario.model_copy(update={"kv_cache_dtype": "fp8"})
     resolved = with_kv_cache_dtype(catalog, resolved, scenario.kv_cache_dtype)
     few = None if fit is None else fit.max_num_seqs  # the verdict's setting: at most this many streams at once
-    budget = scenario_budget(catalog, gpu, scenario, fit)
-    plan = card_plan(catalog, resolved, gpu, budget, resolved.cards, few)
-    most = resolved.constants.max_running_streams if few is None else min(few, resolved.constants.max_running_streams)
-    fitting = streams_that_fit(plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, most)
+    plan = card_plan(catalog, resolved, gpu, scenario_budget(catalog, gpu, scenario, fit), resolved.cards, few)
+    return scenario, resolved, fit, plan
+
+
+def most_streams(resolved: ResolvedScenario, fit: Fit | None) -> int:
+    """The most streams the engine runs at once: its cap, or the fewer the verdict's setting allows."""
+    cap = resolved.constants.max_running_streams
+    return cap if fit is None or fit.max_num_seqs is None else min(cap, fit.max_num_seqs)
+
+
+def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
+    """Everything the estimator says about one scenario (raises ScenarioError for an unknown id)."""
+    scenario, resolved, fit, plan = memory_of(catalog, scenario)
+    gpu = gpu_record(catalog, scenario.gpu)
+    fitting = streams_that_fit(plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, most_streams(resolved, fit))
     reason = reason_not_fitting(plan, fitting, scenario.concurrency)
     running = 0 if reason == "weights" else max(1, min(scenario.concurrency, fitting))
     setting = None if fit is None else cell_setting(catalog, fit)

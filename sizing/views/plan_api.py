@@ -1,129 +1,436 @@
-"""``api/plan.json``: the figures a plan is made of, for a reader (or a page's script) to interpolate: per language
-model, format, context preset and hardware configuration, one copy of the model on the cards its verdict uses,
-its streams that fit, and at a ladder of concurrencies the typical and floor speed per stream and, for a ladder
-of prompt lengths, the typical time to first token (``sizing.views.plan``, the same figures as
-``python -m sizing.plan``)."""
+"""``api/plan.json`` and ``api/plan/<model>.json``: the figures a plan is made of, for a reader (or the Plan page's
+script) to interpolate, from the same code as ``python -m sizing.plan`` (``sizing.views.plan``).
+
+``api/plan.json`` holds what every plan shares; each model's file, every candidate of the plan (configuration ×
+format × cards per copy × KV-cache precision) pointing to one *copy*: the model on that many cards of that
+hardware, shared by every configuration with the same GPU and link. A copy gives, at a ladder of contexts, how
+many tokens of KV cache its cards hold (the streams that fit are that over the context, up to the engine's cap)
+and where the estimator keeps the cache in FP8 instead; the decode step's milliseconds at a ladder of streams ×
+contexts (the speed per user is one over it); and the milliseconds of reading a prompt alone at a ladder of
+prompt lengths, without its fixed cost per chunk, which the copy gives beside it. The time to first token is
+made of these terms as ``sizing.engine.prefill.estimate_ttft`` adds them."""
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import Llm
+from sizing.catalog.schema import DecodeScenario, Llm, SlidingAttention
+from sizing.engine.decode import seconds_overhead, step_seconds
+from sizing.engine.links import node_bus_link
+from sizing.engine.prefill import Hardware, PrefillConstants, chunks, prompt_seconds
+from sizing.engine.specs import llm_shape
 from sizing.views.api import SCHEMA_VERSION, _document
-from sizing.views.matrix import VerdictMatrix, context_presets
-from sizing.views.plan import Candidate, Copy, Requirement, copy_of, speed_of, ttft_on
+from sizing.views.estimates import memory_of, most_streams
+from sizing.views.plan import Candidate, Copy, Requirement, candidates, node_scenario
 
-CONCURRENCY_LADDER = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-TTFT_CONCURRENCY_LADDER = (1, 8, 64)  # the time to first token changes slowly with the streams
-PROMPT_LADDER_TOKENS = (512, 2048, 8192)
-OUTPUT_TOKENS = 500
-CELL = ("cards_per_copy", "copies_per_node", "streams_that_fit", "tokens_per_s_typical", "tokens_per_s_floor", "ttft_s")
-
-
-def _ladder_requirement(model: str, prompt_tokens: int, context_tokens: int) -> Requirement:
-    """A requirement whose context is the preset's (the answer's tokens fill what the prompt leaves)."""
-    return Requirement(model, prompt_tokens, max(1, context_tokens - prompt_tokens), 1, 1.0)
+STREAMS_LADDER = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+# a mixture of experts reads more experts with more streams, a curve the doubling ladder cuts too short
+MOE_STREAMS_LADDER = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
+FIRST_CONTEXT_TOKENS = 256
+FIRST_PROMPT_TOKENS = 1
+CONTEXT_FACTOR = 4
+SIGNIFICANT_DIGITS = 4
+COPY = ("kv_tokens", "fp8_contexts", "step_ms", "prompt_row", "chunk_ms", "request_ms")
 
 
-def _cell(copy: Copy, candidate: Candidate, context: int) -> list[Any]:
-    """One copy at the context: speeds at each concurrency of the ladder that fits, times to first token at each
-    prompt of the ladder (None where prompt and answer exceed the context) and concurrency of its own ladder."""
-    fitting = copy.streams_that_fit
-    ladder = [c for c in CONCURRENCY_LADDER if c <= fitting]
-    ttft_ladder = [c for c in TTFT_CONCURRENCY_LADDER if c <= fitting]
-    typical = [speed_of(copy, c) for c in ladder]
-    ttft: list[list[float] | None] = []
-    for prompt in PROMPT_LADDER_TOKENS:
-        if prompt + OUTPUT_TOKENS > context:
-            ttft.append(None)
-            continue
-        tokens = (prompt, OUTPUT_TOKENS)
-        ttft.append([round(ttft_on(copy.resolved, copy.prefill, tokens, c).typical_seconds, 3) for c in ttft_ladder])
-    return [
+def doubling_ladder(first: int, last: int, factor: int = 2) -> list[int]:
+    """``first``, ``factor`` times that, ... up to the first step at or beyond ``last``."""
+    ladder = [first]
+    while ladder[-1] < last:
+        ladder.append(ladder[-1] * factor)
+    return ladder
+
+
+def rounded(value: float) -> float:
+    """``value`` to ``SIGNIFICANT_DIGITS`` significant digits (interpolation needs no more)."""
+    return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+
+
+def scenario_at(catalog: Catalog, candidate: Candidate, model: str, context_tokens: int) -> DecodeScenario:
+    return node_scenario(
+        catalog,
+        candidate.node,
         candidate.cards_per_copy,
-        candidate.copies_per_node,
-        fitting,
-        [round(t, 2) for t in typical],
-        [round(t * copy.resolved.constants.floor_factor, 2) for t in typical],
-        ttft,
+        model=model,
+        precision=candidate.precision,
+        streams=1,
+        context_tokens=context_tokens,
+        kv_cache_dtype=candidate.kv_cache_dtype,
+    )
+
+
+@dataclass(frozen=True)
+class At:
+    """One copy of a candidate at one context: ``plan.copy_of`` with the candidate's own KV cache, the tokens
+    of KV cache its cards hold (the streams that fit are those over the context, rounded down, up to the engine's
+    cap; negative when the weights and the engine's reserve leave no room), the bytes the engine may use per
+    card, and whether the estimator would keep the cache in FP8 there instead (``fp8_contexts``)."""
+
+    context_tokens: int
+    copy: Copy
+    kv_tokens: int
+    budget: float
+    switched: bool
+
+
+def copy_at(catalog: Catalog, candidate: Candidate, model: str, context_tokens: int) -> At:
+    scenario = scenario_at(catalog, candidate, model, context_tokens)
+    ran, resolved, fit, card = memory_of(catalog, scenario)
+    switched = ran.kv_cache_dtype != candidate.kv_cache_dtype
+    if switched:
+        _, resolved, fit, card = memory_of(catalog, scenario, keep_kv_cache_dtype=True)
+    most = most_streams(resolved, fit)
+    tokens = math.floor(card.room_for_kv / card.kv_per_stream * context_tokens)
+    if most < resolved.constants.max_running_streams:  # the verdict's setting runs fewer streams: room for no more
+        tokens = min(tokens, most * context_tokens)
+    prefill = PrefillConstants.from_assumptions(catalog.assumptions)
+    fitting = max(0, min(int(card.room_for_kv // card.kv_per_stream), most))
+    copy = Copy(resolved, fitting, prefill, candidate.kv_cache_dtype)
+    return At(context_tokens, copy, tokens, card.budget, switched)
+
+
+def window_edges(model: Llm, contexts: list[int]) -> list[int]:
+    """The context at which the sliding-window layers' cache stops growing (a model without them has none), when
+    it falls between two contexts of the ladder: one stream's cache bends there."""
+    attention = llm_shape(model).attention
+    if not isinstance(attention, SlidingAttention) or attention.window_tokens in contexts:
+        return []
+    return [attention.window_tokens] if contexts[0] < attention.window_tokens < contexts[-1] else []
+
+
+def kv_points(catalog: Catalog, candidate: Candidate, model: str, ladder: list[At]) -> list[list[int]]:
+    """``[context, KV tokens]`` at each context of the ladder, and on either side of each context where the
+    engine's budget changes (the verdict's setting starts or stops there): the room jumps there, and a reader
+    interpolating between the ladder's steps would otherwise smooth the jump away."""
+    points = [[a.context_tokens, a.kv_tokens] for a in ladder]
+    for before, after in itertools.pairwise(ladder):
+        if after.budget == before.budget:
+            continue
+        low, high = before.context_tokens, after.context_tokens
+        while high - low > 1:
+            middle = (low + high) // 2
+            if copy_at(catalog, candidate, model, middle).budget == before.budget:
+                low = middle
+            else:
+                high = middle
+        edges = (x for x in (low, high) if x not in (before.context_tokens, after.context_tokens))
+        points += [[x, copy_at(catalog, candidate, model, x).kv_tokens] for x in edges]
+    return sorted(points)
+
+
+def first_context(catalog: Catalog, candidate: Candidate, model: str, span: tuple[int, int], switched: bool) -> int:
+    """The first context of ``(low, high]`` where the estimator's switch to FP8 is ``switched`` (as at ``high``,
+    not at ``low``), by bisection."""
+    low, high = span
+    while high - low > 1:
+        middle = (low + high) // 2
+        if copy_at(catalog, candidate, model, middle).switched == switched:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def one_stream_until(points: list[list[int]]) -> float | None:
+    """Where one stream's cache stops fitting, between the two ``[context, KV tokens]`` points around it (the
+    tokens taken as straight between them); None when one fits up to the last point."""
+    for (x0, t0), (x1, t1) in itertools.pairwise(points):
+        if t0 >= x0 and t1 < x1:
+            slope = (t1 - t0) / (x1 - x0)
+            return x0 + (t0 - x0) / (1 - slope)
+    return None
+
+
+def fp8_contexts(
+    catalog: Catalog, candidate: Candidate, model: Llm, ladder: list[At], points: list[list[int]]
+) -> list[int]:
+    """``[first, last]`` contexts at which the estimator keeps the cache in FP8 for this candidate (it then runs
+    as the candidate with an FP8 cache), ``[]`` when at none: it does so from where the 16-bit cache of one
+    stream stops fitting, which the ladder's steps may straddle, so a context just beyond is tried too."""
+    if candidate.kv_cache_dtype == "fp8":
+        return []
+    tried = {a.context_tokens: a.switched for a in ladder}
+    until = one_stream_until(points)
+    if until is not None:
+        beyond = {min(int(until * factor) + 1, model.max_context_tokens) for factor in (1.01, 1.1)} - tried.keys()
+        tried |= {x: copy_at(catalog, candidate, model.id, x).switched for x in beyond}
+    switched = sorted(x for x, flag in tried.items() if flag)
+    if not switched:
+        return []
+    first, last = switched[0], switched[-1]
+    below = max((x for x in tried if x < first), default=0)
+    low = first_context(catalog, candidate, model.id, (below, first), True)
+    above = min((x for x in tried if x > last and x not in switched), default=None)
+    if above is None:
+        return [low, model.max_context_tokens]
+    return [low, first_context(catalog, candidate, model.id, (last, above), False) - 1]
+
+
+def step_row(copy: Copy, streams_ladder: list[int]) -> list[float]:
+    """The decode step's milliseconds with each count of streams of the ladder."""
+    setup = copy.resolved.setup()
+    return [rounded(1e3 * step_seconds(**(setup | {"concurrency": c})).total) for c in streams_ladder]  # type: ignore[arg-type]
+
+
+def hardware_of(copy: Copy) -> Hardware:
+    r = copy.resolved
+    return Hardware(r.gpu, r.link, r.cards, r.parallelism, r.engine_class)
+
+
+def prompt_row(copy: Copy, prompts: list[int]) -> list[float]:
+    """Seconds reading each prompt alone, without the fixed cost of its chunks (``chunk_seconds`` each)."""
+    r, hardware = copy.resolved, hardware_of(copy)
+    overhead = seconds_overhead(r.model, r.constants, r.engine_class)
+    return [
+        rounded(
+            1e3
+            * (
+                prompt_seconds(
+                    r.model, r.precision, hardware, prompt_tokens=p, decode=r.constants, prefill=copy.prefill
+                )
+                - chunks(p, copy.prefill.batch_tokens) * overhead
+            )
+        )
+        for p in prompts
     ]
 
 
-def plan_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
-    """Every language model × format × context preset × configuration whose verdict holds the model."""
-    models: dict[str, Any] = {}
-    for model in catalog.models.values():
-        if not isinstance(model, Llm):
-            continue
-        per_precision: dict[str, Any] = {}
-        for precision in catalog.precisions_for(model):
-            per_context: dict[str, Any] = {}
-            for context in context_presets(catalog, model):
-                cells: dict[str, list[Any]] = {}
-                for configuration in catalog.configurations.values():
-                    fit = matrix.cell(model.id, precision.id, configuration.cheapest.id, context).fit
-                    if not fit.fits:
-                        continue
-                    candidate = Candidate(configuration, precision, fit.cards)
-                    copy = copy_of(catalog, candidate, _ladder_requirement(model.id, context // 2, context))
-                    if copy.streams_that_fit >= 1:
-                        cells[configuration.id] = _cell(copy, candidate, context)
-                per_context[str(context)] = cells
-            per_precision[precision.id] = per_context
-        models[model.id] = per_precision
+def copy_key(catalog: Catalog, candidate: Candidate) -> tuple[str, ...]:
+    """What a copy's figures depend on: the format, the GPU, the link its cards cross, their count, the cache."""
+    cards = candidate.cards_per_copy
+    link = "none" if cards == 1 else node_bus_link(catalog, candidate.node, cards).id
+    return (candidate.precision.id, candidate.node.gpu, link, str(cards), candidate.kv_cache_dtype)
+
+
+def streams_ladder(model: Llm) -> tuple[int, ...]:
+    return MOE_STREAMS_LADDER if llm_shape(model).is_moe else STREAMS_LADDER
+
+
+def streams_up_to(ladder: tuple[int, ...], most: int) -> list[int]:
+    """The streams ladder up to its first step at or beyond ``most``."""
+    return [c for c in ladder if c < most] + [next((c for c in ladder if c >= most), ladder[-1])]
+
+
+@dataclass
+class Tables:
+    """The document's shared lists while it is written: copies, and the prompt rows copies point to."""
+
+    copies: list[list[Any]] = field(default_factory=list)
+    prompt_rows: list[list[float]] = field(default_factory=list)
+    prompt_index: dict[tuple[str, ...], int] = field(default_factory=dict)
+
+    def prompt_row_of(self, key: tuple[str, ...], copy: Copy, prompts: list[int]) -> int:
+        """The index of the copy's prompt row (the same for either KV-cache precision)."""
+        if key not in self.prompt_index:
+            self.prompt_index[key] = len(self.prompt_rows)
+            self.prompt_rows.append(prompt_row(copy, prompts))
+        return self.prompt_index[key]
+
+
+def copy_figures(
+    catalog: Catalog, candidate: Candidate, model: Llm, ladders: tuple[list[int], list[int]], tables: Tables
+) -> list[Any] | None:
+    """One copy's figures (``COPY``), None when not one stream fits at the smallest context. The KV tokens are
+    also given where a sliding window stops growing the cache of its layers; the steps at a context go as far as
+    the streams that fit at the context before it (a context between the two reads them)."""
+    contexts, prompts = ladders
+    shortest = copy_at(catalog, candidate, model.id, contexts[0])
+    if shortest.copy.streams_that_fit < 1:
+        return None
+    ladder = [shortest, *(copy_at(catalog, candidate, model.id, x) for x in contexts[1:])]
+    kinks = [copy_at(catalog, candidate, model.id, x) for x in window_edges(model, contexts)]
+    points = kv_points(catalog, candidate, model.id, sorted(ladder + kinks, key=lambda a: a.context_tokens))
+    fitting = [a.copy.streams_that_fit for a in ladder]
+    first = ladder[0].copy
+    r = first.resolved
+    key = (model.id, *copy_key(catalog, candidate)[:-1])
+    return [
+        points,
+        fp8_contexts(catalog, candidate, model, ladder, points),
+        [
+            step_row(a.copy, streams_up_to(streams_ladder(model), most))
+            for a, most in zip(ladder, [fitting[0], *fitting], strict=False)
+        ],
+        tables.prompt_row_of(key, first, prompts),
+        rounded(1e3 * seconds_overhead(r.model, r.constants, r.engine_class)),
+        1e3 * first.prefill.request_seconds_server if r.engine_class == "server" else 0.0,
+    ]
+
+
+def candidate_rows(
+    catalog: Catalog, model: Llm, ladders: tuple[list[int], list[int]], tables: Tables
+) -> list[list[Any]]:
+    """A model's candidates, each ``[configuration, precision, cards_per_copy, kv_cache_dtype, copy]`` (an index
+    into ``tables.copies``), in the order the plan tries them; those not even one stream fits on are left out."""
+    known: dict[tuple[str, ...], int | None] = {}
+    rows = []
+    for candidate in candidates(catalog, Requirement(model.id, 1, 1, 1, 1.0)):
+        key = copy_key(catalog, candidate)
+        if key not in known:
+            figures = copy_figures(catalog, candidate, model, ladders, tables)
+            known[key] = None if figures is None else len(tables.copies)
+            if figures is not None:
+                tables.copies.append(figures)
+        index = known[key]
+        if index is not None:
+            c = candidate
+            rows.append([c.configuration.id, c.precision.id, c.cards_per_copy, c.kv_cache_dtype, index])
+    return rows
+
+
+def _llms(catalog: Catalog) -> Iterator[Llm]:
+    return (m for m in catalog.models.values() if isinstance(m, Llm))
+
+
+def prompt_ladder(catalog: Catalog) -> list[int]:
+    return doubling_ladder(FIRST_PROMPT_TOKENS, max(m.max_context_tokens for m in _llms(catalog)))
+
+
+def plan_document(catalog: Catalog) -> dict[str, Any]:
+    """``api/plan.json``: what every plan shares (the engine's figures, the configurations' prices and cards) and
+    where each language model's figures stand (``api/plan/<model>.json``, ``plan_model_document``)."""
+    a = catalog.assumptions
     return {
         "schema_version": SCHEMA_VERSION,
         "prices_as_of": catalog.prices_as_of.isoformat(),
-        "concurrency": list(CONCURRENCY_LADDER),
-        "ttft_concurrency": list(TTFT_CONCURRENCY_LADDER),
-        "prompt_tokens": list(PROMPT_LADDER_TOKENS),
-        "output_tokens": OUTPUT_TOKENS,
-        "cell": list(CELL),
-        "models": models,
+        "hours_per_month": a.hours_per_month.value,
+        "max_running_streams": a.max_running_streams.value,
+        "floor_factor": a.decode_floor_factor.value,
+        "prefill_batch_tokens": a.prefill_batch_tokens.value,
+        "prompt_tokens": prompt_ladder(catalog),
+        "configurations": {
+            c.id: {"price_per_month_usd": c.cheapest.price_per_month.amount, "cards": c.cheapest.cards}
+            for c in catalog.configurations.values()
+        },
+        "models": {
+            m.id: {
+                "max_context_tokens": m.max_context_tokens,
+                "precisions": [p.id for p in catalog.precisions_for(m)],
+                "figures": f"plan/{m.id}.json",
+            }
+            for m in _llms(catalog)
+        },
+        "copy": list(COPY),
+    }
+
+
+def plan_model_document(catalog: Catalog, model: Llm) -> dict[str, Any]:
+    """``api/plan/<model>.json``: the model's ladders, the candidates a plan tries and the copies they run."""
+    contexts = doubling_ladder(FIRST_CONTEXT_TOKENS, model.max_context_tokens, CONTEXT_FACTOR)
+    tables = Tables()
+    rows = candidate_rows(catalog, model, (contexts, prompt_ladder(catalog)), tables)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "model": model.id,
+        "contexts": contexts,
+        "streams": list(streams_ladder(model)),
+        "candidates": rows,
+        "copies": tables.copies,
+        "prompt_ms": tables.prompt_rows,
+    }
+
+
+def plan_documents(catalog: Catalog) -> dict[str, dict[str, Any]]:
+    """Every document of the plan, by path inside the site."""
+    models = {f"api/plan/{m.id}.json": plan_model_document(catalog, m) for m in _llms(catalog)}
+    return {"api/plan.json": plan_document(catalog)} | models
+
+
+def _shapes() -> dict[str, dict[str, Any]]:
+    """The JSON Schema pieces the two documents share."""
+    positive = {"type": "array", "items": {"type": "number", "minimum": 0}, "minItems": 1}
+    count = {"type": "integer", "minimum": 1}
+    return {
+        "positive": positive,
+        "count": count,
+        "ladder": {"type": "array", "items": count, "minItems": 1},
+        "pair": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
     }
 
 
 def plan_schema() -> dict[str, Any]:
     """The JSON Schema of ``api/plan.json``."""
-    speeds = {"type": "array", "items": {"type": "number", "minimum": 0}, "maxItems": len(CONCURRENCY_LADDER)}
-    times = {"type": "array", "items": {"type": "number", "minimum": 0}, "maxItems": len(TTFT_CONCURRENCY_LADDER)}
-    ttft = {
-        "type": "array",
-        "minItems": len(PROMPT_LADDER_TOKENS),
-        "maxItems": len(PROMPT_LADDER_TOKENS),
-        "items": {"anyOf": [{"type": "null"}, times]},
-    }
-    counts = {"type": "integer", "minimum": 1}
-    cell = {
-        "type": "array",
-        "prefixItems": [
-            {"title": "cards_per_copy", **counts},
-            {"title": "copies_per_node", **counts},
-            {"title": "streams_that_fit", **counts},
-            {"title": "tokens_per_s_typical", **speeds},
-            {"title": "tokens_per_s_floor", **speeds},
-            {"title": "ttft_s", **ttft},
-        ],
-        "items": False,
-        "minItems": len(CELL),
-    }
-    by_configuration = {"type": "object", "x-key": "configuration", "additionalProperties": {"$ref": "#/$defs/cell"}}
-    by_context = {
+    shapes = _shapes()
+    count, ladder = shapes["count"], shapes["ladder"]
+    model = {
         "type": "object",
-        "x-key": "context",
-        "propertyNames": {"pattern": "^[0-9]+$"},
-        "additionalProperties": by_configuration,
+        "properties": {
+            "max_context_tokens": count,
+            "precisions": {"type": "array", "items": {"type": "string"}},
+            "figures": {"type": "string", "pattern": "^plan/[a-z0-9.-]+[.]json$"},
+        },
+        "required": ["max_context_tokens", "precisions", "figures"],
+        "additionalProperties": False,
     }
-    by_precision = {"type": "object", "x-key": "precision", "additionalProperties": by_context}
+    configuration = {
+        "type": "object",
+        "properties": {"price_per_month_usd": {"type": "number", "minimum": 0}, "cards": count},
+        "required": ["price_per_month_usd", "cards"],
+        "additionalProperties": False,
+    }
     properties = {
         "schema_version": {"const": SCHEMA_VERSION},
         "prices_as_of": {"type": "string", "format": "date"},
-        "concurrency": {"const": list(CONCURRENCY_LADDER)},
-        "ttft_concurrency": {"const": list(TTFT_CONCURRENCY_LADDER)},
-        "prompt_tokens": {"const": list(PROMPT_LADDER_TOKENS)},
-        "output_tokens": {"const": OUTPUT_TOKENS},
-        "cell": {"const": list(CELL)},
-        "models": {"type": "object", "x-key": "model", "additionalProperties": by_precision},
+        "hours_per_month": {"type": "number", "minimum": 1},
+        "max_running_streams": count,
+        "floor_factor": {"type": "number", "minimum": 0, "maximum": 1},
+        "prefill_batch_tokens": count,
+        "prompt_tokens": ladder,
+        "configurations": {"type": "object", "x-key": "configuration", "additionalProperties": configuration},
+        "models": {"type": "object", "x-key": "model", "additionalProperties": model},
+        "copy": {"const": list(COPY)},
     }
-    return _document("api/plan.json", properties, {"cell": cell})
+    return _document("api/plan.json", properties, {})
+
+
+def plan_model_schema() -> dict[str, Any]:
+    """The JSON Schema of each ``api/plan/<model>.json``."""
+    shapes = _shapes()
+    positive, count, ladder = shapes["positive"], shapes["count"], shapes["ladder"]
+    copy = {
+        "type": "array",
+        "x-tuple": "copy",
+        "prefixItems": [
+            {"title": "kv_tokens", "type": "array", "minItems": 1, "items": shapes["pair"]},
+            {"title": "fp8_contexts", "type": "array", "items": count, "maxItems": 2},
+            {"title": "step_ms", "type": "array", "items": positive, "minItems": 1},
+            {"title": "prompt_row", "type": "integer", "minimum": 0},
+            {"title": "chunk_ms", "type": "number", "minimum": 0},
+            {"title": "request_ms", "type": "number", "minimum": 0},
+        ],
+        "items": False,
+        "minItems": len(COPY),
+    }
+    candidate = {
+        "type": "array",
+        "x-tuple": "candidate",
+        "prefixItems": [
+            {"title": "configuration", "type": "string"},
+            {"title": "precision", "type": "string"},
+            {"title": "cards_per_copy", **count},
+            {"title": "kv_cache_dtype", "enum": ["bf16", "fp8"]},
+            {"title": "copy", "type": "integer", "minimum": 0},
+        ],
+        "items": False,
+        "minItems": 5,
+    }
+    properties = {
+        "schema_version": {"const": SCHEMA_VERSION},
+        "model": {"type": "string"},
+        "contexts": ladder,
+        "streams": ladder,
+        "candidates": {"type": "array", "items": {"$ref": "#/$defs/candidate"}},
+        "copies": {"type": "array", "items": {"$ref": "#/$defs/copy"}},
+        "prompt_ms": {"type": "array", "items": positive},
+    }
+    return _document("api/plan/<model>.json", properties, {"candidate": candidate, "copy": copy})
+
+
+def plan_schemas() -> dict[str, dict[str, Any]]:
+    """The schemas of the plan's documents, by path inside the site."""
+    return {"api/plan.schema.json": plan_schema(), "api/plan-model.schema.json": plan_model_schema()}

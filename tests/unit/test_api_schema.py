@@ -15,6 +15,7 @@ from macros.output.html import id_code
 from macros.page.pipeline import render_page
 from macros.page.source import PageSource
 from macros.site.site_data import site_data
+from sizing.catalog.schema import Llm
 from sizing.engine.fit import Verdict
 from sizing.views.api import api_schemas
 
@@ -33,6 +34,8 @@ def schema_of(path: str) -> dict:
         "api/fit-kv-fp8.json": "fit",
         "api/plan.json": "plan",
     }
+    if path.startswith("api/plan/"):
+        return all_schemas()["api/plan-model.schema.json"]
     return all_schemas()[f"api/{names.get(path, 'fit-model')}.schema.json"]
 
 
@@ -42,14 +45,16 @@ def problems(document: object, path: str) -> list[str]:
 
 def test_the_build_writes_each_schema_beside_the_documents(files):
     assert {"api/catalog.schema.json", "api/fit.schema.json", "api/fit-model.schema.json"} <= files.keys()
-    assert "api/plan.schema.json" in files
+    assert {"api/plan.schema.json", "api/plan-model.schema.json"} <= files.keys()
     for schema in all_schemas().values():
         Draft202012Validator.check_schema(schema)
 
 
 def test_every_api_file_validates_against_its_schema(files):
     documents = [p for p in files if not p.endswith(".schema.json")]
-    assert len(documents) == 4 + len(site_data().catalog.models)  # catalog, fit, fit-kv-fp8, plan, one per model
+    models = site_data().catalog.models
+    llms = [m for m in models.values() if isinstance(m, Llm)]
+    assert len(documents) == 4 + len(models) + len(llms)  # catalog, fit, fit-kv-fp8, plan; fit and plan per model
     for path in documents:
         assert not problems(files[path], path), path
 
@@ -91,7 +96,7 @@ def test_the_reference_page_lists_every_field_verdict_and_unit(lang):
     source = (ROOT / path).read_text(encoding="utf-8")
     markdown, _ = get_data(source)
     html = render_page(PageSource(path, lang, source, markdown), ROOT / "docs", site_data()).whole
-    for document in ("catalog", "fit", "plan"):
+    for document in ("catalog", "fit", "plan", "plan-model"):
         for field, _ in schema_fields(all_schemas()[f"api/{document}.schema.json"]):
             assert id_code(field) in html, field
     for value in ("one-card", "split", "tight", "no-fit", "fp8-not-native", "split-over-pcie"):
@@ -99,18 +104,18 @@ def test_the_reference_page_lists_every_field_verdict_and_unit(lang):
     assert {"en": "GB/s", "fr": "Go/s", "zh": "GB/s"}[lang] in html
 
 
-def test_a_plan_cell_holds_what_the_plan_computes(files):
-    """api/plan.json gives, for one copy, the speeds and times to first token python -m sizing.plan reads."""
+def test_a_plan_copy_holds_what_the_plan_computes(files):
+    """api/plan.json gives, for one candidate, the streams that fit and the decode step python -m sizing.plan reads."""
     from sizing.views.plan import Candidate, Requirement, load_on
 
     catalog = site_data().catalog
     plan = files["api/plan.json"]
-    cards, copies, fitting, typical, floor, ttft = plan["models"]["llama-3.1-8b"]["bf16"]["8192"]["1x-a100-pcie-80gb"]
-    assert (cards, copies) == (1, 1) and fitting >= 8
+    model = files["api/" + plan["models"]["llama-3.1-8b"]["figures"]]
+    row = next(c for c in model["candidates"] if c[:4] == ["1x-a100-pcie-80gb", "bf16", 1, "bf16"])
+    kv_tokens, fp8_contexts, step_ms, *_ = model["copies"][row[4]]
     candidate = Candidate(catalog.configurations["1x-a100-pcie-80gb"], catalog.precisions["bf16"], 1)
-    at_8_streams = load_on(catalog, candidate, Requirement("llama-3.1-8b", 2048, 8192 - 2048, 8, 1.0), 8)
-    assert typical[plan["concurrency"].index(8)] == round(at_8_streams.typical, 2)
-    assert floor[plan["concurrency"].index(8)] == round(at_8_streams.floor, 2)
-    prompt_row = ttft[plan["prompt_tokens"].index(2048)]
-    assert len(prompt_row) == len([c for c in plan["ttft_concurrency"] if c <= fitting])
-    assert prompt_row == sorted(prompt_row)  # more streams never shorten the wait
+    context = model["contexts"][2]
+    load = load_on(catalog, candidate, Requirement("llama-3.1-8b", context // 2, context // 2, 8, 1.0), 8)
+    tokens = dict(map(tuple, kv_tokens))[context]
+    assert tokens // context == load.streams_that_fit and fp8_contexts == []
+    assert step_ms[2][model["streams"].index(8)] == pytest.approx(1e3 / load.typical, rel=1e-3)

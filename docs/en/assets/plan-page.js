@@ -1,0 +1,281 @@
+// The Plan page's form: the requirement in the page's address, the plan (assets/plan-model.js over api/plan.json)
+// in a table with the worked plans' columns. Every word comes from the page's data (strings.yml); numbers are
+// formatted with Intl as the site's Python formats them with Babel (tests/unit/test_plan_script.py compares them).
+(function (root, factory) {
+  "use strict";
+  const page = factory();
+  if (typeof module === "object" && module.exports) module.exports = page;
+  else if (typeof document !== "undefined") page.start(document, root.PlanModel);
+})(typeof self !== "undefined" ? self : this, function () {
+  "use strict";
+  const FIELDS = ["model", "precision", "prompt", "output", "users", "rpm", "speed", "ttft"];
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
+  }
+
+  // Python's round(x, digits): to the nearest on the double's exact value, a tie to the even digit (Intl and
+  // toFixed would round 34.5 up and 0.155 by its shortest decimal, 0.16; Python writes 34 and 0.15)
+  function pythonRound(value, digits) {
+    const [whole, fraction] = Math.abs(value).toFixed(100).split(".");
+    const kept = BigInt(whole + fraction.slice(0, digits));
+    const rest = fraction.slice(digits);
+    const tie = rest[0] === "5" && !/[1-9]/.test(rest.slice(1));
+    const up = rest[0] > "5" || (rest[0] === "5" && !tie) || (tie && kept % 2n === 1n);
+    return Math.sign(value) * Number(kept + (up ? 1n : 0n)) / 10 ** digits;
+  }
+
+  // macros.output.formatting.Formatter, for the figures of a plan
+  function formatter(locale, words) {
+    const numbers = new Map();
+    const moneys = new Map();
+    function number(value, digits = 0) {
+      if (!numbers.has(digits)) {
+        numbers.set(digits, new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+      }
+      return numbers.get(digits).format(pythonRound(value, digits));
+    }
+    function money(value, digits = 0) {
+      if (!moneys.has(digits)) {
+        moneys.set(digits, new Intl.NumberFormat(locale, {
+          style: "currency", currency: "USD", minimumFractionDigits: digits, maximumFractionDigits: digits,
+        }));
+      }
+      return moneys.get(digits).format(pythonRound(value, digits));
+    }
+    function significant(value) {
+      return value >= 10 ? number(value) : number(value, value >= 1 ? 1 : 2);
+    }
+    function speedNumber(tokensPerS) {
+      const shown = tokensPerS >= 9.95 ? pythonRound(tokensPerS, 0) : pythonRound(tokensPerS, 1);
+      return shown >= 10 ? number(shown) : number(shown, 1);
+    }
+    function seconds(value) {
+      return value >= 1 ? fill(words.seconds, { value: significant(value) })
+        : fill(words.milliseconds, { value: significant(value * 1e3) });
+    }
+    function speedCell(typical, floor) {
+      return fill(words.speed_cell, { typical: speedNumber(typical), floor: speedNumber(floor) });
+    }
+    return { number, money, significant, speedNumber, seconds, speedCell };
+  }
+
+  // --- the requirement, from the form or the address ------------------------------------------------------------
+  function requirementOf(values) {
+    const optional = (text) => (text === "" || text == null ? null : Number(text));
+    return {
+      model: values.model,
+      precision: values.precision || null,
+      prompt_tokens: Number(values.prompt),
+      output_tokens: Number(values.output),
+      users: Number(values.users),
+      min_tokens_per_s_per_user: Number(values.speed),
+      max_ttft_s: optional(values.ttft),
+      requests_per_minute: optional(values.rpm),
+    };
+  }
+
+  function valid(requirement, doc) {
+    const model = doc.models[requirement.model];
+    const whole = (n) => Number.isInteger(n) && n >= 1;
+    const positive = (n) => n === null || (Number.isFinite(n) && n > 0);
+    return Boolean(model) && whole(requirement.prompt_tokens) && whole(requirement.output_tokens)
+      && whole(requirement.users) && Number.isFinite(requirement.min_tokens_per_s_per_user)
+      && requirement.min_tokens_per_s_per_user > 0 && positive(requirement.max_ttft_s)
+      && positive(requirement.requests_per_minute)
+      && (requirement.precision === null || model.precisions.includes(requirement.precision))
+      && requirement.prompt_tokens + requirement.output_tokens <= model.max_context_tokens;
+  }
+
+  // --- what the page shows --------------------------------------------------------------------------------------
+  function formatName(data, option) {
+    const name = data.precisions[option.precision];
+    return option.kvCacheDtype === "fp8" ? fill(data.words.kv_fp8, { format: name }) : name;
+  }
+
+  function rowCells(data, f, option) {
+    return [
+      data.configurations[option.configuration],
+      formatName(data, option),
+      f.number(option.nodes),
+      f.number(option.usersPerNode),
+      f.speedCell(option.load.typical, option.load.floor),
+      f.seconds(option.load.ttft),
+      f.money(option.pricePerMonthUsd),
+      f.money(option.usdPerMillionTokens, 2),
+      data.words["binding_" + option.binding],
+    ];
+  }
+
+  function caption(data, f, requirement, users, met) {
+    const ttft = requirement.max_ttft_s === null ? "" : fill(data.words.caption_ttft, { seconds: f.seconds(requirement.max_ttft_s) });
+    return fill(data.words[met ? "caption" : "caption_closest"], {
+      model: data.models[requirement.model],
+      users: f.number(users),
+      prompt: f.number(requirement.prompt_tokens),
+      output: f.number(requirement.output_tokens),
+      speed: fill(data.words.speed, { value: f.significant(requirement.min_tokens_per_s_per_user) }),
+      ttft,
+    });
+  }
+
+  function cheapestText(data, f, option) {
+    const nodes = fill(data.words[option.nodes === 1 ? "nodes_one" : "nodes_other"], { count: f.number(option.nodes) });
+    return fill(data.words.cheapest, {
+      configuration: data.configurations[option.configuration], format: formatName(data, option), nodes,
+      price: f.money(option.pricePerMonthUsd),
+    });
+  }
+
+  function relaxText(data, f, parts) {
+    const w = data.words;
+    return parts.map((part) => {
+      if (part.kind === "speed") {
+        return fill(w.relax_speed, {
+          speed: fill(w.speed, { value: f.number(part.tokensPerS, 1) }),
+          configuration: data.configurations[part.configuration], format: data.precisions[part.precision],
+        });
+      }
+      if (part.kind === "ttft") return fill(w.relax_ttft, { seconds: f.seconds(part.seconds), configuration: data.configurations[part.configuration] });
+      if (part.kind === "no_fit") {
+        return fill(w.relax_no_fit, {
+          model: data.models[part.model], formats: part.formats.map((p) => data.precisions[p]).join(", "),
+          context: f.number(part.contextTokens),
+        });
+      }
+      return w.relax_both;
+    }).join(w.relax_separator);
+  }
+
+  // the plan in words and rows: {status, caption, headers, rows}
+  function answer(data, doc, model, requirement) {
+    const f = formatter(data.locale, data.words);
+    const options = model.plan(doc, requirement);
+    const shown = options.length ? options : model.closest(doc, requirement);
+    const users = options.length ? options[0].users : requirement.users;
+    const status = options.length
+      ? fill(data.words[options.length === 1 ? "found_one" : "found_other"], { count: f.number(options.length), cheapest: cheapestText(data, f, options[0]) })
+      : fill(data.words.none, { relax: relaxText(data, f, model.relax(doc, requirement)) });
+    const headers = ["col_configuration", "col_format", "col_nodes", "col_users", "col_speed", "col_ttft", "col_month",
+      "col_million", "col_binding"].map((key) => data.words[key]);
+    return { status, caption: caption(data, f, requirement, users, options.length > 0), headers, rows: shown.map((o) => rowCells(data, f, o)) };
+  }
+
+  // --- the page ---------------------------------------------------------------------------------------------------
+  function tableOf(document, data, shown) {
+    const wrapper = document.createElement("div");
+    wrapper.className = "table-scroll";
+    wrapper.setAttribute("role", "region");
+    wrapper.tabIndex = 0;
+    wrapper.setAttribute("aria-label", fill(data.words.region, { caption: shown.caption }));
+    const table = wrapper.appendChild(document.createElement("table"));
+    table.className = "data-table plan-table";
+    table.createCaption().textContent = shown.caption;
+    const head = table.createTHead().insertRow();
+    for (const text of shown.headers) {
+      const th = head.appendChild(document.createElement("th"));
+      th.scope = "col";
+      th.textContent = text;
+    }
+    const body = table.createTBody();
+    for (const cells of shown.rows) {
+      const row = body.insertRow();
+      cells.forEach((text, i) => {
+        const cell = row.appendChild(document.createElement(i === 0 ? "th" : "td"));
+        if (i === 0) cell.scope = "row";
+        else cell.dataset.label = shown.headers[i];
+        cell.textContent = text;
+      });
+    }
+    return wrapper;
+  }
+
+  function start(document, model) {
+    const root = document.querySelector(".plan-form");
+    if (!root || !model) return;
+    const data = JSON.parse(root.querySelector(".plan-data").textContent);
+    const form = root.querySelector(".plan-controls");
+    const status = root.querySelector(".plan-status");
+    const result = root.querySelector(".plan-result");
+    const precisionOptions = [...form.elements.precision.options].map((o) => o.cloneNode(true));
+    const loaded = new Map();  // address -> the promise of its JSON
+    const api = new URL(data.api, document.baseURI);
+
+    function json(url) {
+      if (!loaded.has(url)) {
+        loaded.set(url, fetch(url).then((response) => {
+          if (!response.ok) throw new Error(url + " " + response.status);
+          return response.json();
+        }));
+        loaded.get(url).catch(() => loaded.delete(url));  // a later try may succeed
+      }
+      return loaded.get(url);
+    }
+
+    // api/plan.json and the chosen model's figures (its "figures" path is relative to api/plan.json), joined
+    function planDocument(modelId) {
+      return json(api.href).then((doc) => (Object.hasOwn(doc.models, modelId)
+        ? json(new URL(doc.models[modelId].figures, api).href).then((figures) => model.withModel(doc, figures))
+        : doc));
+    }
+
+    function offerPrecisions() {
+      const offered = data.offered[form.elements.model.value] || [];
+      const chosen = form.elements.precision.value;
+      form.elements.precision.replaceChildren(...precisionOptions
+        .filter((o) => o.value === "" || offered.includes(o.value)).map((o) => o.cloneNode(true)));
+      form.elements.precision.value = offered.includes(chosen) ? chosen : "";
+    }
+
+    function values() {
+      return Object.fromEntries(FIELDS.map((name) => [name, form.elements[name].value.trim()]));
+    }
+
+    // the address's requirement, the page's own values where it says nothing (or names no model of ours)
+    function fromAddress() {
+      const query = new URLSearchParams(window.location.search);
+      for (const name of FIELDS) {
+        const wanted = query.has(name) ? query.get(name) : defaults[name];
+        form.elements[name].value = name === "model" && !Object.hasOwn(data.offered, wanted) ? defaults.model : wanted;
+        if (name === "model") offerPrecisions();
+      }
+    }
+
+    function address() {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(values())) query.set(name, value);  // an empty limit is no limit
+      return "?" + query.toString() + window.location.hash;
+    }
+
+    function show() {
+      const requirement = requirementOf(values());
+      status.textContent = data.words.loading;
+      result.setAttribute("aria-busy", "true");
+      return planDocument(requirement.model).then((doc) => {
+        if (!valid(requirement, doc)) {
+          const most = doc.models[requirement.model] ? doc.models[requirement.model].max_context_tokens : 0;
+          status.textContent = fill(data.words.invalid, { max: formatter(data.locale, data.words).number(most) });
+          result.replaceChildren();
+          return;
+        }
+        const shown = answer(data, doc, model, requirement);
+        result.replaceChildren(tableOf(document, data, shown));
+        status.textContent = shown.status;
+      }, () => { status.textContent = data.words.load_error; }).finally(() => result.removeAttribute("aria-busy"));
+    }
+
+    const defaults = values();
+    form.elements.model.addEventListener("change", offerPrecisions);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const next = address();
+      if (next !== window.location.search + window.location.hash) window.history.pushState(null, "", next);
+      show();
+    });
+    window.addEventListener("popstate", () => { fromAddress(); show(); });
+    fromAddress();
+    show();
+  }
+
+  return { formatter, requirementOf, valid, answer, start };
+});

@@ -1,0 +1,85 @@
+"""The Plan page's form in real headless Chromium, at a phone's width and a desktop's, in every language: the
+default requirement gives a table, a changed one gives its own and lands in the address, the address alone
+restores it (and going back restores the first), the page never scrolls sideways, and axe finds nothing."""
+
+import pytest
+from sitebuild import LANGUAGES, ROOT
+
+pytestmark = pytest.mark.browser
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WIDTHS = {"phone": 390, "desktop": 1280}
+PRICE = {"en": "$", "fr": "\xa0$US", "zh": "US$"}  # how each language writes a monthly price
+
+
+def table(page) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        ".plan-result tbody tr", "trs => trs.map(tr => [...tr.children].map(c => c.textContent))"
+    )
+
+
+def shown(page, status_before: str = "") -> list[list[str]]:
+    """The table once the status sentence has changed from ``status_before`` (the plan is written)."""
+    page.wait_for_function(
+        "before => { const s = document.querySelector('.plan-status').textContent;"
+        " return s && s !== before && document.querySelector('.plan-result:not([aria-busy]) tbody tr'); }",
+        arg=status_before,
+    )
+    return table(page)
+
+
+def status(page) -> str:
+    return page.text_content(".plan-status") or ""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_plan_form_plans_and_shares(browser, server, lang, width):
+    context = browser.new_context(viewport={"width": WIDTHS[width], "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    address = f"{server}{LANGUAGES[lang]}plan/"
+    page.goto(address)
+    first = shown(page)
+    assert first and all(PRICE[lang] in row[6] for row in first)  # cheapest first, in the language's money
+
+    before = status(page)
+    page.select_option(".plan-controls select[name=model]", "llama-3.1-8b")
+    page.fill(".plan-controls input[name=users]", "120")
+    page.fill(".plan-controls input[name=ttft]", "")
+    page.keyboard.press("Enter")  # the form submits from the keyboard
+    changed = shown(page, before)
+    assert changed != first and "users=120" in page.url and "model=llama-3.1-8b" in page.url
+
+    shared = context.new_page()  # a shared link: the address alone restores the requirement and the plan
+    shared.goto(page.url)
+    assert shown(shared) == changed
+    assert shared.input_value(".plan-controls input[name=users]") == "120"
+    shared.close()
+
+    page.go_back()
+    page.wait_for_function("() => document.querySelector('.plan-controls input[name=users]').value === '40'")
+    page.wait_for_selector(".plan-result:not([aria-busy]) tbody tr")  # popstate fills the form and plans at once
+    assert table(page) == first
+
+    sideways = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert sideways <= 0, f"the page scrolls {sideways}px sideways"
+    page.add_script_tag(path=str(AXE))
+    violations = page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ["violations"]});
+        return r.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.length}× ${v.nodes[0].target.join(" ")}`);
+    }""")
+    assert not violations and not errors, (violations, errors)
+    context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_without_javascript_the_page_says_so_and_hides_the_form(browser, server, lang):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{server}{LANGUAGES[lang]}plan/")
+    assert not page.is_visible(".plan-controls")
+    assert page.is_visible(".plan-nojs") and "python -m sizing.plan" in (page.text_content(".plan-nojs") or "")
+    assert page.locator("table").count() >= 4  # the worked plans it points to
+    context.close()
