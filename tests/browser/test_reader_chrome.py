@@ -188,7 +188,7 @@ def test_the_api_reference_lists_its_fields_as_blocks_on_a_phone(context_factory
     assert page.eval_on_selector("table.stacked tbody tr", "e => getComputedStyle(e).display") == "flex"
 
 
-DESKTOP_PAGES = [*GUIDES, "reference/speed-model/", "reference/api/", "reference/macros/"]
+DESKTOP_PAGES = [*GUIDES, "plan/", "reference/speed-model/", "reference/api/", "reference/macros/"]
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
