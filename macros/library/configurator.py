@@ -378,14 +378,16 @@ def configurator_title(
 
 
 @macro
-def configurator_url(
+def configurator_link(
     ctx: MacroContext, model: str, precision: str | None = None, context: int | None = None, kv_cache: str | None = None
-) -> str:
-    """The address of a choice's configurator page, from the page that calls it, for a Markdown link:
-    ``[…]({{ configurator_url("llama-3.1-8b", "bf16", 32768, "fp8") }})``."""
+) -> Markup:
+    """A link to a choice's configurator page, named by its choice: "Llama 3.1 8B in BF16, 32K tokens, KV cache
+    in FP8"."""
     chosen = ctx.model(model)
-    path = choice_path(ctx.catalog, chosen.id, *_choice(ctx, chosen.id, precision, context, kv_cache))
-    return f"{ctx.links.lang_root}configurator/{chosen.id}/{path}"
+    precision_id, context_key, kv = _choice(ctx, chosen.id, precision, context, kv_cache)
+    path = choice_path(ctx.catalog, chosen.id, precision_id, context_key, kv)
+    name = choice_text(ctx, chosen, ctx.catalog.precisions[precision_id].name, context_key, kv)
+    return Markup('<a href="{}">{}</a>').format(f"{ctx.links.lang_root}configurator/{chosen.id}/{path}", name)
 
 
 # --- the KV-cache choice in the guides ---------------------------------------------------------------------

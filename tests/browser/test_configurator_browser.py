@@ -155,7 +155,7 @@ def test_for_fp8_kv_cache_choices_the_script_shows_what_the_page_without_javascr
     dynamic.goto(base + model + "/")
     ready(dynamic)
     dynamic.select_option("select[name=kv]", "fp8")
-    for precision, context in fp8_kv_choices(catalog, model)[2:5]:  # across a change of precision
+    for precision, context in fp8_kv_choices(catalog, model)[3:5]:  # across a change of precision
         dynamic.select_option("select[name=precision]", precision)
         dynamic.select_option("select[name=context]", context)
         shown(dynamic, model, precision, context, "fp8")
@@ -189,14 +189,14 @@ def test_a_shared_fp8_link_restores_the_choice_and_back_returns_to_it(page, serv
     assert page.errors == []
 
 
-@pytest.mark.parametrize("asked", ["fp4", "__proto__", "gguf"])
-def test_a_kv_cache_the_choice_does_not_offer_falls_back_to_bf16_with_one_notice(page, server, asked):
-    precision, kv = ("gguf-q4_k_m", "fp8") if asked == "gguf" else ("bf16", asked)  # llama.cpp: no FP8 cache
-    page.goto(f"{server}configurator/?model=llama-3.3-70b&precision={precision}&context=8192&kv={kv}")
-    page.wait_for_selector(".cfg-notice")
-    shown(page, "llama-3.3-70b", precision, "8192", "bf16")
-    assert page.input_value("select[name=kv]") == "bf16" and page.locator(".cfg-notice").count() == 1
-    assert page.is_disabled("select[name=kv]") == (asked == "gguf")  # one option, which says why
+def test_a_kv_cache_the_choice_does_not_offer_falls_back_to_bf16_with_one_notice(page, server):
+    # an unknown value, a name every object has, and FP8 asked for a format llama.cpp runs (it has no FP8 cache)
+    for precision, kv in (("bf16", "fp4"), ("bf16", "__proto__"), ("gguf-q4_k_m", "fp8")):
+        page.goto(f"{server}configurator/?model=llama-3.3-70b&precision={precision}&context=8192&kv={kv}")
+        page.wait_for_selector(".cfg-notice")
+        shown(page, "llama-3.3-70b", precision, "8192", "bf16")
+        assert page.input_value("select[name=kv]") == "bf16" and page.locator(".cfg-notice").count() == 1
+        assert page.is_disabled("select[name=kv]") == precision.startswith("gguf")  # one option, which says why
     assert page.errors == []
 
 

@@ -83,7 +83,7 @@ def test_the_configurator_rows_are_search_entries_of_their_own(site: Path):
         "NodeVerdictWhy" not in docs["configurator/"]["text"]
         and "split across 4 cards" not in docs["configurator/"]["text"]
     )
-    assert not any("/fp8/" in location or "/bf16/" in location or "kv-fp8" in location for location in docs)
+    assert not any("/fp8/" in location or "/bf16/" in location or "/kv-fp8/" in location for location in docs)
     french = search_docs(site, "fr")["fr/configurator/llama-3.3-70b/#cfg-1x-l4"]
     assert french == {
         "location": "fr/configurator/llama-3.3-70b/#cfg-1x-l4",
