@@ -15,6 +15,7 @@
   const select = {
     model: form.elements.model, precision: form.elements.precision, context: form.elements.context, kv: form.elements.kv,
   };
+  const names = Object.keys(select);  // what a state holds: model, precision, context, KV cache
   const pages = new Map();  // address -> the parsed page, or the promise of it
 
   // the page's data, its addresses made absolute while the address they are relative to is still the page's
@@ -87,7 +88,7 @@
       const other = doc.querySelector(`.configurator select[name=${name}]`);
       if (!sameOptions(select[name], other)) select[name].replaceChildren(...[...other.options].map((o) => new Option(o.text, o.value)));
     }
-    for (const name of ["model", "precision", "context", "kv"]) select[name].value = state[name];
+    for (const name of names) select[name].value = state[name];
     enable();
   }
 
@@ -141,8 +142,7 @@
     notice.hidden = !message;
   }
 
-  const stateOf = (set) => ({ model: set.model, precision: set.precision, context: set.context, kv: set.kv });
-  let shown = stateOf(root.dataset);
+  let shown = Object.fromEntries(names.map((name) => [name, root.dataset[name]]));
   let latest = 0;
 
   // asked: the precision, context and KV cache a link's URL asked for, each null when it asked none
@@ -153,7 +153,7 @@
     const messages = data;
     try {
       // the choice shown is in the page already: drawing it again could only move it
-      const same = ["model", "precision", "context", "kv"].every((name) => state[name] === shown[name]);
+      const same = names.every((name) => state[name] === shown[name]);
       const doc = same ? document : await load(state.url);
       if (request !== latest) return;   // a newer choice was made meanwhile: it decides
       if (!same) place(doc, state);
@@ -164,21 +164,20 @@
       if (request !== latest) return;
       console.warn(error);
       // the menus go back to what the table shows, and one notice says so
-      for (const name of ["model", "precision", "context", "kv"]) select[name].value = shown[name];
+      for (const name of names) select[name].value = shown[name];
       tell(messages.load_error[wanted.model]);
     }
   }
 
-  const current = () => stateOf(Object.fromEntries(Object.entries(select).map(([name, s]) => [name, s.value])));
+  const current = () => Object.fromEntries(names.map((name) => [name, select[name].value]));
   form.hidden = false;
   enable();
   form.addEventListener("submit", (event) => event.preventDefault());
   Object.values(select).forEach((element) => element.addEventListener("change", () => show(current(), true)));
 
   const query = new URLSearchParams(location.search);
-  const fromUrl = stateOf(Object.fromEntries(["model", "precision", "context", "kv"].map((name) => [name, query.get(name)])));
+  const fromUrl = Object.fromEntries(names.map((name) => [name, query.get(name)]));
   if (Object.hasOwn(data.pages, fromUrl.model ?? "")) {
-    const wanted = stateOf(Object.fromEntries(Object.entries(fromUrl).map(([name, value]) => [name, value || ""])));
-    show(wanted, true, fromUrl);
+    show(Object.fromEntries(names.map((name) => [name, fromUrl[name] || ""])), true, fromUrl);
   }
 })();
