@@ -110,6 +110,7 @@ def _choice(
 
 
 def _kv_cache(ctx: MacroContext, model_id: str, precision_id: str, kv_cache: str | None) -> KvCacheDtype:
+    """The KV-cache precision a call asks for (BF16 when left out), checked against what the choice offers."""
     if kv_cache is None or kv_cache == DEFAULT_KV:
         return DEFAULT_KV
     if kv_cache != "fp8":

@@ -27,7 +27,7 @@ from macros.output.formatting import decisive_digits, formatter
 from macros.output.strings import strings
 from macros.output.typography import typeset
 from macros.site.site_data import site_data
-from sizing.catalog.schema import Llm
+from sizing.catalog.schema import KvCacheDtype, Llm
 from sizing.catalog.units import GIB
 from sizing.engine.fit import Verdict
 from sizing.views.api import NO_CONTEXT, context_keys
@@ -60,7 +60,7 @@ def every_fp8_kv_choice(data):
             yield model, data.catalog.precisions[precision], context
 
 
-def rows_of(data, model_id: str, precision_id: str, context: str, kv_cache: str = "bf16"):
+def rows_of(data, model_id: str, precision_id: str, context: str, kv_cache: KvCacheDtype = "bf16"):
     tokens = None if context == NO_CONTEXT else int(context)
     return offers(data.catalog, kv_matrix(data, kv_cache), model_id, precision_id, tokens)
 
@@ -276,6 +276,30 @@ def test_an_fp8_page_links_to_its_bf16_version_and_keeps_fp8_where_the_format_of
     assert "Llama 3.3 70B in FP8, KV cache in FP8: every node of the catalog" in html
 
 
+def test_a_guide_links_an_fp8_choice_by_its_name_and_quotes_its_figures(data):
+    def guide(call: str, lang: str = "en") -> str:
+        links = PageLinks.at(("" if lang == "en" else f"{lang}/") + "guides/quantization/", lang)  # as MkDocs sets it
+        return spaced(render(data, "{{ " + call + " }}", lang, f"docs/{lang}/guides/quantization.md", links))
+
+    assert guide('configurator_link("llama-3.1-8b", "bf16", 32768, "fp8")') == (
+        '<a href="../../configurator/llama-3.1-8b/bf16/32768/kv-fp8/">'
+        "Llama 3.1 8B in BF16, 32K tokens, KV cache in FP8</a>"
+    )
+    assert guide('configurator_link("llama-3.1-8b", "bf16", 32768, "fp8")', "fr").startswith(
+        '<a href="../../../fr/configurator/llama-3.1-8b/bf16/32768/kv-fp8/">'
+    )
+    # the FP8 page's verdict on one L4, where a BF16 cache fits only just
+    assert guide('verdict_with_kv_cache("llama-3.1-8b", "bf16", "1x-l4", 32768, "fp8")') == "fits on one card"
+    assert guide('verdict_with_kv_cache("llama-3.1-8b", "bf16", "1x-l4", 32768, "bf16")').startswith(
+        "fits with --kv-cache-dtype fp8"
+    )
+    load = guide('full_load_with_kv_cache("llama-3.1-8b", "bf16", "1x-l40s", 32768, "fp8")')
+    fp8 = next(r for r in rows_of(data, "llama-3.1-8b", "bf16", "32768", "fp8") if r.node.id == "1x-l40s")
+    assert load.startswith(f"{fp8.speed.streams_per_copy} streams at once, ~")
+    with pytest.raises(PageError, match="leave kv_cache out"):
+        guide('verdict_with_kv_cache("llama-3.1-8b", "gguf-q8_0", "1x-l4", 32768, "fp8")')
+
+
 @pytest.mark.parametrize(
     "call, path, says",
     [
@@ -343,7 +367,7 @@ def spaced(text: str) -> str:
     return text.replace("\xa0", " ").replace("\u202f", " ")
 
 
-def every_cell(data, kv_cache: str = "bf16"):
+def every_cell(data, kv_cache: KvCacheDtype = "bf16"):
     """Every model × precision × context × node row of the configurator, with the KV cache in ``kv_cache``."""
     listed = every_choice(data) if kv_cache == "bf16" else every_fp8_kv_choice(data)
     for model, precision, context in listed:
