@@ -77,7 +77,7 @@ def prerendered_project(target: Path) -> Path:
         head = source[: len(source) - len(markdown)] if source.endswith(markdown) else ""
         path.write_text(head + rendered.whole, encoding="utf-8")
     config = project / "mkdocs.yml"
-    text = re.sub(r"\nhooks:\n  - hooks/page_macros.py\n", "\n", config.read_text())
+    text = config.read_text().replace("\n  - hooks/page_macros.py\n", "\n")  # the other hooks only print
     text = text.replace("    omitted_files: warn", "    omitted_files: info")
     # what the hook gives the 404 template, fixed
     text = text.replace(

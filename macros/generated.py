@@ -12,7 +12,17 @@ from markupsafe import escape
 
 from macros.base.languages import SOURCE_LANGUAGE
 from macros.base.links import PageLinks
-from macros.library.configurator import choice_path, choices, default_choice, search_rows, title_text
+from macros.library.configurator import (
+    DEFAULT_KV,
+    FP8_KV_FOLDER,
+    choice_path,
+    choices,
+    default_choice,
+    fp8_kv_choices,
+    kv_matrix,
+    search_rows,
+    title_text,
+)
 from macros.library.context import MacroContext
 from macros.output.strings import text
 from macros.site.search import (
@@ -23,36 +33,48 @@ from macros.site.search import (
     with_readable_tables,
 )
 from macros.site.site_data import SiteData
+from sizing.catalog.schema import KvCacheDtype
 from sizing.views.api import NO_CONTEXT, api_schemas, catalog_document, fit_document
-from sizing.views.matrix import VerdictMatrix
 from sizing.views.plan_api import plan_documents, plan_schemas
 
 
 def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
     """Where the configurator pages of each model stand in docs/ (they have no file there), in the catalog's
     order: ``<model>.md`` at its default precision and context, ``<model>/<precision>/<context>.md`` (or
-    ``<model>/<precision>.md`` for an image or video model) for every other choice."""
+    ``<model>/<precision>.md`` for an image or video model) for every other choice, then
+    ``<model>/<precision>/<context>/kv-fp8.md`` for each choice with the KV cache in FP8."""
     uris = []
     for model_id in data.catalog.models:
         uris.append(f"{lang}/configurator/{model_id}.md")
-        for precision, context in choices(data.catalog, model_id):
-            path = choice_path(data.catalog, model_id, precision, context)
-            if path:
-                uris.append(f"{lang}/configurator/{model_id}/{path.rstrip('/')}.md")
+        listed = [(DEFAULT_KV, choices(data.catalog, model_id)), ("fp8", fp8_kv_choices(data.catalog, model_id))]
+        for kv_cache, pairs in listed:
+            for precision, context in pairs:
+                path = choice_path(data.catalog, model_id, precision, context, kv_cache)
+                if path:
+                    uris.append(f"{lang}/configurator/{model_id}/{path.rstrip('/')}.md")
     return uris
 
 
 def generated_page_source(data: SiteData, src_uri: str) -> str:
-    """The Markdown source of the generated page at ``<lang>/configurator/<model>[/<precision>[/<context>]].md``
-    (only macros and strings), made once per state of the data."""
+    """The Markdown source of the generated page at
+    ``<lang>/configurator/<model>[/<precision>[/<context>[/kv-fp8]]].md`` (only macros and strings), made once
+    per state of the data."""
     lang, _, model_id, *choice = src_uri.removesuffix(".md").split("/")
+    precision, context = [*choice, None, None][:2]
+    kv_cache: KvCacheDtype = "fp8" if choice[2:] == [FP8_KV_FOLDER] else DEFAULT_KV
     return data.remembered(
-        ("configurator page", lang, model_id, *choice), lambda: _configurator_page(data, lang, model_id, *choice)
+        ("configurator page", lang, model_id, *choice),
+        lambda: _configurator_page(data, lang, model_id, precision, context, kv_cache),
     )
 
 
 def _configurator_page(
-    data: SiteData, lang: str, model_id: str, precision: str | None = None, context: str | None = None
+    data: SiteData,
+    lang: str,
+    model_id: str,
+    precision: str | None = None,
+    context: str | None = None,
+    kv_cache: KvCacheDtype = DEFAULT_KV,
 ) -> str:
     """Data never enters the page's template text: the heading comes in through a macro call, which writes the
     model's name as text (a name holding "{{ 7*7 }}" or "[a](b)" is shown as it is). Each choice's page has a
@@ -64,6 +86,7 @@ def _configurator_page(
             json.dumps(model_id),
             *([json.dumps(precision)] if precision else []),
             *([f"context={int(context)}"] if context else []),
+            *([f"kv_cache={json.dumps(kv_cache)}"] if kv_cache != DEFAULT_KV else []),
         ]
     )
     intro = text("configurator", "page_intro", lang, model=model_call)
@@ -74,7 +97,7 @@ def _configurator_page(
     # MkDocs and Material print the front matter's title into HTML as it is: escape the name there
     front_matter = compact_json(
         {
-            "title": str(escape(title_text(ctx, model_id, shown_precision, shown_context))),
+            "title": str(escape(title_text(ctx, model_id, shown_precision, shown_context, kv_cache))),
             "hide": ["toc"],
             "search": {"exclude": True},
         }
@@ -96,7 +119,7 @@ def api_files(data: SiteData) -> dict[str, str]:
     the site."""
     fit = fit_document(data.catalog, data.matrix)
     files = {"api/catalog.json": compact_json(catalog_document(data.catalog)), "api/fit.json": compact_json(fit)}
-    fp8_kv_cache = fit_document(data.catalog, VerdictMatrix(data.catalog, kv_cache_dtype="fp8"))
+    fp8_kv_cache = fit_document(data.catalog, kv_matrix(data, "fp8"))  # the FP8 configurator pages' verdicts
     files["api/fit-kv-fp8.json"] = compact_json(fp8_kv_cache)
     for model_id, model in fit["models"].items():
         files[f"api/fit/{model_id}.json"] = compact_json(

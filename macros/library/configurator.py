@@ -1,9 +1,11 @@
-"""The configurator macro: every configuration's verdict for one model at one precision and context,
-pre-rendered, with links to every other choice.
+"""The configurator macro: every configuration's verdict for one model at one precision and context, with
+the KV cache in BF16 or FP8, pre-rendered, with links to every other choice.
 
-Every (model, precision, context) has a page of its own (``choice_path``), so a reader without JavaScript
-reaches every choice by links. The page's script switches choices by placing the chosen page's table, status
-and menus into the page: every word it shows was written here, once."""
+Every (model, precision, context, KV cache) has a page of its own (``choice_path``), so a reader without
+JavaScript reaches every choice by links. The KV cache in FP8 is a choice for a language model in a format a
+server engine runs (vLLM's ``--kv-cache-dtype fp8``): llama.cpp and image or video models have none. The
+page's script switches choices by placing the chosen page's table, status and menus into the page: every word
+it shows was written here, once."""
 
 from __future__ import annotations
 
@@ -18,15 +20,21 @@ from macros.base.errors import MacroError
 from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import TEMPLATES, TypesetBlock, block
+from macros.site.site_data import SiteData
 from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import Llm
+from sizing.catalog.schema import KvCacheDtype, Llm, ServerEngine
 from sizing.catalog.units import GIB
-from sizing.engine.fit import Verdict, card_budget, tight_setting
+from sizing.engine.fit import Verdict, card_budget, kv_element_bytes, tight_setting
+from sizing.engine.memory import kv_bytes_per_token
+from sizing.engine.specs import llm_shape
 from sizing.views.api import NO_CONTEXT, context_keys
+from sizing.views.matrix import Cell, VerdictMatrix
 from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, Offer, cheapest, offers, price_per_gpu_hour
 
 GUIDE = "guides/nvlink-or-pcie/"
+DEFAULT_KV: KvCacheDtype = "bf16"
+FP8_KV_FOLDER = "kv-fp8"  # an FP8 KV-cache choice's page: "<precision>/<context>/kv-fp8/"
 RUNS = {Verdict.ONE_CARD, Verdict.SPLIT}
 
 
@@ -50,35 +58,78 @@ def choices(catalog: Catalog, model_id: str) -> list[tuple[str, str]]:
     return [(p.id, c) for p in catalog.precisions_for(catalog.models[model_id]) for c in contexts]
 
 
-def choice_path(catalog: Catalog, model_id: str, precision_id: str, context: str) -> str:
+def fp8_kv_offered(catalog: Catalog, model_id: str, precision_id: str) -> bool:
+    """Whether the KV cache in FP8 is a choice: for a language model in a format a server engine runs."""
+    engine = catalog.engine_of(catalog.precisions[precision_id])
+    return isinstance(catalog.models[model_id], Llm) and isinstance(engine, ServerEngine)
+
+
+def fp8_kv_choices(catalog: Catalog, model_id: str) -> list[tuple[str, str]]:
+    """The (precision, context key) pairs that also have a page with the KV cache in FP8, in the menus' order."""
+    return [(p, c) for p, c in choices(catalog, model_id) if fp8_kv_offered(catalog, model_id, p)]
+
+
+def kv_matrix(data: SiteData, kv_cache: KvCacheDtype) -> VerdictMatrix:
+    """The verdicts with the KV cache in ``kv_cache``: the site's own for BF16, one more for FP8, made once per
+    state of the data (the API's ``fit-kv-fp8.json`` reads the same)."""
+    if kv_cache == DEFAULT_KV:
+        return data.matrix
+    return data.remembered(("verdict matrix", kv_cache), lambda: VerdictMatrix(data.catalog, kv_cache))
+
+
+def choice_path(
+    catalog: Catalog, model_id: str, precision_id: str, context: str, kv_cache: KvCacheDtype = DEFAULT_KV
+) -> str:
     """Where the page of a choice stands below ``configurator/<model>/``: "" for the model's defaults,
-    "fp8/32768/" for a language model, "fp8/" for an image or video model."""
+    "fp8/32768/" for a language model, "fp8/" for an image or video model, "bf16/8192/kv-fp8/" with the KV
+    cache in FP8."""
+    if kv_cache != DEFAULT_KV:
+        return f"{precision_id}/{context}/{FP8_KV_FOLDER}/"
     if (precision_id, context) == default_choice(catalog, model_id):
         return ""
     return f"{precision_id}/" if context == NO_CONTEXT else f"{precision_id}/{context}/"
 
 
-def _choice(ctx: MacroContext, model: str, precision: str | None, context: int | None) -> tuple[str, str]:
-    """The precision and context key a call asks for, checked against what the model offers."""
+def _choice(
+    ctx: MacroContext, model: str, precision: str | None, context: int | None, kv_cache: str | None = None
+) -> tuple[str, str, KvCacheDtype]:
+    """The precision, context key and KV-cache precision a call asks for, checked against what the model
+    offers."""
     chosen = ctx.model(model)
     default_precision, default_context = default_choice(ctx.catalog, chosen.id)
     precision_id = ctx.precision(precision).id if precision else default_precision
     ctx.check_pair(chosen.id, precision_id)
+    kv = _kv_cache(ctx, chosen.id, precision_id, kv_cache)
     contexts = context_keys(ctx.catalog, chosen.id)
     if context is None:
-        return precision_id, default_context
+        return precision_id, default_context, kv
     if contexts == [NO_CONTEXT]:
         raise MacroError(f"'{chosen.id}' is an image or video model, without a context length: leave context out")
     if str(context) not in contexts:
         raise MacroError(f"'{chosen.id}' has no context preset of {context} tokens; use one of {', '.join(contexts)}")
-    return precision_id, str(context)
+    return precision_id, str(context), kv
 
 
-def _offers(ctx: MacroContext, model_id: str, precision_id: str, context: str) -> list[Offer]:
+def _kv_cache(ctx: MacroContext, model_id: str, precision_id: str, kv_cache: str | None) -> KvCacheDtype:
+    """The KV-cache precision a call asks for (BF16 when left out), checked against what the choice offers."""
+    if kv_cache is None or kv_cache == DEFAULT_KV:
+        return DEFAULT_KV
+    if kv_cache != "fp8":
+        raise MacroError(f"unknown KV-cache precision '{kv_cache}'; use 'bf16' (the default) or 'fp8'")
+    if not fp8_kv_offered(ctx.catalog, model_id, precision_id):
+        raise MacroError(
+            f"'{model_id}' in {precision_id} has no KV cache in FP8 (an image or video model, or a format llama.cpp "
+            "runs): leave kv_cache out"
+        )
+    return "fp8"
+
+
+def _offers(ctx: MacroContext, model_id: str, precision_id: str, context: str, kv_cache: KvCacheDtype) -> list[Offer]:
     """The rows of a choice, sorted, made once for every language."""
     tokens = None if context == NO_CONTEXT else int(context)
-    key = ("configurator offers", model_id, precision_id, context)
-    return ctx.data.remembered(key, lambda: offers(ctx.catalog, ctx.matrix, model_id, precision_id, tokens))
+    key = ("configurator offers", model_id, precision_id, context, kv_cache)
+    matrix = kv_matrix(ctx.data, kv_cache)
+    return ctx.data.remembered(key, lambda: offers(ctx.catalog, matrix, model_id, precision_id, tokens))
 
 
 # --- one row ------------------------------------------------------------------------------------------
@@ -234,13 +285,16 @@ def summary_lines(ctx: MacroContext, rows: list[Offer]) -> list[str]:
     return lines
 
 
-def choice_text(ctx: MacroContext, model: Any, precision_name: str, context: str) -> str:
-    """ "Llama 3.3 70B in BF16, 8K tokens"; without the context for an image or video model."""
+def choice_text(
+    ctx: MacroContext, model: Any, precision_name: str, context: str, kv_cache: KvCacheDtype = DEFAULT_KV
+) -> str:
+    """ "Llama 3.3 70B in BF16, 8K tokens"; "…, KV cache in FP8" with the KV cache in FP8; without the context
+    for an image or video model."""
     if context == NO_CONTEXT:
         return _t(ctx, "choice", model=model.name, precision=precision_name)
     return _t(
         ctx,
-        "choice_context",
+        "choice_context" if kv_cache == DEFAULT_KV else "choice_context_kv_fp8",
         model=model.name,
         precision=precision_name,
         context=_t(ctx, "context_tokens", value=ctx.f.context(int(context))),
@@ -253,6 +307,18 @@ def status_line(ctx: MacroContext, choice: str, rows: list[Offer]) -> str:
     tight = sum(r.fit.verdict is Verdict.TIGHT for r in rows)
     values = {"choice": choice, "count": ctx.f.number(runs), "total": ctx.f.number(len(rows))}
     return _t(ctx, "status_tight", tight=ctx.f.number(tight), **values) if tight else _t(ctx, "status", **values)
+
+
+def kv_fp8_note(ctx: MacroContext, model: Llm) -> str:
+    """What an FP8 KV cache gains and costs, with what one token of context keeps in each precision."""
+    shape = llm_shape(model)
+
+    def per_token(kv_cache: KvCacheDtype) -> str:
+        kib = kv_bytes_per_token(shape, kv_element_bytes(ctx.catalog, kv_cache)) / 1024
+        return ctx.text("guides", "kib", value=ctx.f.number(kib, 1))
+
+    flag = f"{ctx.catalog.server_engine.kv_cache_dtype_flag} fp8"
+    return _t(ctx, "kv_fp8_note", setting=flag, fp8=per_token("fp8"), bf16=per_token(DEFAULT_KV))
 
 
 def _note(ctx: MacroContext, model: Any) -> str:
@@ -289,69 +355,144 @@ def _script_data(ctx: MacroContext, shown: str) -> str:
 
 
 def _pages(catalog: Catalog) -> dict[str, Any]:
-    """For each model, in the menus' order: its default choice and where the page of each precision and
-    context stands below ``configurator/``: "llama-3.3-70b/fp8/32768/"."""
+    """For each model, in the menus' order: its default choice (precision, context, KV cache) and, by KV-cache
+    precision, where the page of each precision and context stands below ``configurator/``:
+    ``{"bf16": {"fp8": {"32768": "llama-3.3-70b/fp8/32768/"}}, "fp8": {...}}``; the BF16 pages hold every
+    precision and context, the FP8 ones those a server engine runs."""
     pages: dict[str, Any] = {}
     for model_id in catalog.models:
-        choice_pages: dict[str, dict[str, str]] = {}
-        for precision, context in choices(catalog, model_id):
-            path = f"{model_id}/{choice_path(catalog, model_id, precision, context)}"
-            choice_pages.setdefault(precision, {})[context] = path
-        pages[model_id] = {"default": list(default_choice(catalog, model_id)), "choices": choice_pages}
+        choice_pages: dict[str, dict[str, dict[str, str]]] = {}
+        listed = [(DEFAULT_KV, choices(catalog, model_id)), ("fp8", fp8_kv_choices(catalog, model_id))]
+        for kv_cache, pairs in listed:
+            for precision, context in pairs:
+                path = f"{model_id}/{choice_path(catalog, model_id, precision, context, kv_cache)}"
+                choice_pages.setdefault(kv_cache, {}).setdefault(precision, {})[context] = path
+        pages[model_id] = {"default": [*default_choice(catalog, model_id), DEFAULT_KV], "choices": choice_pages}
     return pages
 
 
-def title_text(ctx: MacroContext, model_id: str, precision_id: str, context: str) -> str:
+def title_text(
+    ctx: MacroContext, model_id: str, precision_id: str, context: str, kv_cache: KvCacheDtype = DEFAULT_KV
+) -> str:
     """A choice's page title: "Configurator: Llama 3.3 70B in FP8, 32K tokens"."""
     model = ctx.catalog.models[model_id]
-    return _t(ctx, "choice_title", choice=choice_text(ctx, model, ctx.catalog.precisions[precision_id].name, context))
+    precision_name = ctx.catalog.precisions[precision_id].name
+    return _t(ctx, "choice_title", choice=choice_text(ctx, model, precision_name, context, kv_cache))
 
 
 @macro
-def configurator_title(ctx: MacroContext, model: str, precision: str | None = None, context: int | None = None) -> str:
-    """The heading of a model's configurator page at a precision and context (its defaults when left out):
-    "Configurator: Llama 3.3 70B in FP8, 32K tokens"."""
+def configurator_title(
+    ctx: MacroContext, model: str, precision: str | None = None, context: int | None = None, kv_cache: str | None = None
+) -> str:
+    """The heading of a model's configurator page at a precision, context and KV-cache precision (its defaults
+    when left out): "Configurator: Llama 3.3 70B in FP8, 32K tokens"."""
     chosen = ctx.model(model)
-    precision_id, context_key = _choice(ctx, chosen.id, precision, context)
-    return title_text(ctx, chosen.id, precision_id, context_key)
+    return title_text(ctx, chosen.id, *_choice(ctx, chosen.id, precision, context, kv_cache))
+
+
+@macro
+def configurator_link(
+    ctx: MacroContext, model: str, precision: str | None = None, context: int | None = None, kv_cache: str | None = None
+) -> Markup:
+    """A link to a choice's configurator page, named by its choice: "Llama 3.1 8B in BF16, 32K tokens, KV cache
+    in FP8"."""
+    chosen = ctx.model(model)
+    precision_id, context_key, kv = _choice(ctx, chosen.id, precision, context, kv_cache)
+    path = choice_path(ctx.catalog, chosen.id, precision_id, context_key, kv)
+    name = choice_text(ctx, chosen, ctx.catalog.precisions[precision_id].name, context_key, kv)
+    return Markup('<a href="{}">{}</a>').format(f"{ctx.links.lang_root}configurator/{chosen.id}/{path}", name)
+
+
+# --- the KV-cache choice in the guides ---------------------------------------------------------------------
+def _kv_cell(ctx: MacroContext, model: str, precision: str, node: str, context: int, kv_cache: str) -> Cell:
+    """The configurator's cell with the KV cache in ``kv_cache``; MacroError on an unknown id or a choice the
+    configurator does not offer."""
+    ctx.cell(model, precision, node, context)  # checks the ids and that the precision applies
+    return kv_matrix(ctx.data, _kv_cache(ctx, model, precision, kv_cache)).cell(model, precision, node, context)
+
+
+@macro
+def verdict_with_kv_cache(ctx: MacroContext, model: str, precision: str, node: str, context: int, kv_cache: str) -> str:
+    """The configurator's verdict with the KV cache in ``kv_cache`` ("bf16" or "fp8"): "fits on one card"."""
+    return ctx.verdict_text(_kv_cell(ctx, model, precision, node, context, kv_cache).fit)
+
+
+@macro
+def full_load_with_kv_cache(
+    ctx: MacroContext, model: str, precision: str, node: str, context: int, kv_cache: str
+) -> str:
+    """How many streams a node serves at once at the context with the KV cache in ``kv_cache``, and their
+    typical total tokens per second, as the configurator's FP8 page shows them."""
+    speed, chosen = _kv_cell(ctx, model, precision, node, context, kv_cache).speed, ctx.node(node)
+    if speed is None:
+        raise MacroError(f"'{model}' in {precision} runs no stream on '{node}' with a {kv_cache} KV cache")
+    return ctx.text(
+        "guides",
+        "full_load",
+        streams=ctx.f.streams(speed.streams_on(chosen)),
+        total=ctx.f.tokens_per_s(speed.total_on(chosen)),
+    )
 
 
 # --- the macro ----------------------------------------------------------------------------------------
-def _links(ctx: MacroContext, model_id: str, shown: tuple[str, str]) -> dict[str, Any]:
-    """Links to the page of every precision at the context shown and of every context at the precision shown,
-    the page shown marked current: every choice is at most two links away, and the row of links says what it
-    holds fixed."""
+def _links(ctx: MacroContext, model_id: str, shown: tuple[str, str, KvCacheDtype]) -> dict[str, Any]:
+    """Links to the page of every precision at the context shown, of every context at the precision shown, and
+    of each KV-cache precision of the choice shown, the page shown marked current: every choice is at most three
+    links away, and each row of links says what it holds fixed. The precision and context links keep the KV
+    cache shown where the format offers it."""
     c, base = ctx.catalog, f"{ctx.links.lang_root}configurator/{model_id}/"
-    precision, context = shown
+    precision, context, kv_cache = shown
 
-    def link(label: str, choice: tuple[str, str]) -> dict[str, Any]:
+    def link(label: str, choice: tuple[str, str, KvCacheDtype]) -> dict[str, Any]:
         return {"label": label, "url": base + choice_path(c, model_id, *choice), "current": choice == shown}
 
+    def kept(precision_id: str) -> KvCacheDtype:
+        return kv_cache if fp8_kv_offered(c, model_id, precision_id) else DEFAULT_KV
+
+    context_words = _t(ctx, "context_tokens", value=ctx.f.context(int(context))) if context != NO_CONTEXT else ""
+    fp8_offered = fp8_kv_offered(c, model_id, precision)
     return {
-        "precisions": [link(p.name, (p.id, context)) for p in c.precisions_for(c.models[model_id])],
+        "precisions": [link(p.name, (p.id, context, kept(p.id))) for p in c.precisions_for(c.models[model_id])],
         "contexts": [
-            link(_t(ctx, "context_tokens", value=ctx.f.context(int(k))), (precision, k))
+            link(_t(ctx, "context_tokens", value=ctx.f.context(int(k))), (precision, k, kv_cache))
             for k in context_keys(c, model_id)
             if k != NO_CONTEXT
         ],
+        "kv_caches": [link(_t(ctx, f"kv_{k}"), (precision, context, k)) for k in (DEFAULT_KV, "fp8")]
+        if fp8_offered
+        else [],
         "precisions_label": _t(ctx, "precision")
         if context == NO_CONTEXT
-        else _t(ctx, "choices_precision", context=_t(ctx, "context_tokens", value=ctx.f.context(int(context)))),
+        else _t(ctx, "choices_precision", context=context_words),
         "contexts_label": _t(ctx, "choices_context", precision=c.precisions[precision].name),
+        "kv_caches_label": _t(ctx, "choices_kv", precision=c.precisions[precision].name, context=context_words)
+        if fp8_offered
+        else "",
     }
 
 
+def _kv_menu(ctx: MacroContext, model: Any, precision_id: str) -> list[dict[str, str]]:
+    """The KV-cache menu's options: BF16 and FP8 where FP8 is a choice; else one option that says why not
+    (an image or video model keeps no KV cache; llama.cpp has no FP8 one), the menu disabled."""
+    if fp8_kv_offered(ctx.catalog, model.id, precision_id):
+        return [{"value": k, "label": _t(ctx, f"kv_{k}")} for k in (DEFAULT_KV, "fp8")]
+    key = "kv_none_llama_cpp" if isinstance(model, Llm) else "kv_none_diffusion"
+    return [{"value": DEFAULT_KV, "label": _t(ctx, key)}]
+
+
 @macro
-def configurator(ctx: MacroContext, model: str, precision: str | None = None, context: int | None = None) -> str:
-    """The configurator for a model at a precision and context (its defaults when left out): every
-    configuration's verdict, why, speed, prices and warnings, the cheapest first, links to every other
-    precision and context; the page's script switches model, precision and context by placing the chosen
-    choice's own page."""
+def configurator(
+    ctx: MacroContext, model: str, precision: str | None = None, context: int | None = None, kv_cache: str | None = None
+) -> str:
+    """The configurator for a model at a precision, context and KV-cache precision (its defaults when left out):
+    every configuration's verdict, why, speed, prices and warnings, the cheapest first, links to every other
+    precision, context and KV cache; the page's script switches them by placing the chosen choice's own
+    page."""
     chosen = ctx.model(model)
-    precision_id, context_key = _choice(ctx, model, precision, context)
+    precision_id, context_key, kv = _choice(ctx, model, precision, context, kv_cache)
     shown = ctx.precision(precision_id)
     contexts = context_keys(ctx.catalog, chosen.id)
-    rows = _offers(ctx, chosen.id, shown.id, context_key)
+    rows = _offers(ctx, chosen.id, shown.id, context_key, kv)
     llm = isinstance(chosen, Llm)
     headers = [
         _t(ctx, k)
@@ -366,14 +507,16 @@ def configurator(ctx: MacroContext, model: str, precision: str | None = None, co
             "col_notes",
         )
     ]
-    choice = choice_text(ctx, chosen, shown.name, context_key)
+    choice = choice_text(ctx, chosen, shown.name, context_key, kv)
     html = TEMPLATES.get_template("configurator.html").render(
         model=chosen,
         precision=shown,
         context=context_key,
+        kv_cache=kv,
         data_json=Markup(_script_data(ctx, choice)),
         labels={
-            k: _t(ctx, k) for k in ("model", "precision", "context", "noscript", "other_models", "none", "choices")
+            k: _t(ctx, k)
+            for k in ("model", "precision", "context", "kv_cache", "noscript", "other_models", "none", "choices")
         },
         models=[
             {"id": m.id, "name": m.name, "url": f"{ctx.links.lang_root}configurator/{m.id}/"}
@@ -385,11 +528,13 @@ def configurator(ctx: MacroContext, model: str, precision: str | None = None, co
             for c in contexts
             if c != NO_CONTEXT
         ],
-        links=_links(ctx, chosen.id, (shown.id, context_key)),
+        kv_caches=_kv_menu(ctx, chosen, shown.id),
+        links=_links(ctx, chosen.id, (shown.id, context_key, kv)),
         status=status_line(ctx, choice, rows),
         summary=summary_lines(ctx, rows),
         note=_note(ctx, chosen),
-        caption=_t(ctx, "caption", model=chosen.name, precision=shown.name),
+        kv_note=kv_fp8_note(ctx, ctx.llm(chosen.id)) if kv != DEFAULT_KV else "",
+        caption=_t(ctx, "caption" if kv == DEFAULT_KV else "caption_kv_fp8", model=chosen.name, precision=shown.name),
         headers=headers,
         none_text=_t(ctx, "none"),
         rows=[
@@ -422,7 +567,7 @@ def search_rows(ctx: MacroContext, model_id: str) -> tuple[str, list[SearchRow]]
     model = ctx.model(model_id)
     precision_id, context = default_choice(ctx.catalog, model_id)
     precision = ctx.precision(precision_id)
-    rows = _offers(ctx, model_id, precision_id, context)
+    rows = _offers(ctx, model_id, precision_id, context, DEFAULT_KV)
     separator, none = _t(ctx, "search_separator"), _t(ctx, "none")
     entries = []
     for row in rows:

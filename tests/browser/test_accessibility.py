@@ -17,6 +17,8 @@ PAGES = [
     "guides/what-we-dont-offer/",
     "configurator/",
     "reference/api/",
+    "configurator/llama-3.1-8b/bf16/32768/kv-fp8/",  # a KV-cache choice: its menu, links and note
+    "configurator/flux.1-dev/",  # an image model: the KV-cache menu disabled, saying why
 ]
 
 

@@ -3,7 +3,7 @@
 import pytest
 from sitebuild import LANGUAGES
 
-from macros.library.configurator import choice_path, choices
+from macros.library.configurator import choice_path, choices, fp8_kv_choices
 from sizing.catalog.loader import load_catalog
 
 pytestmark = pytest.mark.browser
@@ -81,12 +81,12 @@ def test_switching_model_and_context_uses_the_url(page, server):
     assert page.errors == []
 
 
-def shown(page, model: str, precision: str, context: str) -> None:
+def shown(page, model: str, precision: str, context: str, kv: str = "bf16") -> None:
     """The script has placed the choice: the configurator says which one it shows."""
     page.wait_for_function(
-        "([m, p, c]) => { const d = document.querySelector('.configurator').dataset;"
-        " return d.model === m && d.precision === p && d.context === c; }",
-        arg=[model, precision, context],
+        "([m, p, c, k]) => { const d = document.querySelector('.configurator').dataset;"
+        " return d.model === m && d.precision === p && d.context === c && d.kv === k; }",
+        arg=[model, precision, context, kv],
     )
 
 
@@ -97,7 +97,7 @@ def words(page) -> dict[str, object]:
         "status": page.text_content(".cfg-status"),
         "result": page.eval_on_selector(".cfg-result", "r => r.innerText"),
         "rows": rows(page),
-        "menus": [page.input_value(f"select[name={n}]") for n in ("model", "precision", "context")],
+        "menus": [page.input_value(f"select[name={n}]") for n in ("model", "precision", "context", "kv")],
     }
 
 
@@ -131,11 +131,73 @@ def test_for_every_choice_the_script_shows_what_the_page_without_javascript_show
             shown(dynamic, model, precision, context)
             static.goto(base + model + "/" + choice_path(catalog, model, precision, context))
             seen, written = words(dynamic), words(static)
-            written["menus"] = [model, precision, context]  # the page without script shows no menus
+            written["menus"] = [model, precision, context, "bf16"]  # the page without script shows no menus
             assert seen == written, (model, precision, context)
             walked += 1
     assert walked >= 20 and dynamic.errors == []
     assert static.is_hidden("form.cfg-controls")
+
+
+# a few FP8 KV-cache choices per language (every FP8 cell's verdict and figures are checked in-process in
+# test_configurator.py): the script places the FP8 page's words, its menus say FP8
+WALKED_FP8 = {"en": "llama-3.1-8b", "fr": "llama-3.3-70b", "zh": "qwen3-32b"}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_for_fp8_kv_cache_choices_the_script_shows_what_the_page_without_javascript_shows(browser, server, lang):
+    catalog = load_catalog()
+    model = WALKED_FP8[lang]
+    static = browser.new_context(java_script_enabled=False).new_page()
+    dynamic = browser.new_context().new_page()
+    dynamic.errors = []
+    dynamic.on("pageerror", lambda e: dynamic.errors.append(str(e)))
+    base = f"{server}{LANGUAGES[lang]}configurator/"
+    dynamic.goto(base + model + "/")
+    ready(dynamic)
+    dynamic.select_option("select[name=kv]", "fp8")
+    for precision, context in fp8_kv_choices(catalog, model)[3:5]:  # across a change of precision
+        dynamic.select_option("select[name=precision]", precision)
+        dynamic.select_option("select[name=context]", context)
+        shown(dynamic, model, precision, context, "fp8")
+        static.goto(base + model + "/" + choice_path(catalog, model, precision, context, "fp8"))
+        seen, written = words(dynamic), words(static)
+        written["menus"] = [model, precision, context, "fp8"]
+        assert seen == written, (model, precision, context)
+        assert static.locator(".cfg-kv-note").count() == 1
+    assert dynamic.errors == []
+
+
+def test_a_shared_fp8_link_restores_the_choice_and_back_returns_to_it(page, server):
+    """The KV cache is in the address: a shared link shows it, the language menu keeps it, and after leaving the
+    page, back shows it again."""
+    page.goto(f"{server}configurator/?model=llama-3.1-8b&precision=bf16&context=32768&kv=fp8")
+    shown(page, "llama-3.1-8b", "bf16", "32768", "fp8")
+    assert page.input_value("select[name=kv]") == "fp8" and page.is_hidden(".cfg-notice")
+    # one L4 holds it on one card with the cache in FP8 (only just with a BF16 cache)
+    assert rows(page)["1x-l4"][1] == ONE_CARD["en"]
+    assert "kv=fp8" in page.get_attribute(".md-header a[hreflang=fr]", "href")
+    page.select_option("select[name=kv]", "bf16")
+    page.wait_for_function("!location.search.includes('kv=')")
+    assert rows(page)["1x-l4"][1].startswith("fits with --kv-cache-dtype fp8")
+    page.select_option("select[name=kv]", "fp8")
+    page.wait_for_function("location.search.includes('kv=fp8')")
+    page.goto(f"{server}configurator/flux.1-dev/")  # away, then back
+    assert page.is_disabled("select[name=kv]") or not page.is_visible("select[name=kv]")
+    page.go_back()
+    shown(page, "llama-3.1-8b", "bf16", "32768", "fp8")
+    assert page.input_value("select[name=kv]") == "fp8" and rows(page)["1x-l4"][1] == ONE_CARD["en"]
+    assert page.errors == []
+
+
+def test_a_kv_cache_the_choice_does_not_offer_falls_back_to_bf16_with_one_notice(page, server):
+    # an unknown value, a name every object has, and FP8 asked for a format llama.cpp runs (it has no FP8 cache)
+    for precision, kv in (("bf16", "fp4"), ("bf16", "__proto__"), ("gguf-q4_k_m", "fp8")):
+        page.goto(f"{server}configurator/?model=llama-3.3-70b&precision={precision}&context=8192&kv={kv}")
+        page.wait_for_selector(".cfg-notice")
+        shown(page, "llama-3.3-70b", precision, "8192", "bf16")
+        assert page.input_value("select[name=kv]") == "bf16" and page.locator(".cfg-notice").count() == 1
+        assert page.is_disabled("select[name=kv]") == precision.startswith("gguf")  # one option, which says why
+    assert page.errors == []
 
 
 @pytest.mark.parametrize("asked", ["__proto__", "constructor", "toString", "fp4"])
@@ -236,7 +298,8 @@ def test_the_menus_keep_the_order_the_page_was_written_in(browser, server, path)
     static.goto(f"{server}{path}")
     values = "s => [...s.options].map(o => o.value + '=' + o.textContent)"
     written = {
-        name: static.eval_on_selector(f"select[name={name}]", values) for name in ("model", "precision", "context")
+        name: static.eval_on_selector(f"select[name={name}]", values)
+        for name in ("model", "precision", "context", "kv")
     }
     dynamic = browser.new_context().new_page()
     dynamic.goto(f"{server}{path}")

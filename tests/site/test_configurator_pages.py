@@ -1,5 +1,6 @@
-"""The configurator in the built site: a page for every model, precision and context in every language, the
-form written into the page (so nothing moves when the script shows it), and the rows in the site search."""
+"""The configurator in the built site: a page for every model, precision, context and KV cache in every
+language, the form written into the page (so nothing moves when the script shows it), and the rows in the site
+search."""
 
 import json
 import re
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 from sitebuild import LANGUAGES, page
 
-from macros.library.configurator import choice_path, choices
+from macros.library.configurator import choice_path, choices, fp8_kv_choices
 from sizing.catalog.loader import load_catalog
 
 
@@ -33,9 +34,38 @@ def test_the_form_is_in_the_page_hidden_until_an_inline_script_shows_it_before_t
     html = page(site, lang, "configurator")
     form = re.search(r'<form class="cfg-controls" hidden>(.*?)</form>\s*<script>([^<]*)</script>', html, re.S)
     assert form, "the form, then the script that shows it"
-    assert form.group(1).count(" disabled>") == 3  # enabled by configurator.js once it can answer
+    assert form.group(1).count(" disabled>") == 4  # enabled by configurator.js once it can answer
     assert form.group(2) == "document.currentScript.previousElementSibling.hidden = false;"
     assert html.count("aria-live") == 1
+
+
+def noscript_links(html: str) -> list[str]:
+    """The addresses the links for readers without JavaScript lead to."""
+    nav = re.search(r'<noscript><nav class="cfg-choices".*?</nav></noscript>', html, re.S).group(0)
+    return re.findall(r'<a href="([^"]+)"', nav)
+
+
+def reached(html: str, lang: str, at: str, target: str) -> bool:
+    """Whether a link of the page at ``at`` leads to ``target`` (both paths below the language's root)."""
+    up = "../" * (LANGUAGES[lang] + at).count("/")
+    return up + LANGUAGES[lang] + target in noscript_links(html)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_fp8_kv_cache_choice_has_its_own_page_linked_from_and_to_its_bf16_version(site: Path, lang: str):
+    """Issue 24, item 2: the KV cache in FP8 is a choice of its own, reachable without JavaScript."""
+    catalog = load_catalog()
+    titles = set()
+    for model in catalog.models:
+        for precision, context in fp8_kv_choices(catalog, model):
+            fp8 = f"configurator/{model}/{choice_path(catalog, model, precision, context, 'fp8')}"
+            bf16 = f"configurator/{model}/{choice_path(catalog, model, precision, context)}"
+            html, other = page(site, lang, fp8), page(site, lang, bf16)
+            assert f'data-precision="{precision}" data-context="{context}" data-kv="fp8"' in html
+            assert '<p class="cfg-note cfg-kv-note">' in html
+            assert reached(html, lang, fp8, bf16) and reached(other, lang, bf16, fp8), (lang, fp8)
+            titles.add(re.search(r"<title>([^<]*)</title>", html).group(1))
+    assert len(titles) == 105
 
 
 def search_docs(site: Path, lang: str) -> dict[str, dict[str, str]]:
@@ -53,7 +83,7 @@ def test_the_configurator_rows_are_search_entries_of_their_own(site: Path):
         "NodeVerdictWhy" not in docs["configurator/"]["text"]
         and "split across 4 cards" not in docs["configurator/"]["text"]
     )
-    assert not any("/fp8/" in location or "/bf16/" in location for location in docs)
+    assert not any("/fp8/" in location or "/bf16/" in location or "/kv-fp8/" in location for location in docs)
     french = search_docs(site, "fr")["fr/configurator/llama-3.3-70b/#cfg-1x-l4"]
     assert french == {
         "location": "fr/configurator/llama-3.3-70b/#cfg-1x-l4",

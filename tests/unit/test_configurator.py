@@ -1,5 +1,6 @@
 """The configurator's words and pages: headline lines that read sensibly for every model in every language,
-one page per precision and per context, the one live sentence, the search entries of its rows."""
+one page per precision, per context and per KV-cache precision, the one live sentence, the search entries of
+its rows."""
 
 import re
 
@@ -13,6 +14,8 @@ from macros.library.configurator import (
     choice_text,
     choices,
     default_choice,
+    fp8_kv_choices,
+    kv_matrix,
     row_cells,
     search_rows,
     status_line,
@@ -24,10 +27,11 @@ from macros.output.formatting import decisive_digits, formatter
 from macros.output.strings import strings
 from macros.output.typography import typeset
 from macros.site.site_data import site_data
-from sizing.catalog.schema import Llm
+from sizing.catalog.schema import KvCacheDtype, Llm
 from sizing.catalog.units import GIB
 from sizing.engine.fit import Verdict
 from sizing.views.api import NO_CONTEXT, context_keys
+from sizing.views.matrix import VerdictMatrix
 from sizing.views.offers import offers
 
 LANGS = ("en", "fr", "zh")
@@ -49,8 +53,16 @@ def every_choice(data):
                 yield model, precision, context
 
 
-def rows_of(data, model_id: str, precision_id: str, context: str):
-    return offers(data.catalog, data.matrix, model_id, precision_id, None if context == NO_CONTEXT else int(context))
+def every_fp8_kv_choice(data):
+    """Every choice that also has a page with the KV cache in FP8."""
+    for model in data.catalog.models.values():
+        for precision, context in fp8_kv_choices(data.catalog, model.id):
+            yield model, data.catalog.precisions[precision], context
+
+
+def rows_of(data, model_id: str, precision_id: str, context: str, kv_cache: KvCacheDtype = "bf16"):
+    tokens = None if context == NO_CONTEXT else int(context)
+    return offers(data.catalog, kv_matrix(data, kv_cache), model_id, precision_id, tokens)
 
 
 # --- headline lines (issue 17: "holds it on one card: 8 × B200" was nonsense) ----------------------------------
@@ -187,12 +199,130 @@ def test_the_macro_shows_a_precision_and_context_and_links_to_the_others(data):
     assert html.index('class="cfg-models"') < html.index("<table")
 
 
+# --- the KV cache in FP8, a fourth choice (issue 24, item 2) ---------------------------------------------------
+def test_the_kv_cache_in_fp8_is_a_choice_of_every_language_model_in_a_format_vllm_runs(data):
+    c = data.catalog
+    assert choice_path(c, "llama-3.1-8b", "bf16", "8192", "fp8") == "bf16/8192/kv-fp8/"  # the defaults too
+    assert choice_path(c, "llama-3.3-70b", "fp8", "32768", "fp8") == "fp8/32768/kv-fp8/"
+    llama = fp8_kv_choices(c, "llama-3.3-70b")
+    assert llama == [(p, k) for p in ("bf16", "fp8", "int4-awq-gptq") for k in ("4096", "8192", "32768", "131072")]
+    assert fp8_kv_choices(c, "flux.1-dev") == []  # an image model keeps no KV cache
+    assert not any(p.startswith("gguf") for m in c.models for p, _ in fp8_kv_choices(c, m))  # llama.cpp: no FP8
+    assert sum(len(fp8_kv_choices(c, m)) for m in c.models) == 105
+
+
+def test_the_fp8_pages_read_the_fp8_verdict_matrix(data):
+    """One matrix for the pages and the API's fit-kv-fp8.json, the same verdicts as a matrix made afresh.
+    Llama 3.1 8B in BF16 at 32K on one L4: only just with a BF16 cache (the verdict names the FP8 cache), on one
+    card with the cache in FP8."""
+    assert kv_matrix(data, "fp8") is kv_matrix(data, "fp8") and kv_matrix(data, "bf16") is data.matrix
+    fresh = VerdictMatrix(data.catalog, "fp8")
+    for row in rows_of(data, "llama-3.1-8b", "bf16", "32768", "fp8"):
+        assert row.fit == fresh.cell("llama-3.1-8b", "bf16", row.node.id, 32768).fit
+    bf16, fp8 = (
+        {r.node.id: r for r in rows_of(data, "llama-3.1-8b", "bf16", "32768", kv)}["1x-l4"] for kv in ("bf16", "fp8")
+    )
+    assert bf16.fit.verdict is Verdict.TIGHT and bf16.fit.tight_by == "kv_cache_dtype"
+    assert fp8.fit.verdict is Verdict.ONE_CARD and fp8.fit.kv_cache_dtype == "fp8"
+    ctx = ctx_for(data, "en")
+    assert ctx.verdict_text(bf16.fit).startswith("fits with --kv-cache-dtype fp8, or, at the default setting")
+    # where a BF16 cache fits, FP8 halves each stream's cache beside the same free memory: twice the streams or more
+    bf16, fp8 = (
+        {r.node.id: r for r in rows_of(data, "llama-3.1-8b", "bf16", "32768", kv)}["1x-l40s"] for kv in ("bf16", "fp8")
+    )
+    assert fp8.speed.streams_per_copy >= 2 * bf16.speed.streams_per_copy > 2
+
+
+def test_each_fp8_page_has_a_title_of_its_own(data):
+    for lang in LANGS:
+        ctx = ctx_for(data, lang)
+        titles = [title_text(ctx, m.id, p.id, k) for m, p, k in every_choice(data)]
+        titles += [title_text(ctx, m.id, p.id, k, "fp8") for m, p, k in every_fp8_kv_choice(data)]
+        assert len(set(titles)) == len(titles) == 185 + 105
+    assert spaced(title_text(ctx_for(data, "en"), "llama-3.1-8b", "bf16", "32768", "fp8")) == (
+        "Configurator: Llama 3.1 8B in BF16, 32K tokens, KV cache in FP8"
+    )
+    fr, zh = (spaced(title_text(ctx_for(data, lang), "llama-3.1-8b", "bf16", "32768", "fp8")) for lang in ("fr", "zh"))
+    assert fr == "Configurateur : Llama 3.1 8B en BF16, 32K tokens, cache KV en FP8"
+    assert zh == "配置工具：Llama 3.1 8B（BF16，32K token，KV 缓存为 FP8）"
+
+
+def render_choice(data, call: str, path: str, lang: str = "en") -> str:
+    html = render(
+        data, "{{ " + call + " }}", lang, f"docs/{lang}/configurator/{path}.md", PageLinks.at(path + "/", lang)
+    )
+    return spaced(html)
+
+
+def test_an_fp8_page_links_to_its_bf16_version_and_keeps_fp8_where_the_format_offers_it(data):
+    path = "configurator/llama-3.3-70b/fp8/32768/kv-fp8"
+    html = render_choice(data, 'configurator("llama-3.3-70b", "fp8", context=32768, kv_cache="fp8")', path)
+    up = "../../../../../configurator/llama-3.3-70b/"
+    assert 'data-precision="fp8" data-context="32768" data-kv="fp8"' in html
+    assert "Llama 3.3 70B in FP8, 32K tokens, KV cache in FP8: " in html
+    # the two versions of the same choice link to each other
+    assert f'<a href="{up}fp8/32768/">BF16 (default)</a>' in html
+    assert f'<a href="{up}fp8/32768/kv-fp8/" aria-current="page">FP8 (less memory)</a>' in html
+    # the other contexts and the formats vLLM runs stay in FP8; GGUF (llama.cpp) has a BF16 cache only
+    assert f'<a href="{up}fp8/8192/kv-fp8/">8K tokens</a>' in html
+    assert f'<a href="{up}bf16/32768/kv-fp8/">BF16</a>' in html
+    assert f'<a href="{up}gguf-q8_0/32768/">GGUF Q8_0</a>' in html
+    # the menu, and what the FP8 cache gains and costs, with the model's own figures
+    assert (
+        '<select name="kv" disabled><option value="bf16">BF16 (default)</option><option value="fp8" selected>' in html
+    )
+    assert "KV cache in FP8 (--kv-cache-dtype fp8): each token of context keeps 160.0 KiB" in html
+    assert "instead of 320.0 KiB in BF16" in html and "some loss of quality, most on long contexts" in html
+    assert "Llama 3.3 70B in FP8, KV cache in FP8: every node of the catalog" in html
+
+
+def test_a_guide_links_an_fp8_choice_by_its_name_and_quotes_its_figures(data):
+    def guide(call: str, lang: str = "en") -> str:
+        links = PageLinks.at(("" if lang == "en" else f"{lang}/") + "guides/quantization/", lang)  # as MkDocs sets it
+        return spaced(render(data, "{{ " + call + " }}", lang, f"docs/{lang}/guides/quantization.md", links))
+
+    assert guide('configurator_link("llama-3.1-8b", "bf16", 32768, "fp8")') == (
+        '<a href="../../configurator/llama-3.1-8b/bf16/32768/kv-fp8/">'
+        "Llama 3.1 8B in BF16, 32K tokens, KV cache in FP8</a>"
+    )
+    assert guide('configurator_link("llama-3.1-8b", "bf16", 32768, "fp8")', "fr").startswith(
+        '<a href="../../../fr/configurator/llama-3.1-8b/bf16/32768/kv-fp8/">'
+    )
+    # the FP8 page's verdict on one L4, where a BF16 cache fits only just
+    assert guide('verdict_with_kv_cache("llama-3.1-8b", "bf16", "1x-l4", 32768, "fp8")') == "fits on one card"
+    assert guide('verdict_with_kv_cache("llama-3.1-8b", "bf16", "1x-l4", 32768, "bf16")').startswith(
+        "fits with --kv-cache-dtype fp8"
+    )
+    load = guide('full_load_with_kv_cache("llama-3.1-8b", "bf16", "1x-l40s", 32768, "fp8")')
+    fp8 = next(r for r in rows_of(data, "llama-3.1-8b", "bf16", "32768", "fp8") if r.node.id == "1x-l40s")
+    assert load.startswith(f"{fp8.speed.streams_per_copy} streams at once, ~")
+    with pytest.raises(PageError, match="leave kv_cache out"):
+        guide('verdict_with_kv_cache("llama-3.1-8b", "gguf-q8_0", "1x-l4", 32768, "fp8")')
+
+
+@pytest.mark.parametrize(
+    "call, path, says",
+    [
+        ('configurator("flux.1-dev")', "flux.1-dev", "none: an image or video model keeps no KV cache"),
+        ('configurator("llama-3.3-70b", "gguf-q8_0")', "llama-3.3-70b/gguf-q8_0/8192", "default: llama.cpp offers"),
+    ],
+)
+def test_without_an_fp8_kv_cache_the_menu_has_one_option_that_says_why_and_no_link_row(data, call, path, says):
+    html = render_choice(data, call, f"configurator/{path}")
+    menu = re.search(r'<select name="kv" disabled>(.*?)</select>', html).group(1)
+    assert menu.count("<option") == 1 and says in menu
+    assert "KV cache, in" not in html and "cfg-kv-note" not in html
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
         ('configurator("llama-3.3-70b", "bf16", context=1234)', "no context preset of 1234 tokens; use one of 4096"),
         ('configurator("flux.1-dev", "bf16", context=8192)', "leave context out"),
         ('configurator("flux.1-dev", "int4-awq-gptq")', "does not apply"),
+        ('configurator("flux.1-dev", kv_cache="fp8")', "has no KV cache in FP8 (an image or video model"),
+        ('configurator("llama-3.3-70b", "gguf-q4_k_m", kv_cache="fp8")', "leave kv_cache out"),
+        ('configurator("llama-3.3-70b", kv_cache="fp4")', "unknown KV-cache precision 'fp4'; use 'bf16'"),
     ],
 )
 def test_a_wrong_precision_or_context_is_an_error_that_says_what_to_write(data, call, message):
@@ -237,23 +367,31 @@ def spaced(text: str) -> str:
     return text.replace("\xa0", " ").replace("\u202f", " ")
 
 
-def every_cell(data):
-    """Every model × precision × context × node row of the configurator."""
-    for model, precision, context in every_choice(data):
-        for row in rows_of(data, model.id, precision.id, context):
+def every_cell(data, kv_cache: KvCacheDtype = "bf16"):
+    """Every model × precision × context × node row of the configurator, with the KV cache in ``kv_cache``."""
+    listed = every_choice(data) if kv_cache == "bf16" else every_fp8_kv_choice(data)
+    for model, precision, context in listed:
+        for row in rows_of(data, model.id, precision.id, context, kv_cache):
             yield model, precision, context, row
 
 
+# 185 choices of 41 rows each; with the KV cache in FP8, the 105 of language models in a format vLLM runs (BF16,
+# FP8, INT4 AWQ/GPTQ; GGUF runs on llama.cpp) at their contexts: 3 formats × (5 models × 4 + 5 models × 3)
+CELLS = {"bf16": 185 * 41, "fp8": 105 * 41}
+
+
+@pytest.mark.parametrize("kv_cache", ["bf16", "fp8"])
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang):
-    """A verdict and its reason agree in every cell: what fits shows a need at most what a card offers, what does
-    not (or only just, against the default setting) a need above it, with the decimals that decide; a pipeline
-    whose parts take turns, or a server running fewer streams, the need at the default setting above what a card
-    offers and the need at its tight setting within it; no reason counts more cards than the node has."""
+def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang, kv_cache):
+    """A verdict and its reason agree in every cell, with the KV cache in BF16 or FP8: what fits shows a need at
+    most what a card offers, what does not (or only just, against the default setting) a need above it, with the
+    decimals that decide; a pipeline whose parts take turns, or a server running fewer streams, the need at the
+    default setting above what a card offers and the need at its tight setting within it; no reason counts more
+    cards than the node has."""
     ctx = ctx_for(data, lang)
     checked = 0
-    for model, precision, context, row in every_cell(data):
-        where = (lang, model.id, precision.id, context, row.node.id)
+    for model, precision, context, row in every_cell(data, kv_cache):
+        where = (lang, kv_cache, model.id, precision.id, context, row.node.id)
         cells = row_cells(ctx, row, isinstance(model, Llm))
         assert row.fit.cards <= row.node.cards, where
         if row.fit.tight_need is not None:  # above the budget at the default setting, within it at the tight one
@@ -269,16 +407,17 @@ def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang):
         if row.fit.verdict is Verdict.NO_FIT:
             assert row.fit.need.total > row.fit.budget, where
         checked += 1
-    assert checked == sum(len(rows_of(data, m.id, p.id, c)) for m, p, c in every_choice(data)) > 7000
+    assert checked == CELLS[kv_cache]
 
 
+@pytest.mark.parametrize("kv_cache", ["bf16", "fp8"])
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_full_load_shows_its_speed_as_the_speed_column_does_and_says_why_so_many_streams(data, lang):
+def test_every_full_load_shows_its_speed_as_the_speed_column_does_and_says_why_so_many_streams(data, lang, kv_cache):
     ctx = ctx_for(data, lang)
-    for model, precision, context, row in every_cell(data):
+    for model, precision, context, row in every_cell(data, kv_cache):
         if row.speed is None:
             continue
-        where = (lang, model.id, precision.id, context, row.node.id)
+        where = (lang, kv_cache, model.id, precision.id, context, row.node.id)
         _, _, speed, load, *_ = row_cells(ctx, row, True)
         typical = speed_figures(speed, lang)[0]  # "~5.7 tok/s (at least 3.1)"
         (total,) = speed_figures(load, lang)
@@ -350,6 +489,10 @@ def test_the_table_is_written_typeset_so_the_page_need_not_typeset_it_again(data
                 PageLinks.at(f"configurator/{model.id}/", lang),
             )
             assert typeset(html, lang) == html, (model.id, precision, context)
+    call = '{{ configurator("llama-3.1-8b", "bf16", context=32768, kv_cache="fp8") }}'
+    path = "configurator/llama-3.1-8b/bf16/32768/kv-fp8/"
+    html = render(data, call, lang, f"docs/{lang}/{path.rstrip('/')}.md", PageLinks.at(path, lang))
+    assert typeset(html, lang) == html and "cfg-kv-note" in html  # the FP8 note too
     if lang == "zh":
         note = spaced(render(data, '{{ configurator("deepseek-v3") }}', "zh"))
         assert "显存按全部 6710 亿参数计算" in note and "亿 参数" not in note

@@ -1,4 +1,4 @@
-// The configurator: switch model, precision and context without leaving the page.
+// The configurator: switch model, precision, context and KV cache without leaving the page.
 // Every choice has a page of its own, written by the build (macros/library/configurator.py). This script
 // writes no word and formats no figure: it fetches the chosen page and places its table, status, menus,
 // heading and notices into this one, so the script and a page without script always say the same thing.
@@ -12,7 +12,10 @@
   const notice = root.querySelector(".cfg-notice");     // at most one notice, replaced, never stacked
   const heading = document.querySelector(".cfg-title"); // a model's own page names its choice here
   const intro = document.querySelector(".cfg-intro");
-  const select = { model: form.elements.model, precision: form.elements.precision, context: form.elements.context };
+  const select = {
+    model: form.elements.model, precision: form.elements.precision, context: form.elements.context, kv: form.elements.kv,
+  };
+  const names = Object.keys(select);  // what a state holds: model, precision, context, KV cache
   const pages = new Map();  // address -> the parsed page, or the promise of it
 
   // the page's data, its addresses made absolute while the address they are relative to is still the page's
@@ -20,25 +23,32 @@
     const data = JSON.parse(element.textContent);
     const folder = new URL(data.base, base).href;
     for (const model of Object.values(data.pages)) {
-      for (const contexts of Object.values(model.choices)) {
-        for (const context of Object.keys(contexts)) contexts[context] = new URL(contexts[context], folder).href;
+      for (const precisions of Object.values(model.choices)) {
+        for (const contexts of Object.values(precisions)) {
+          for (const context of Object.keys(contexts)) contexts[context] = new URL(contexts[context], folder).href;
+        }
       }
     }
     return data;
   }
   let data = dataOf(root.querySelector(".cfg-data"), document.baseURI);
 
-  // the state a wish resolves to: an unknown precision or context falls back to the model's default
+  // the state a wish resolves to: an unknown precision, context or KV cache falls back to the model's default;
+  // every precision and context has a page with the default KV cache, some with the other too
   function resolve(wanted) {
     const model = data.pages[wanted.model];
-    const [defaultPrecision, defaultContext] = model.default;
+    const [defaultPrecision, defaultContext, defaultKv] = model.default;
+    const every = model.choices[defaultKv];
     // own keys only: a precision such as "__proto__" or "constructor" from the URL is unknown, not a lookup
-    const precision = Object.hasOwn(model.choices, wanted.precision) ? wanted.precision : defaultPrecision;
-    const contexts = model.choices[precision];
+    const precision = Object.hasOwn(every, wanted.precision) ? wanted.precision : defaultPrecision;
+    const contexts = every[precision];
     const keys = Object.keys(contexts);
     const fallback = Object.hasOwn(contexts, defaultContext) ? defaultContext : keys[keys.length - 1];
     const context = Object.hasOwn(contexts, wanted.context) ? wanted.context : fallback;
-    return { model: wanted.model, precision, context, url: contexts[context] };
+    const offered = Object.hasOwn(model.choices, wanted.kv) && Object.hasOwn(model.choices[wanted.kv], precision)
+      && Object.hasOwn(model.choices[wanted.kv][precision], context);
+    const kv = offered ? wanted.kv : defaultKv;
+    return { model: wanted.model, precision, context, kv, url: model.choices[kv][precision][context] };
   }
 
   function load(url) {
@@ -66,15 +76,20 @@
       && [...element.options].every((o, i) => o.value === other.options[i].value && o.text === other.options[i].text);
   }
 
+  // a menu of one option (no context for an image model, no KV-cache choice) says why and stays disabled
+  function enable() {
+    select.model.disabled = select.precision.disabled = false;
+    select.context.disabled = select.context.options.length < 2;
+    select.kv.disabled = select.kv.options.length < 2;
+  }
+
   function menus(doc, state) {
-    for (const name of ["precision", "context"]) {
+    for (const name of ["precision", "context", "kv"]) {
       const other = doc.querySelector(`.configurator select[name=${name}]`);
       if (!sameOptions(select[name], other)) select[name].replaceChildren(...[...other.options].map((o) => new Option(o.text, o.value)));
     }
-    select.model.value = state.model;
-    select.precision.value = state.precision;
-    select.context.value = state.context;
-    select.context.disabled = state.context === "0";
+    for (const name of names) select[name].value = state[name];
+    enable();
   }
 
   function place(doc, state) {
@@ -86,6 +101,7 @@
     root.dataset.model = state.model;
     root.dataset.precision = state.precision;
     root.dataset.context = state.context;
+    root.dataset.kv = state.kv;
     data = dataOf(other.querySelector(".cfg-data"), state.url);
     root.querySelectorAll(".cfg-models a[data-model]").forEach((link) => {
       if (link.dataset.model === state.model) link.setAttribute("aria-current", "true");
@@ -109,6 +125,7 @@
     const depth = (path) => path.split("/").length;
     const query = new URLSearchParams({ model: state.model, precision: state.precision });
     if (state.context !== "0") query.set("context", state.context);
+    if (state.kv !== data.pages[state.model].default[2]) query.set("kv", state.kv);
     const mine = heading !== null && depth(own.pathname) === depth(location.pathname);
     history.replaceState(null, "", mine ? own.pathname : location.pathname + "?" + query.toString());
     // the language menu leads to the same choice
@@ -125,19 +142,18 @@
     notice.hidden = !message;
   }
 
-  let shown = { model: root.dataset.model, precision: root.dataset.precision, context: root.dataset.context };
+  let shown = Object.fromEntries(names.map((name) => [name, root.dataset[name]]));
   let latest = 0;
 
-  // asked: the precision and context a link's URL asked for, each null when it asked none
-  async function show(wanted, updateUrl, asked = { precision: null, context: null }) {
+  // asked: the precision, context and KV cache a link's URL asked for, each null when it asked none
+  async function show(wanted, updateUrl, asked = { precision: null, context: null, kv: null }) {
     const request = ++latest;
     const state = resolve(wanted);
-    const unknown = (asked.precision && asked.precision !== state.precision)
-      || (asked.context && asked.context !== state.context);
+    const unknown = ["precision", "context", "kv"].some((name) => asked[name] && asked[name] !== state[name]);
     const messages = data;
     try {
       // the choice shown is in the page already: drawing it again could only move it
-      const same = state.model === shown.model && state.precision === shown.precision && state.context === shown.context;
+      const same = names.every((name) => state[name] === shown[name]);
       const doc = same ? document : await load(state.url);
       if (request !== latest) return;   // a newer choice was made meanwhile: it decides
       if (!same) place(doc, state);
@@ -148,23 +164,20 @@
       if (request !== latest) return;
       console.warn(error);
       // the menus go back to what the table shows, and one notice says so
-      select.model.value = shown.model;
-      select.precision.value = shown.precision;
-      select.context.value = shown.context;
+      for (const name of names) select[name].value = shown[name];
       tell(messages.load_error[wanted.model]);
     }
   }
 
-  const current = () => ({ model: select.model.value, precision: select.precision.value, context: select.context.value });
+  const current = () => Object.fromEntries(names.map((name) => [name, select[name].value]));
   form.hidden = false;
-  select.model.disabled = select.precision.disabled = false;
-  select.context.disabled = root.dataset.context === "0";
+  enable();
   form.addEventListener("submit", (event) => event.preventDefault());
   Object.values(select).forEach((element) => element.addEventListener("change", () => show(current(), true)));
 
   const query = new URLSearchParams(location.search);
-  const fromUrl = { model: query.get("model"), precision: query.get("precision"), context: query.get("context") };
+  const fromUrl = Object.fromEntries(names.map((name) => [name, query.get(name)]));
   if (Object.hasOwn(data.pages, fromUrl.model ?? "")) {
-    show({ model: fromUrl.model, precision: fromUrl.precision || "", context: fromUrl.context || "" }, true, fromUrl);
+    show(Object.fromEntries(names.map((name) => [name, fromUrl[name] || ""])), true, fromUrl);
   }
 })();
