@@ -15,9 +15,10 @@ from sizing.engine.speeds import Speed
 from sizing.views.matrix import VerdictMatrix, context_presets
 from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, price_per_gpu_hour, warnings_for
 
-SCHEMA_VERSION = 5  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost;
+SCHEMA_VERSION = 6  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost;
 # 4: api/plan.json, the figures a plan is made of (speeds at a ladder of streams, times to first token)
 # 5: api/plan.json per candidate of the plan (KV tokens per context, decode steps per streams × context, prompt times)
+# 6: a plan's copy gives the room for the KV cache, one stream's cache and the most streams per context (kv_room)
 NO_CONTEXT = "0"  # context key of image and video models, which have no context length
 
 

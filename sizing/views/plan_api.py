@@ -3,24 +3,25 @@ script) to interpolate, from the same code as ``python -m sizing.plan`` (``sizin
 
 ``api/plan.json`` holds what every plan shares; each model's file, every candidate of the plan (configuration ×
 format × cards per copy × KV-cache precision) pointing to one *copy*: the model on that many cards of that
-hardware, shared by every configuration with the same GPU and link. A copy gives, at a ladder of contexts, how
-many tokens of KV cache its cards hold (the streams that fit are that over the context, up to the engine's cap)
-and where the estimator keeps the cache in FP8 instead; the decode step's milliseconds at a ladder of streams ×
-contexts (the speed per user is one over it); and the milliseconds of reading a prompt alone at a ladder of
-prompt lengths, without its fixed cost per chunk, which the copy gives beside it. The time to first token is
-made of these terms as ``sizing.engine.prefill.estimate_ttft`` adds them."""
+hardware, shared by every configuration with the same GPU and link. A copy gives, at a ladder of contexts, the
+bytes its cards leave the KV cache, one stream's KV cache and the most streams the engine runs there (the streams
+that fit are the first over the second, rounded down, up to the third), and where the estimator keeps the cache in
+FP8 instead; the decode step's milliseconds at a ladder of streams × contexts (the speed per user is one over it);
+and the milliseconds of reading a prompt alone at a ladder of prompt lengths, without its fixed cost per chunk,
+which the copy gives beside it. The time to first token is made of these terms as
+``sizing.engine.prefill.estimate_ttft`` adds them."""
 
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DecodeScenario, Llm, SlidingAttention
-from sizing.engine.decode import seconds_overhead, step_seconds
+from sizing.engine.decode import seconds_overhead, step_seconds, streams_that_fit
+from sizing.engine.fit import Fit, Verdict
 from sizing.engine.links import node_bus_link
 from sizing.engine.prefill import Hardware, PrefillConstants, chunks, prompt_seconds
 from sizing.engine.specs import llm_shape
@@ -35,7 +36,7 @@ FIRST_CONTEXT_TOKENS = 256
 FIRST_PROMPT_TOKENS = 1
 CONTEXT_FACTOR = 4
 SIGNIFICANT_DIGITS = 4
-COPY = ("kv_tokens", "fp8_contexts", "step_ms", "prompt_row", "chunk_ms", "request_ms")
+COPY = ("kv_room", "fp8_contexts", "step_ms", "prompt_row", "chunk_ms", "request_ms")
 
 
 def doubling_ladder(first: int, last: int, factor: int = 2) -> list[int]:
@@ -64,18 +65,37 @@ def scenario_at(catalog: Catalog, candidate: Candidate, model: str, context_toke
     )
 
 
+Setting = tuple[bool, str | None]
+
+
+def setting_of(fit: Fit | None) -> Setting:
+    """What sets the engine's budget, reserve and most streams at a context: whether the verdict is a no-fit,
+    and the tight setting it needs (None at the defaults). As the context grows a verdict only moves on to a later
+    setting (the default, a higher utilization, an FP8 cache, ``--max-num-seqs``, a shorter context, no fit),
+    never back."""
+    return (False, None) if fit is None else (fit.verdict is Verdict.NO_FIT, fit.tight_by)
+
+
 @dataclass(frozen=True)
 class At:
-    """One copy of a candidate at one context: ``plan.copy_of`` with the candidate's own KV cache, the tokens
-    of KV cache its cards hold (the streams that fit are those over the context, rounded down, up to the engine's
-    cap; negative when the weights and the engine's reserve leave no room), the bytes the engine may use per
-    card, and whether the estimator would keep the cache in FP8 there instead (``fp8_contexts``)."""
+    """One copy of a candidate at one context: ``plan.copy_of`` with the candidate's own KV cache, the bytes its
+    cards leave the KV cache (``room_bytes``, per card; negative when the weights and the engine's reserve leave
+    none), one stream's KV cache per card, the most streams the engine runs (its cap, or the verdict's
+    ``--max-num-seqs``), the verdict's setting there (``setting``, ``setting_of``: the room jumps where it changes),
+    and whether the estimator would keep the cache in FP8 there instead (``fp8_contexts``)."""
 
     context_tokens: int
     copy: Copy
-    kv_tokens: int
-    budget: float
+    room_bytes: float
+    stream_bytes: float
+    most_streams: int
+    setting: Setting
     switched: bool
+
+    @property
+    def point(self) -> list[int]:
+        """``[context, room bytes, one stream's bytes, most streams]`` as ``kv_room`` gives it."""
+        return [self.context_tokens, round(self.room_bytes), round(self.stream_bytes), self.most_streams]
 
 
 def copy_at(catalog: Catalog, candidate: Candidate, model: str, context_tokens: int) -> At:
@@ -85,13 +105,10 @@ def copy_at(catalog: Catalog, candidate: Candidate, model: str, context_tokens: 
     if switched:
         _, resolved, fit, card = memory_of(catalog, scenario, keep_kv_cache_dtype=True)
     most = most_streams(resolved, fit)
-    tokens = math.floor(card.room_for_kv / card.kv_per_stream * context_tokens)
-    if most < resolved.constants.max_running_streams:  # the verdict's setting runs fewer streams: room for no more
-        tokens = min(tokens, most * context_tokens)
     prefill = PrefillConstants.from_assumptions(catalog.assumptions)
-    fitting = max(0, min(int(card.room_for_kv // card.kv_per_stream), most))
+    fitting = streams_that_fit(card.budget, card.weights, card.reserve, card.kv_per_stream, most)
     copy = Copy(resolved, fitting, prefill, candidate.kv_cache_dtype)
-    return At(context_tokens, copy, tokens, card.budget, switched)
+    return At(context_tokens, copy, card.room_for_kv, card.kv_per_stream, most, setting_of(fit), switched)
 
 
 def window_edges(model: Llm, contexts: list[int]) -> list[int]:
@@ -103,24 +120,31 @@ def window_edges(model: Llm, contexts: list[int]) -> list[int]:
     return [attention.window_tokens] if contexts[0] < attention.window_tokens < contexts[-1] else []
 
 
-def kv_points(catalog: Catalog, candidate: Candidate, model: str, ladder: list[At]) -> list[list[int]]:
-    """``[context, KV tokens]`` at each context of the ladder, and on either side of each context where the
-    engine's budget changes (the verdict's setting starts or stops there): the room jumps there, and a reader
-    interpolating between the ladder's steps would otherwise smooth the jump away."""
-    points = [[a.context_tokens, a.kv_tokens] for a in ladder]
+def setting_edges(catalog: Catalog, candidate: Candidate, model: str, before: At, after: At) -> list[At]:
+    """The copy on either side of each context of ``(before, after)`` where the verdict's setting changes, by
+    bisection: the room for the KV cache and the most streams may jump there (``setting_of``)."""
+    if after.setting == before.setting:
+        return []
+    low, high = before.context_tokens, after.context_tokens
+    while high - low > 1:
+        middle = (low + high) // 2
+        if copy_at(catalog, candidate, model, middle).setting == before.setting:
+            low = middle
+        else:
+            high = middle
+    last = copy_at(catalog, candidate, model, high)
+    return [copy_at(catalog, candidate, model, low), last, *setting_edges(catalog, candidate, model, last, after)]
+
+
+def kv_points(catalog: Catalog, candidate: Candidate, model: str, ladder: list[At]) -> list[At]:
+    """The copy at each context of the ladder, and on either side of each context where the engine's setting
+    changes: a reader interpolating between the ladder's steps would otherwise smooth the jump away. Within one
+    setting the room and one stream's cache are straight between points (llama.cpp's compute buffer grows with
+    the context; a sliding window's bend is a context of the ladder)."""
+    found = {a.context_tokens: a for a in ladder}
     for before, after in itertools.pairwise(ladder):
-        if after.budget == before.budget:
-            continue
-        low, high = before.context_tokens, after.context_tokens
-        while high - low > 1:
-            middle = (low + high) // 2
-            if copy_at(catalog, candidate, model, middle).budget == before.budget:
-                low = middle
-            else:
-                high = middle
-        edges = (x for x in (low, high) if x not in (before.context_tokens, after.context_tokens))
-        points += [[x, copy_at(catalog, candidate, model, x).kv_tokens] for x in edges]
-    return sorted(points)
+        found |= {a.context_tokens: a for a in setting_edges(catalog, candidate, model, before, after)}
+    return [found[x] for x in sorted(found)]
 
 
 def first_context(catalog: Catalog, candidate: Candidate, model: str, span: tuple[int, int], switched: bool) -> int:
@@ -136,19 +160,17 @@ def first_context(catalog: Catalog, candidate: Candidate, model: str, span: tupl
     return high
 
 
-def one_stream_until(points: list[list[int]]) -> float | None:
-    """Where one stream's cache stops fitting, between the two ``[context, KV tokens]`` points around it (the
-    tokens taken as straight between them); None when one fits up to the last point."""
-    for (x0, t0), (x1, t1) in itertools.pairwise(points):
-        if t0 >= x0 and t1 < x1:
-            slope = (t1 - t0) / (x1 - x0)
-            return x0 + (t0 - x0) / (1 - slope)
+def one_stream_until(points: list[At]) -> float | None:
+    """Where one stream's cache stops fitting, between the two points around it (the room and one stream's cache
+    taken as straight between them); None when one fits up to the last point."""
+    for a, b in itertools.pairwise(points):
+        spare, then = a.room_bytes - a.stream_bytes, b.room_bytes - b.stream_bytes
+        if spare >= 0 > then:
+            return a.context_tokens + (b.context_tokens - a.context_tokens) * spare / (spare - then)
     return None
 
 
-def fp8_contexts(
-    catalog: Catalog, candidate: Candidate, model: Llm, ladder: list[At], points: list[list[int]]
-) -> list[int]:
+def fp8_contexts(catalog: Catalog, candidate: Candidate, model: Llm, ladder: list[At], points: list[At]) -> list[int]:
     """``[first, last]`` contexts at which the estimator keeps the cache in FP8 for this candidate (it then runs
     as the candidate with an FP8 cache), ``[]`` when at none: it does so from where the 16-bit cache of one
     stream stops fitting, which the ladder's steps may straddle, so a context just beyond is tried too."""
@@ -216,6 +238,11 @@ def streams_up_to(ladder: tuple[int, ...], most: int) -> list[int]:
     return [c for c in ladder if c < most] + [next((c for c in ladder if c >= most), ladder[-1])]
 
 
+def most_fitting(points: list[At], low: int, high: int) -> int:
+    """The most streams that fit at any point from context ``low`` to ``high``."""
+    return max(a.copy.streams_that_fit for a in points if low <= a.context_tokens <= high)
+
+
 @dataclass
 class Tables:
     """The document's shared lists while it is written: copies, and the prompt rows copies point to."""
@@ -235,9 +262,10 @@ class Tables:
 def copy_figures(
     catalog: Catalog, candidate: Candidate, model: Llm, ladders: tuple[list[int], list[int]], tables: Tables
 ) -> list[Any] | None:
-    """One copy's figures (``COPY``), None when not one stream fits at the smallest context. The KV tokens are
-    also given where a sliding window stops growing the cache of its layers; the steps at a context go as far as
-    the streams that fit at the context before it (a context between the two reads them)."""
+    """One copy's figures (``COPY``), None when not one stream fits at the smallest context. The room for the KV
+    cache is also given where a sliding window stops growing the cache of its layers and on either side of a
+    change of the engine's setting; the steps at a context go as far as the most streams that fit from the
+    context before it (a context between the two reads them)."""
     contexts, prompts = ladders
     shortest = copy_at(catalog, candidate, model.id, contexts[0])
     if shortest.copy.streams_that_fit < 1:
@@ -245,16 +273,15 @@ def copy_figures(
     ladder = [shortest, *(copy_at(catalog, candidate, model.id, x) for x in contexts[1:])]
     kinks = [copy_at(catalog, candidate, model.id, x) for x in window_edges(model, contexts)]
     points = kv_points(catalog, candidate, model.id, sorted(ladder + kinks, key=lambda a: a.context_tokens))
-    fitting = [a.copy.streams_that_fit for a in ladder]
     first = ladder[0].copy
     r = first.resolved
     key = (model.id, *copy_key(catalog, candidate)[:-1])
     return [
-        points,
+        [a.point for a in points],
         fp8_contexts(catalog, candidate, model, ladder, points),
         [
-            step_row(a.copy, streams_up_to(streams_ladder(model), most))
-            for a, most in zip(ladder, [fitting[0], *fitting], strict=False)
+            step_row(a.copy, streams_up_to(streams_ladder(model), most_fitting(points, low, a.context_tokens)))
+            for a, low in zip(ladder, [contexts[0], *contexts], strict=False)
         ],
         tables.prompt_row_of(key, first, prompts),
         rounded(1e3 * seconds_overhead(r.model, r.constants, r.engine_class)),
@@ -349,7 +376,7 @@ def _shapes() -> dict[str, dict[str, Any]]:
         "positive": positive,
         "count": count,
         "ladder": {"type": "array", "items": count, "minItems": 1},
-        "pair": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+        "point": {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4},
     }
 
 
@@ -396,7 +423,7 @@ def plan_model_schema() -> dict[str, Any]:
         "type": "array",
         "x-tuple": "copy",
         "prefixItems": [
-            {"title": "kv_tokens", "type": "array", "minItems": 1, "items": shapes["pair"]},
+            {"title": "kv_room", "type": "array", "minItems": 1, "items": shapes["point"]},
             {"title": "fp8_contexts", "type": "array", "items": count, "maxItems": 2},
             {"title": "step_ms", "type": "array", "items": positive, "minItems": 1},
             {"title": "prompt_row", "type": "integer", "minimum": 0},

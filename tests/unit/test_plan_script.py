@@ -73,6 +73,9 @@ GRID = [
     ("deepseek-v3", None, 8000, 1000, 30, 20, 6.0, None),
     ("qwen3-235b-a22b", "fp8", 2500, 300, 64, 25, None, None),
     ("llama-3.1-8b", "gguf-q4_k_m", 3000, 600, 3, 50, 1.0, None),
+    ("qwen2.5-72b", "gguf-q4_k_m", 10000, 1200, 60, 8, None, 30.0),  # llama.cpp's buffer grows with the context
+    ("llama-3.3-70b", "int4-awq-gptq", 3500, 500, 3, 10, None, None),  # RTX 4090 pairs fit with --max-num-seqs
+    ("qwen2.5-72b", "fp8", 24000, 2000, 2, 5, None, None),  # so do RTX 4090 quads, between two contexts of the ladder
     ("llama-3.3-70b", None, 4000, 500, 40, 500, None, None),  # no node is that fast
     ("qwen3-32b", None, 30000, 2000, 5, 10, 0.2, None),  # nor reads that prompt that soon
     ("llama-3.1-8b", None, 20000, 500, 10, 10, 0.05, None),  # no prompt is read that soon

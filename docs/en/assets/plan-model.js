@@ -1,9 +1,9 @@
 // The plan of the Plan page: sizing.views.plan over the figures of api/plan.json and api/plan/<model>.json
-// (``withModel`` joins the two). The physics stays in Python;
-// this reads the published figures (KV-cache tokens at a ladder of contexts, decode steps at a ladder of streams
-// and contexts, prompt times at a ladder of prompts), interpolates them, and takes the plan's own decisions as
-// sizing/views/plan.py takes them. A pure function of (document, requirement): it runs in the page and under
-// node (tests/scripts/test_plan_script_parity.py holds it within 2 % of python -m sizing.plan).
+// (``withModel`` joins the two). The physics stays in Python; this reads the published figures (the room for the
+// KV cache and one stream's cache at a ladder of contexts, decode steps at a ladder of streams and contexts, prompt
+// times at a ladder of prompts), interpolates them, and takes the plan's own decisions as sizing/views/plan.py
+// takes them. A pure function of (document, requirement): it runs in the page and under
+// node (tests/unit/test_plan_script.py holds it within 2 % of python -m sizing.plan).
 (function (root, factory) {
   "use strict";
   if (typeof module === "object" && module.exports) module.exports = factory();
@@ -35,8 +35,8 @@
 
   // --- one copy -------------------------------------------------------------------------------------------------
   function copyFigures(model, index) {
-    const [kvTokens, fp8Contexts, stepMs, promptRow, chunkMs, requestMs] = model.copies[index];
-    return { kvTokens, fp8Contexts, stepMs, prompt: model.prompt_ms[promptRow], chunkMs, requestMs };
+    const [kvRoom, fp8Contexts, stepMs, promptRow, chunkMs, requestMs] = model.copies[index];
+    return { kvRoom, fp8Contexts, stepMs, prompt: model.prompt_ms[promptRow], chunkMs, requestMs };
   }
 
   // the candidate as the estimator runs it at this context: a 16-bit cache the verdict cannot hold goes to FP8
@@ -51,18 +51,19 @@
     return { figures: copyFigures(model, sibling[4]), kvCacheDtype: "fp8" };
   }
 
-  // streams whose cache fits: the published [context, KV tokens] points give the streams at each context; one
-  // stream's share of the room (context / tokens) grows straight with the context between two points, so that is
-  // what is read between them (straight tokens where the room runs out)
+  // streams whose cache fits: the published [context, room, one stream's cache, most streams] points; within one
+  // setting of the engine the room and one stream's cache are straight between two points (a change of setting
+  // has a point on either side), so each is read straight and the streams are the first over the second, rounded
+  // down, up to the most streams of the point whose setting the context has
   function streamsThatFit(doc, model, copy, contextTokens) {
-    const points = copy.figures.kvTokens;
+    const points = copy.figures.kvRoom;
     const xs = points.map((p) => p[0]);
     const i = points.length === 1 ? 0 : segment(xs, contextTokens);
-    const [[x0, t0], [x1, t1]] = points.length === 1 ? [points[0], points[0]] : [points[i], points[i + 1]];
-    const streams = t0 > 0 && t1 > 0
-      ? 1 / linear([x0, x1], [x0 / t0, x1 / t1], contextTokens)
-      : linear([x0, x1], [t0, t1], contextTokens) / contextTokens;
-    return Math.max(0, Math.min(Math.floor(streams + 1e-9), doc.max_running_streams));
+    const [p0, p1] = points.length === 1 ? [points[0], points[0]] : [points[i], points[i + 1]];
+    const at = (k) => (p0 === p1 ? p0[k] : linear([p0[0], p1[0]], [p0[k], p1[k]], contextTokens));
+    const [room, stream] = [at(1), at(2)];
+    const most = contextTokens >= p1[0] ? p1[3] : p0[3];
+    return room > 0 ? Math.max(0, Math.min(Math.floor(room / stream + 1e-9), most)) : 0;
   }
 
   // a row of decode steps at one context read at `streams` (a row stops a step beyond the streams that fit)
