@@ -9,7 +9,7 @@ from macros.base.errors import MacroError
 from macros.library.claims import claim
 from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
-from macros.output.html import code, table
+from macros.output.html import id_code, table
 from macros.output.strings import text
 from sizing.catalog.schema import DiffusionModel, Llm, Node, Precision
 from sizing.catalog.units import GB, GIB
@@ -351,7 +351,7 @@ def pipeline_memory_in_turns(ctx: MacroContext, model: str, precision: str) -> s
 @macro
 def pipeline_offload_setting(ctx: MacroContext) -> Markup:
     """The call that makes a pipeline's parts take turns on the card, as typed."""
-    return code(ctx.catalog.assumptions.pipeline_offload_setting.value)
+    return id_code(ctx.catalog.assumptions.pipeline_offload_setting.value)
 
 
 @macro

@@ -50,7 +50,7 @@ CODE_SPAN = re.compile(r"``?([^`]+)``?")  # `x` in a translation, ``x`` in a doc
 def _with_code(description: str) -> Markup:
     """A description with its code spans as code: an argument's value reads `latency`, not "latency"."""
     parts = CODE_SPAN.split(description)  # every other part is code
-    return Markup("").join(code(part) if index % 2 else part for index, part in enumerate(parts))
+    return Markup("").join(id_code(part) if index % 2 else part for index, part in enumerate(parts))
 
 
 @macro

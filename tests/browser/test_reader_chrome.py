@@ -184,7 +184,7 @@ def test_the_api_reference_lists_its_fields_as_blocks_on_a_phone(context_factory
     page = context_factory(viewport={"width": 390, "height": 844}).new_page()
     page.goto(f"{server}{LANGUAGES[lang]}reference/api/")
     widths = page.eval_on_selector_all("table.stacked", "els => els.map(e => e.scrollWidth - e.clientWidth)")
-    assert len(widths) == 3 and max(widths) <= 0, widths
+    assert len(widths) >= 3 and max(widths) <= 0, widths  # one list per API document
     assert page.eval_on_selector("table.stacked tbody tr", "e => getComputedStyle(e).display") == "flex"
 
 
