@@ -45,61 +45,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import ValidationError
-
-from sizing.catalog.errors import CatalogError, shown_value
+from sizing.catalog.errors import CatalogError
 from sizing.catalog.loader import Catalog, load_catalog
-from sizing.catalog.schema import UNION_TAGS, DecodeScenario
-from sizing.catalog.yaml_lines import line_of, load_yaml, yaml_kind
+from sizing.catalog.record_lists import RecordListError, read_records, record_label
+from sizing.catalog.schema import DecodeScenario
 from sizing.engine.scenarios import ScenarioError
 from sizing.views.estimates import Answer, Speeds, answer, check_id
 
-
-class ScenarioFileError(Exception):
-    """The scenarios file cannot be used; ``lines`` are the messages, one per problem."""
-
-    def __init__(self, lines: list[str]):
-        self.lines = lines
-        super().__init__("\n".join(lines))
-
-
-def _label(index: int, raw: Any, path: Path | None = None, key: str | None = None) -> str:
-    name = raw.get("id") if isinstance(raw, dict) else None
-    line = line_of(raw, key) if path is not None else None
-    where = f"{path}:{line}: " if line else ""
-    return where + f"scenario {index + 1}" + (f" ('{name}')" if name is not None else "")
-
-
-def _validation_lines(path: Path, index: int, raw: dict[str, Any], error: ValidationError) -> list[str]:
-    lines = []
-    for e in error.errors():
-        loc = [k for k in e["loc"] if k not in UNION_TAGS]
-        label = _label(index, raw, path, loc[0] if loc and isinstance(loc[0], str) else None)
-        field = ".".join(str(k) for k in loc)
-        if e["type"] == "extra_forbidden":
-            valid = ", ".join(DecodeScenario.model_fields) if len(loc) == 1 else None
-            lines.append(f"{label}: unknown key '{field}'" + (f"; valid keys: {valid}" if valid else ""))
-        elif e["type"] == "missing":
-            lines.append(f"{label}: missing key '{field}'")
-        else:
-            message = e["msg"].removeprefix("Value error, ")
-            found = "" if e["type"] == "value_error" else f" (found {shown_value(e.get('input'))})"
-            lines.append(f"{label}: {field}: {message}{found}")
-    return lines
-
-
-def _load(path: Path) -> Any:
-    try:
-        return load_yaml(path)  # a key given twice is an error, not silently the last one
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise ScenarioFileError([f"{where}: invalid YAML: {getattr(exc, 'problem', None) or exc}"]) from None
-    except OSError as exc:
-        raise ScenarioFileError([f"{path}: cannot be read: {exc.strerror}"]) from None
-    except ValueError as exc:  # not YAML text at all (yaml_lines.DataFileError, undecodable bytes)
-        raise ScenarioFileError([f"{path}: cannot be read: {exc}"]) from None
+NOUN = "scenario"
 
 
 def _id_problems(catalog: Catalog, path: Path, index: int, raw: dict[str, Any], scenario: DecodeScenario) -> list[str]:
@@ -109,37 +62,22 @@ def _id_problems(catalog: Catalog, path: Path, index: int, raw: dict[str, Any], 
         try:
             check_id(catalog, scenario, field)
         except ScenarioError as exc:
-            lines.append(f"{_label(index, raw, path, field)}: {exc}")
+            lines.append(f"{record_label(path, NOUN, index, raw, field)}: {exc}")
     if not lines:
         try:
             answer(catalog, scenario)
         except ScenarioError as exc:
-            lines.append(f"{_label(index, raw, path)}: {exc}")
+            lines.append(f"{record_label(path, NOUN, index, raw)}: {exc}")
     return lines
 
 
 def read_scenarios(path: Path, catalog: Catalog | None = None) -> list[DecodeScenario]:
-    """Parse and validate the file against the schema and the catalog; ScenarioFileError lists every problem
+    """Parse and validate the file against the schema and the catalog; RecordListError lists every problem
     of every scenario at once, each at its file:line."""
-    raw = _load(path)
-    if not isinstance(raw, list):
-        raise ScenarioFileError([f"{path}: expected a YAML list of scenarios, found {yaml_kind(raw)}"])
-    catalog = load_catalog() if catalog is None else catalog
-    scenarios, problems = [], []
-    for index, item in enumerate(raw):
-        if not isinstance(item, dict):
-            problems.append(f"{_label(index, item, path)}: expected a mapping of keys, found {yaml_kind(item)}")
-            continue
-        try:
-            scenario = DecodeScenario.model_validate(dict(item))
-        except ValidationError as exc:
-            problems += _validation_lines(path, index, item, exc)
-            continue
-        problems += _id_problems(catalog, path, index, item, scenario)
-        scenarios.append(scenario)
-    if problems:
-        raise ScenarioFileError(problems)
-    return scenarios
+    known = load_catalog() if catalog is None else catalog
+    return read_records(
+        path, NOUN, DecodeScenario, lambda index, raw, scenario: _id_problems(known, path, index, raw, scenario)
+    )
 
 
 def _rounded(value: float | None) -> float | None:
@@ -230,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         catalog = load_catalog()
         rows = results(read_scenarios(args.scenarios, catalog), catalog)
-    except ScenarioFileError as exc:
+    except RecordListError as exc:
         for line in exc.lines:
             print(f"error: {line}", file=sys.stderr)
         return 2

@@ -40,48 +40,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import ValidationError
-
-from sizing.catalog.errors import CatalogError, did_you_mean, shown_value
+from sizing.catalog.errors import CatalogError, did_you_mean
 from sizing.catalog.loader import Catalog, load_catalog
+from sizing.catalog.record_lists import RecordListError, read_records, record_label
 from sizing.catalog.schema import Llm, PlanRequirement
-from sizing.catalog.yaml_lines import line_of, load_yaml, yaml_kind
 from sizing.views.plan import Option, Requirement, closest, plan, relax
 
 ANY_PRECISION = "any"
-
-
-class RequirementFileError(Exception):
-    """The requirements file cannot be used; ``lines`` are the messages, one per problem."""
-
-    def __init__(self, lines: list[str]):
-        self.lines = lines
-        super().__init__("\n".join(lines))
-
-
-def _label(path: Path, index: int, raw: Any, key: str | None = None) -> str:
-    name = raw.get("id") if isinstance(raw, dict) else None
-    line = line_of(raw, key) if isinstance(raw, dict) else None
-    where = f"{path}:{line}: " if line else f"{path}: "
-    return where + f"requirement {index + 1}" + (f" ('{name}')" if name is not None else "")
-
-
-def _validation_lines(path: Path, index: int, raw: dict[str, Any], error: ValidationError) -> list[str]:
-    lines = []
-    for e in error.errors():
-        loc = [str(k) for k in e["loc"]]
-        field = ".".join(loc)
-        label = _label(path, index, raw, loc[0] if loc else None)
-        if e["type"] == "extra_forbidden":
-            lines.append(f"{label}: unknown key '{field}'; valid keys: {', '.join(PlanRequirement.model_fields)}")
-        elif e["type"] == "missing":
-            lines.append(f"{label}: missing key '{field}'")
-        else:
-            message = e["msg"].removeprefix("Value error, ")
-            found = "" if e["type"] == "value_error" else f" (found {shown_value(e.get('input'))})"
-            lines.append(f"{label}: {field + ': ' if field else ''}{message}{found}")
-    return lines
+NOUN = "requirement"
 
 
 def _catalog_lines(catalog: Catalog, path: Path, index: int, raw: dict[str, Any], r: PlanRequirement) -> list[str]:
@@ -90,47 +56,20 @@ def _catalog_lines(catalog: Catalog, path: Path, index: int, raw: dict[str, Any]
     model = catalog.models.get(r.model)
     if not isinstance(model, Llm):
         what = "unknown model" if model is None else "not a language model:"
-        return [f"{_label(path, index, raw, 'model')}: {what} '{r.model}' (models.yml); {did_you_mean(r.model, llms)}"]
+        label = record_label(path, NOUN, index, raw, "model")
+        return [f"{label}: {what} '{r.model}' (models.yml); {did_you_mean(r.model, llms)}"]
     offered = [p.id for p in catalog.precisions_for(model)]
     if r.precision is not None and r.precision not in (ANY_PRECISION, *offered):
         return [
-            f"{_label(path, index, raw, 'precision')}: unknown precision '{r.precision}' for {r.model}; "
+            f"{record_label(path, NOUN, index, raw, 'precision')}: unknown precision '{r.precision}' for {r.model}; "
             f"one of {', '.join([ANY_PRECISION, *offered])}; {did_you_mean(r.precision, offered)}"
         ]
     return []
 
 
 def read_requirements(path: Path, catalog: Catalog) -> list[PlanRequirement]:
-    """Parse and validate the file against the catalog; RequirementFileError lists every problem."""
-    try:
-        raw = load_yaml(path)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise RequirementFileError([f"{where}: invalid YAML: {getattr(exc, 'problem', None) or exc}"]) from None
-    except OSError as exc:
-        raise RequirementFileError([f"{path}: cannot be read: {exc.strerror}"]) from None
-    except ValueError as exc:
-        raise RequirementFileError([f"{path}: cannot be read: {exc}"]) from None
-    if not isinstance(raw, list):
-        raise RequirementFileError([f"{path}: expected a YAML list of requirements, found {yaml_kind(raw)}"])
-    requirements, problems = [], []
-    for index, item in enumerate(raw):
-        if not isinstance(item, dict):
-            problems.append(f"{_label(path, index, item)}: expected a mapping of keys, found {yaml_kind(item)}")
-            continue
-        try:
-            requirement = PlanRequirement.model_validate(dict(item))
-        except ValidationError as exc:
-            problems += _validation_lines(path, index, item, exc)
-            continue
-        found = _catalog_lines(catalog, path, index, item, requirement)
-        problems += found
-        if not found:
-            requirements.append(requirement)
-    if problems:
-        raise RequirementFileError(problems)
-    return requirements
+    """Parse and validate the file against the catalog; RecordListError lists every problem."""
+    return read_records(path, NOUN, PlanRequirement, lambda index, raw, r: _catalog_lines(catalog, path, index, raw, r))
 
 
 def requirement_of(r: PlanRequirement) -> Requirement:
@@ -219,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         catalog = load_catalog()
         entries = [answer(catalog, r) for r in read_requirements(args.requirements, catalog)]
-    except RequirementFileError as exc:
+    except RecordListError as exc:
         for line in exc.lines:
             print(f"error: {line}", file=sys.stderr)
         return 2
