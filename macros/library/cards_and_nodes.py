@@ -13,7 +13,15 @@ from macros.output.html import id_code, table
 from macros.output.strings import text
 from sizing.catalog.schema import DiffusionModel, Llm, Node, Precision
 from sizing.catalog.units import GB, GIB
-from sizing.engine.fit import Verdict, card_budget, offloaded_need, pipeline_need, visible_memory
+from sizing.engine.fit import (
+    Fit,
+    Verdict,
+    card_budget,
+    offloaded_need,
+    pipeline_need,
+    seconds_per_pass_in_host_memory,
+    visible_memory,
+)
 from sizing.engine.memory import component_bytes
 from sizing.views.comparisons import (
     CardChoice,
@@ -56,12 +64,14 @@ def diffusion_memory_table(ctx: MacroContext, precision: str) -> str:
     return table(_t(ctx, "memory_caption", precision=prec.name), headers, rows)
 
 
-def _holds(ctx: MacroContext, verdict: Verdict, cards: int) -> str:
-    if verdict is Verdict.ONE_CARD:
+def _holds(ctx: MacroContext, fit: Fit) -> str:
+    if fit.verdict is Verdict.ONE_CARD:
         return _t(ctx, "alone")
-    if verdict is Verdict.TIGHT:  # a pipeline's parts taking turns on one card
+    if fit.tight_by == "partial_load":  # part of the denoiser waiting in host memory
+        return _t(ctx, "partly_in_host_memory")
+    if fit.verdict is Verdict.TIGHT:  # a pipeline's parts taking turns on one card
         return _t(ctx, "taking_turns")
-    return _t(ctx, "with_encoders_apart", cards=ctx.f.unit("cards", ctx.f.number(cards)))
+    return _t(ctx, "with_encoders_apart", cards=ctx.f.unit("cards", ctx.f.number(fit.cards)))
 
 
 @macro
@@ -75,7 +85,7 @@ def card_table(ctx: MacroContext, model: str, precision: str) -> str:
         [
             c.gpu.short_name,
             ctx.f.gb(c.gpu.memory_gb),
-            _holds(ctx, c.fit.verdict, c.fit.cards),
+            _holds(ctx, c.fit),
             ctx.f.money(c.price_per_gpu_hour, "USD", digits=2),
             _tflops_cell(ctx, c, prec),
             ctx.f.number(tflops_per_dollar_per_job(c, prec)),
@@ -352,6 +362,38 @@ def pipeline_memory_in_turns(ctx: MacroContext, model: str, precision: str) -> s
 def pipeline_offload_setting(ctx: MacroContext) -> Markup:
     """The call that makes a pipeline's parts take turns on the card, as typed."""
     return id_code(ctx.catalog.assumptions.pipeline_offload_setting.value)
+
+
+@macro
+def pipeline_partial_load_setting(ctx: MacroContext) -> Markup:
+    """The call that leaves the layers of a denoiser that do not fit in host memory, as typed."""
+    return id_code(ctx.catalog.assumptions.pipeline_partial_load_setting.value)
+
+
+def _partial_load(ctx: MacroContext, model: str, precision: str, node: str) -> Fit:
+    """The verdict of a pipeline on a node where part of its denoiser waits in host memory; MacroError elsewhere."""
+    found = ctx.cell(model, precision, node).fit
+    if found.tight_by != "partial_load":
+        how = f", {found.tight_by}" if found.tight_by else ""
+        raise MacroError(
+            f"'{model}' in {precision} on '{node}' leaves no layer in host memory (its verdict: {found.verdict.value}"
+            f"{how}): name a node whose cards hold less than its largest part"
+        )
+    return found
+
+
+@macro
+def pipeline_memory_in_host(ctx: MacroContext, model: str, precision: str, node: str) -> str:
+    """How much of a pipeline's denoiser waits in host memory on one card of ``node``."""
+    return ctx.f.gib_from_bytes(_partial_load(ctx, model, precision, node).host_waiting_bytes)
+
+
+@macro
+def pipeline_seconds_per_pass(ctx: MacroContext, model: str, precision: str, node: str) -> str:
+    """The least time each pass of the denoiser spends copying what waits in host memory over the card's PCIe link."""
+    found = _partial_load(ctx, model, precision, node)
+    seconds = seconds_per_pass_in_host_memory(ctx.catalog, ctx.catalog.gpu_of(ctx.node(node)), found)
+    return ctx.f.unit("seconds", ctx.f.significant(seconds))
 
 
 @macro

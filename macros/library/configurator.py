@@ -25,7 +25,7 @@ from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import KvCacheDtype, Llm, ServerEngine
 from sizing.catalog.units import GIB
-from sizing.engine.fit import Verdict, card_budget, kv_element_bytes, tight_setting
+from sizing.engine.fit import Verdict, card_budget, kv_element_bytes, seconds_per_pass_in_host_memory, tight_setting
 from sizing.engine.memory import kv_bytes_per_token
 from sizing.engine.specs import llm_shape
 from sizing.views.api import NO_CONTEXT, context_keys
@@ -145,6 +145,8 @@ def _why(ctx: MacroContext, row: Offer) -> str:
         need, at_setting, offered = ctx.f.gib_both_compared(fit.need.total, fit.tight_need.total, budget)
         if fit.tight_by == "offload":
             return _t(ctx, "why_offload", need=need, budget=offered, part_need=at_setting)
+        if fit.tight_by == "partial_load":
+            return _why_partial_load(ctx, row)
         setting = tight_setting(ctx.catalog, fit)
         cards = ctx.f.cards(fit.cards)
         return _t(
@@ -157,6 +159,21 @@ def _why(ctx: MacroContext, row: Offer) -> str:
         return _t(ctx, "why_split", need=need, budget=offered, cards=ctx.f.number(fit.cards))
     key = "why_tight" if fit.verdict is Verdict.TIGHT else "why_nofit"
     return _t(ctx, key, need=need, budget=offered, cards=ctx.f.cards(fit.cards))
+
+
+def _why_partial_load(ctx: MacroContext, row: Offer) -> str:
+    """Every part at once and the parts taking turns, both above what a card offers, and what the layers left in host
+    memory cost at every pass of the denoiser."""
+    fit = row.fit
+    on_card = fit.tight_need or fit.need
+    in_turns = on_card.total + fit.host_waiting_bytes  # the largest part whole, with the working memory
+    need, part_need, offered = ctx.f.gib_both_compared(fit.need.total, in_turns, fit.budget)
+    seconds = seconds_per_pass_in_host_memory(ctx.catalog, ctx.catalog.gpu_of(row.node), fit)
+    waiting = ctx.f.gib_from_bytes(fit.host_waiting_bytes)
+    per_pass = ctx.f.unit("seconds", ctx.f.significant(seconds))
+    return _t(
+        ctx, "why_partial_load", need=need, budget=offered, part_need=part_need, waiting=waiting, seconds=per_pass
+    )
 
 
 def _notes(ctx: MacroContext, row: Offer) -> Markup:

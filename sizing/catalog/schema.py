@@ -502,6 +502,7 @@ class Assumptions(Record):
     runtime_overhead_single_card_gib: Assumption[Annotated[Positive, within(0.01, 64, "GiB")]]
     runtime_overhead_split_gib: Assumption[Annotated[Positive, within(0.01, 64, "GiB")]]
     pipeline_offload_setting: Assumption[Annotated[str, Field(min_length=1, max_length=80)]]
+    pipeline_partial_load_setting: Assumption[Annotated[str, Field(min_length=1, max_length=80)]]
     kv_cache_bytes_per_element: Assumption[Annotated[Positive, within(0.5, 4, "bytes per element")]]
     default_context_tokens: Assumption[ContextTokens]
     default_batch: Assumption[Annotated[PositiveInt, within(1, 4_096, "streams")]]
@@ -555,6 +556,13 @@ class BatchBudgetRule(Record):
     source: Text
 
 
+class SourcedFlag(Record):
+    """An engine option as typed, with why the site may name it."""
+
+    flag: Text
+    source: Text
+
+
 class ServerEngine(Record):
     """vLLM, SGLang: a utilization cap (assumptions.yml usable_memory_fraction by default), an activation peak
     profiled on one batch of the card's class (not shrinking with tensor parallelism), memory outside PyTorch,
@@ -571,6 +579,7 @@ class ServerEngine(Record):
     tight_memory_utilization: Figure[CardShare]
     tight_min_card_gib: Figure[Annotated[Positive, within(1, 1024, "GiB")]]
     tight_max_num_seqs: Figure[Annotated[PositiveInt, within(1, 256, "sequences")]]
+    tight_without_cuda_graphs: SourcedFlag
     batch_budget: BatchBudgetRule
     sampler_bytes_per_vocab_entry: Figure[Annotated[Positive, within(1, 256, "bytes")]]
     activation_base_gib: Figure[Gib]

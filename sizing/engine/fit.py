@@ -25,7 +25,7 @@ from sizing.catalog.schema import (
     Precision,
     ServerEngine,
 )
-from sizing.catalog.units import GIB, MIB
+from sizing.catalog.units import GB, GIB, MIB
 from sizing.engine.memory import (
     EIGHT_BIT_BYTES,
     component_bytes,
@@ -81,6 +81,11 @@ class MemoryNeed:
 NO_NEED = MemoryNeed(0.0, 0.0, 0.0, 0.0)
 
 
+TightBy = Literal[
+    "utilization", "kv_cache_dtype", "max_num_seqs", "enforce_eager", "context", "offload", "partial_load"
+]
+
+
 @dataclass(frozen=True)
 class Fit:
     """A verdict with what explains it. For NO_FIT, ``need`` is the best attempt (``cards`` = its k).
@@ -94,8 +99,11 @@ class Fit:
     ``"context"`` fits at the default setting only with a context of at most
     ``longest_context_tokens`` (then ``need`` exceeds ``budget``); ``"offload"``, an image or video pipeline, fits
     with its parts taking turns on the card (``need`` is that of every part at once, above ``budget``;
-    ``tight_need`` what the card holds at a time); ``"max_num_seqs"`` fits at the default setting with the engine
-    running at most ``max_num_seqs`` streams (``tight_need``: its smaller activation peak, within ``budget``).
+    ``tight_need`` what the card holds at a time); ``"partial_load"``, a pipeline whose largest part does not fit
+    either, fits with the layers of its denoiser that do not fit waiting in host memory (``tight_need``: what the
+    card holds, its whole budget); ``"max_num_seqs"`` fits at the default setting with the engine
+    running at most ``max_num_seqs`` streams (``tight_need``: its smaller activation peak, within ``budget``);
+    ``"enforce_eager"`` the same without CUDA graphs (``tight_need`` without their memory either).
     ``longest_context_tokens`` is also given for a
     ``"utilization"`` fit when a context at least ``tight_min_context_tokens`` long fits at the default setting."""
 
@@ -105,11 +113,17 @@ class Fit:
     budget: float
     engine: str | None = None
     memory_utilization: float | None = None
-    tight_by: Literal["utilization", "kv_cache_dtype", "max_num_seqs", "context", "offload"] | None = None
+    tight_by: TightBy | None = None
     longest_context_tokens: int | None = None
     kv_cache_dtype: KvCacheDtype = "bf16"  # what the KV cache is kept in when the model runs as the verdict says
-    tight_need: MemoryNeed | None = None  # "offload", "max_num_seqs": what a card holds at the tight setting
-    max_num_seqs: int | None = None  # "max_num_seqs": the most streams the engine runs at once
+    tight_need: MemoryNeed | None = None  # "offload", "max_num_seqs"...: what a card holds at the tight setting
+    max_num_seqs: int | None = None  # "max_num_seqs", "enforce_eager": the most streams the engine runs at once
+    host_waiting_bytes: float = 0.0  # "partial_load": the denoiser's bytes left in host memory
+
+    @property
+    def cuda_graphs(self) -> bool:
+        """Whether a server engine keeps its CUDA graphs at the verdict's setting (not with --enforce-eager)."""
+        return self.tight_by != "enforce_eager"
 
     @property
     def headroom(self) -> float:
@@ -207,18 +221,19 @@ def engine_reserve_bytes(
     batch: int,
     cards: int,
     budget: BatchBudget | None = None,
+    cuda_graphs: bool = True,
 ) -> tuple[float, float]:
     """What the engine keeps on each card of a ``cards``-way split besides weights and KV cache:
     (activations, overhead) (``sizing.engine.reserve``). llama.cpp: its compute buffer and CUDA context; a server
     engine: the activation peak of its profiling batch ``budget`` (the larger default when not given), memory
-    outside PyTorch and CUDA graphs."""
+    outside PyTorch and, unless run without them (``--enforce-eager``), CUDA graphs."""
     if isinstance(engine, LlamaCppEngine):
         reserve = llama_cpp_reserve(engine, model, context_tokens, batch)
     else:
         if budget is None:
             large = engine.batch_budget.large_card
             budget = BatchBudget(large.tokens, large.sequences)
-        reserve = server_reserve(engine, model, cards, budget)
+        reserve = server_reserve(engine, model, cards, budget, cuda_graphs)
     return reserve.activations, reserve.overhead
 
 
@@ -233,16 +248,17 @@ def llm_need(
     gpu: Gpu | InlineGpu | None = None,
     kv_cache_dtype: KvCacheDtype = "bf16",
     max_num_seqs: int | None = None,
+    cuda_graphs: bool = True,
 ) -> MemoryNeed:
     """What each card of a ``cards``-way split of ``gpu`` needs, with the engine that runs ``precision`` and the
     KV cache in ``kv_cache_dtype``; a server engine profiles its default batch, or at most ``max_num_seqs``
-    sequences of it."""
+    sequences of it, and keeps CUDA graphs unless ``cuda_graphs`` is False."""
     engine = catalog.engine_of(precision)
     shape = llm_shape(model)
     bytes_per_element = kv_element_bytes(catalog, kv_cache_dtype)
     kv_cache = kv_cache_bytes_per_card(shape, context_tokens, batch, bytes_per_element, cards, engine.parallelism)
     budget = with_max_num_seqs(batch_budget_on(engine, gpu, catalog), max_num_seqs)
-    activations, overhead = engine_reserve_bytes(engine, shape, context_tokens, batch, cards, budget)
+    activations, overhead = engine_reserve_bytes(engine, shape, context_tokens, batch, cards, budget, cuda_graphs)
     return MemoryNeed(model_weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
 
 
@@ -315,7 +331,8 @@ def fit_llm_on(
     """The verdict for ``model`` on ``cards`` cards of ``gpu``, in order of preference: the fewest cards that
     fit at the engine's default setting (ONE_CARD, SPLIT); else TIGHT: the fewest cards that fit at the context
     asked for with the tight utilization, or else with the KV cache in FP8, or else with a server running at most
-    ``tight_max_num_seqs`` streams, or else the split that holds the longest context at the default setting;
+    ``tight_max_num_seqs`` streams, or else with those streams and no CUDA graphs, or else the split that holds the
+    longest context at the default setting;
     else NO_FIT with the largest split as the best attempt. ``needs`` (from ``split_needs`` for this card and
     KV-cache precision, any ``max_cards`` ≥ ``cards``) saves recomputing them."""
     a = catalog.assumptions
@@ -363,32 +380,35 @@ def fit_llm_on(
                 return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "kv_cache_dtype", longest(k), "fp8")
     if isinstance(engine, ServerEngine):
         few = engine.tight_max_num_seqs.value
-        for k in splits:
-            lean = llm_need(
-                catalog,
-                model,
-                precision,
-                context_tokens,
-                batch,
-                k,
-                gpu=gpu,
-                kv_cache_dtype=kv_cache_dtype,
-                max_num_seqs=few,
-            )
-            if lean.total <= budget:
-                return Fit(
-                    Verdict.TIGHT,
+        lean_settings: tuple[tuple[TightBy, bool], ...] = (("max_num_seqs", True), ("enforce_eager", False))
+        for how, graphs in lean_settings:
+            for k in splits:
+                lean = llm_need(
+                    catalog,
+                    model,
+                    precision,
+                    context_tokens,
+                    batch,
                     k,
-                    needs[k],
-                    budget,
-                    engine.id,
-                    shown,
-                    "max_num_seqs",
-                    longest(k),
-                    kv_cache_dtype,
-                    tight_need=lean,
+                    gpu=gpu,
+                    kv_cache_dtype=kv_cache_dtype,
                     max_num_seqs=few,
+                    cuda_graphs=graphs,
                 )
+                if lean.total <= budget:
+                    return Fit(
+                        Verdict.TIGHT,
+                        k,
+                        needs[k],
+                        budget,
+                        engine.id,
+                        shown,
+                        how,
+                        longest(k),
+                        kv_cache_dtype,
+                        tight_need=lean,
+                        max_num_seqs=few,
+                    )
     shorter = [(tokens, k) for k in splits if (tokens := longest(k)) is not None]
     if shorter:
         tokens, k = max(shorter, key=lambda found: (found[0], -found[1]))  # longest context, then fewest cards
@@ -436,11 +456,31 @@ def offloaded_need(catalog: Catalog, model: DiffusionModel, precision: Precision
     return MemoryNeed(largest, 0.0, whole.activations, whole.overhead)
 
 
+def partial_load_need(
+    catalog: Catalog, model: DiffusionModel, precision: Precision, budget: float
+) -> MemoryNeed | None:
+    """What a card holds when its pipeline's parts take turns and the denoiser's layers fill what the working memory
+    and the CUDA context leave of ``budget``, the others waiting in host memory (``pipeline_partial_load_setting``);
+    None when the working memory and context alone exceed the budget."""
+    at_a_time = offloaded_need(catalog, model, precision)
+    room = budget - at_a_time.activations - at_a_time.overhead
+    if room <= 0:
+        return None
+    return MemoryNeed(min(room, at_a_time.weights), 0.0, at_a_time.activations, at_a_time.overhead)
+
+
+def seconds_per_pass_in_host_memory(catalog: Catalog, gpu: Gpu, fit: Fit) -> float:
+    """The least time a ``"partial_load"`` fit spends at every pass of its denoiser copying the layers that wait in
+    host memory over the card's PCIe link (``host_waiting_bytes`` at the link's rate each way); 0 for other fits."""
+    return fit.host_waiting_bytes / (catalog.host_pcie_of(gpu).per_direction_gbps * GB)
+
+
 def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision, node: Node) -> Fit:
     """One job per card; if the pipeline does not fit on one card, place its components on at most the node's
     cards (text encoders beside the denoiser, as diffusers' device_map does), largest first, each where it fits,
     else on the least loaded card; if that fails too, TIGHT where one card holds the pipeline's largest part with
-    the others waiting in host memory (``tight_by`` "offload"), else NO_FIT. A pipeline plans with the server
+    the others waiting in host memory (``tight_by`` "offload"), else TIGHT with that part only partly on the card
+    (``tight_by`` "partial_load"), else NO_FIT. A pipeline plans with the server
     engine's default share of the card (``card_budget`` without an engine). The need a verdict gives is that of
     the layout it judged: the whole pipeline on one card (for an offloaded fit, the need its parts take turns
     to meet), else the busiest card of the node's layout."""
@@ -449,11 +489,16 @@ def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision,
     if whole.total <= budget:
         return Fit(Verdict.ONE_CARD, 1, whole, budget)
     at_a_time = offloaded_need(catalog, model, precision)
-    offloaded = (
-        Fit(Verdict.TIGHT, 1, whole, budget, tight_by="offload", tight_need=at_a_time)
-        if at_a_time.total <= budget
-        else None
-    )
+    partial = partial_load_need(catalog, model, precision, budget)
+    if at_a_time.total <= budget:
+        offloaded: Fit | None = Fit(Verdict.TIGHT, 1, whole, budget, tight_by="offload", tight_need=at_a_time)
+    elif partial is not None:
+        waiting = at_a_time.weights - partial.weights
+        offloaded = Fit(
+            Verdict.TIGHT, 1, whole, budget, tight_by="partial_load", tight_need=partial, host_waiting_bytes=waiting
+        )
+    else:
+        offloaded = None
     if node.cards == 1:
         return offloaded or Fit(Verdict.NO_FIT, 1, whole, budget)
     denoiser = next(c for c in model.components if c.role == "denoiser")
@@ -494,24 +539,29 @@ def fit(
 
 def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
     """The engine option a tight fit needs, as typed: ``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``,
-    ``--max-num-seqs 16``; for a pipeline whose parts take turns on the card, the call that makes them
-    (``pipe.enable_model_cpu_offload()``)."""
+    ``--max-num-seqs 16``, ``--max-num-seqs 16 --enforce-eager``; for a pipeline, the call that makes its parts take
+    turns on the card (``pipe.enable_model_cpu_offload()``) or leaves part of its denoiser in host memory."""
     if fit.verdict is not Verdict.TIGHT:
         return None
-    if fit.tight_by == "offload":
-        return catalog.assumptions.pipeline_offload_setting.value
-    if fit.engine is None:
-        return None
-    engine = catalog.engines[fit.engine]
-    if not isinstance(engine, ServerEngine):
-        return None
-    if fit.tight_by == "utilization":
-        return f"{engine.utilization_flag} {fit.memory_utilization:g}"
-    if fit.tight_by == "kv_cache_dtype":
-        return f"{engine.kv_cache_dtype_flag} fp8"
-    if fit.tight_by == "max_num_seqs":
-        return f"{engine.max_num_seqs_flag} {fit.max_num_seqs}"
-    return None
+    pipeline_settings = {
+        "offload": catalog.assumptions.pipeline_offload_setting.value,
+        "partial_load": catalog.assumptions.pipeline_partial_load_setting.value,
+    }
+    if fit.tight_by in pipeline_settings:
+        return pipeline_settings[fit.tight_by]
+    engine = None if fit.engine is None else catalog.engines[fit.engine]
+    return server_setting(engine, fit) if isinstance(engine, ServerEngine) else None
+
+
+def server_setting(engine: ServerEngine, fit: Fit) -> str | None:
+    """The server option of a tight fit (``tight_setting``); None for a shorter context."""
+    settings = {
+        "utilization": f"{engine.utilization_flag} {fit.memory_utilization or 0:g}",
+        "kv_cache_dtype": f"{engine.kv_cache_dtype_flag} fp8",
+        "max_num_seqs": f"{engine.max_num_seqs_flag} {fit.max_num_seqs}",
+        "enforce_eager": f"{engine.max_num_seqs_flag} {fit.max_num_seqs} {engine.tight_without_cuda_graphs.flag}",
+    }
+    return settings.get(fit.tight_by or "")
 
 
 def tight_settings_offered(catalog: Catalog) -> dict[str, str]:
@@ -524,6 +574,10 @@ def tight_settings_offered(catalog: Catalog) -> dict[str, str]:
         "max_num_seqs": Fit(
             tight, 1, NO_NEED, 0, engine.id, tight_by="max_num_seqs", max_num_seqs=engine.tight_max_num_seqs.value
         ),
+        "enforce_eager": Fit(
+            tight, 1, NO_NEED, 0, engine.id, tight_by="enforce_eager", max_num_seqs=engine.tight_max_num_seqs.value
+        ),
         "offload": Fit(tight, 1, NO_NEED, 0, tight_by="offload"),
+        "partial_load": Fit(tight, 1, NO_NEED, 0, tight_by="partial_load"),
     }
     return {how: tight_setting(catalog, fit) or "" for how, fit in offered.items()}

@@ -167,13 +167,16 @@ def card_plan(
     budget: float,
     cards: int,
     max_num_seqs: int | None = None,
+    cuda_graphs: bool = True,
 ) -> CardMemoryPlan:
     """The plan of one card of ``gpu`` when the model is spread over ``cards`` cards, the engine running at most
-    ``max_num_seqs`` streams where the verdict's setting says so."""
+    ``max_num_seqs`` streams, and without CUDA graphs, where the verdict's setting says so."""
     engine = engine_of_class(catalog, resolved.engine_class)
     batch = catalog.assumptions.default_batch.value
     profiled = with_max_num_seqs(batch_budget_on(engine, gpu, catalog), max_num_seqs)
-    reserve = sum(engine_reserve_bytes(engine, resolved.model, resolved.context_tokens, batch, cards, profiled))
+    reserve = sum(
+        engine_reserve_bytes(engine, resolved.model, resolved.context_tokens, batch, cards, profiled, cuda_graphs)
+    )
     kv = kv_cache_bytes_per_card(
         resolved.model,
         resolved.context_tokens,
@@ -304,7 +307,8 @@ def memory_of(
         scenario = scenario.model_copy(update={"kv_cache_dtype": "fp8"})
     resolved = with_kv_cache_dtype(catalog, resolved, scenario.kv_cache_dtype)
     few = None if fit is None else fit.max_num_seqs  # the verdict's setting: at most this many streams at once
-    plan = card_plan(catalog, resolved, gpu, scenario_budget(catalog, gpu, scenario, fit), resolved.cards, few)
+    graphs = fit is None or fit.cuda_graphs
+    plan = card_plan(catalog, resolved, gpu, scenario_budget(catalog, gpu, scenario, fit), resolved.cards, few, graphs)
     return scenario, resolved, fit, plan
 
 

@@ -71,7 +71,8 @@ Setting = tuple[bool, str | None]
 def setting_of(fit: Fit | None) -> Setting:
     """What sets the engine's budget, reserve and most streams at a context: whether the verdict is a no-fit,
     and the tight setting it needs (None at the defaults). As the context grows a verdict only moves on to a later
-    setting (the default, a higher utilization, an FP8 cache, ``--max-num-seqs``, a shorter context, no fit),
+    setting (the default, a higher utilization, an FP8 cache, ``--max-num-seqs``, the same without CUDA graphs, a
+    shorter context, no fit),
     never back."""
     return (False, None) if fit is None else (fit.verdict is Verdict.NO_FIT, fit.tight_by)
 

@@ -3,7 +3,15 @@
 import pytest
 
 from sizing.catalog.units import GIB
-from sizing.engine.fit import Verdict, card_budget, fit, tight_setting, tight_settings_offered, valid_splits
+from sizing.engine.fit import (
+    Verdict,
+    card_budget,
+    fit,
+    seconds_per_pass_in_host_memory,
+    tight_setting,
+    tight_settings_offered,
+    valid_splits,
+)
 from sizing.engine.speeds import speed_for_fit
 from sizing.views.matrix import VerdictMatrix
 
@@ -70,8 +78,9 @@ def test_long_context_can_turn_a_fit_into_a_split(catalog):
 
 
 def test_diffusion_pipeline_places_text_encoders_on_a_second_card(catalog):
-    # FLUX BF16: transformer 23.80 GB = 22.17 GiB + 2 GiB activations: above an RTX 4090's 0.90 × 23.55 = 21.20 GiB
-    assert verdict(catalog, "flux.1-dev", "bf16", "2x-rtx-4090").verdict is Verdict.NO_FIT
+    # FLUX BF16: transformer 23.80 GB = 22.17 GiB + 2 GiB activations: above an RTX 4090's 0.90 × 23.55 = 21.20 GiB,
+    # whatever the layout: it runs only with part of the transformer in host memory
+    assert verdict(catalog, "flux.1-dev", "bf16", "2x-rtx-4090").tight_by == "partial_load"
     # a 32 GB card (0.90 × 31.36 = 28.23 GiB) holds the transformer (22.17 + 2 + 0.6 = 24.77 GiB) but not the whole
     # pipeline (31.67 GiB of weights): the T5 encoder goes to a second card
     split = verdict(catalog, "flux.1-dev", "bf16", "4x-rtx-5090")
@@ -108,6 +117,21 @@ def test_a_server_a_little_short_on_small_cards_fits_tightly_running_fewer_strea
     assert speed is not None and speed.streams_per_copy == 1
 
 
+def test_a_server_still_short_with_few_streams_fits_tightly_without_cuda_graphs(catalog):
+    """Qwen2.5 72B in AWQ on 2 × RTX 4090, which practitioners serve with vLLM in eager mode (Qwen's own benchmark
+    ran it with enforce_eager=True at 4K): sixteen sequences are not enough, sixteen without CUDA graphs are."""
+    # per card: 20.7308e9 B of weights = 19.307 GiB; KV cache at 4K, 80 layers × 8 heads × 128 × 2 × 2 B × 4,096 / 2
+    # = 0.625 GiB; activations 0.4 GiB + sampler 16 × 152,064 × 36 B = 0.082 GiB; CUDA context and NCCL 0.15 + 0.4
+    # GiB, CUDA graphs 0.5 GiB: 21.464 GiB above 0.90 × 24,115 MiB = 21.195 GiB; without the graphs 20.964 GiB
+    found = verdict(catalog, "qwen2.5-72b", "int4-awq-gptq", "2x-rtx-4090", context_tokens=4096)
+    assert found.verdict is Verdict.TIGHT and found.tight_by == "enforce_eager" and found.cards == 2
+    assert found.tight_need is not None and found.tight_need.total / GIB == pytest.approx(20.964, abs=0.001)
+    assert found.tight_need.total <= found.budget < found.tight_need.total + 0.5 * GIB
+    assert not found.cuda_graphs and found.max_num_seqs == 16
+    assert tight_setting(catalog, found) == "--max-num-seqs 16 --enforce-eager"
+    assert tight_settings_offered(catalog)["enforce_eager"] == "--max-num-seqs 16 --enforce-eager"
+
+
 def test_a_pipeline_too_large_for_a_card_fits_tightly_when_its_largest_part_and_working_memory_do(catalog):
     """Practitioners run SD 3.5 Large in BF16 on one 24 GB card with its parts taking turns (diffusers'
     enable_model_cpu_offload, ComfyUI's default on such cards): the verdict says so, and names the call."""
@@ -133,18 +157,32 @@ def test_a_pipeline_that_fits_no_card_of_the_node_gives_the_need_of_a_layout_the
     assert alone.verdict is Verdict.TIGHT and alone.tight_by == "offload" and alone.cards == 1
     assert alone.need.total / GIB == pytest.approx(45.04, abs=0.01) and alone.need.total > alone.budget
     assert alone.tight_need is not None and alone.tight_need.total / GIB == pytest.approx(34.23, abs=0.01)
-    # FLUX BF16 on 4 × L4 (19.83 GiB each): the transformer's card alone needs 22.17 + 2 + 0.6 = 24.77 GiB, and
-    # 22.17 + 2 + 0.15 = 24.32 GiB with the parts taking turns: no fit either way
-    four = verdict(catalog, "flux.1-dev", "bf16", "4x-l4")
-    assert (
-        four.verdict is Verdict.NO_FIT and four.cards == 2 and four.need.total / GIB == pytest.approx(24.77, abs=0.01)
-    )
     for model in ("flux.1-dev", "sd-3.5-large", "wan2.1-t2v-14b", "wan2.1-t2v-1.3b", "sdxl-base-1.0"):
         for node in catalog.nodes:
             found = verdict(catalog, model, "bf16", node)
-            held = found.tight_need if found.tight_by == "offload" else found.need
+            held = found.tight_need if found.tight_by in ("offload", "partial_load") else found.need
             assert held is not None and (found.verdict is Verdict.NO_FIT) == (held.total > found.budget), (model, node)
             assert found.cards <= catalog.nodes[node].cards
+
+
+def test_a_pipeline_whose_largest_part_does_not_fit_leaves_part_of_it_in_host_memory(catalog):
+    """Practitioners run FLUX.1 [dev] in BF16 on one 24 GB card: ComfyUI loads its transformer partially, diffusers
+    with device_map="auto". The card holds what the working memory leaves; the rest crosses PCIe at every pass."""
+    # 4 × L4 (0.90 × 22,563 MiB = 19.83 GiB each): the transformer's card alone needs 22.17 + 2 + 0.6 = 24.77 GiB
+    # beside the encoders, 22.17 + 2 + 0.15 = 24.32 GiB with the parts taking turns: neither fits, so one card holds
+    # 19.83 − 2 − 0.15 = 17.68 GiB of the transformer and 24.32 − 19.83 = 4.49 GiB wait in host memory
+    four = verdict(catalog, "flux.1-dev", "bf16", "4x-l4")
+    assert four.verdict is Verdict.TIGHT and four.tight_by == "partial_load" and four.cards == 1
+    assert four.need.total / GIB == pytest.approx(34.006e9 / GIB + 2.15, abs=0.01)  # every part on one card
+    assert four.tight_need is not None and four.tight_need.total == pytest.approx(four.budget)
+    assert four.tight_need.weights / GIB == pytest.approx(17.68, abs=0.01)
+    assert four.host_waiting_bytes / GIB == pytest.approx(4.49, abs=0.01)
+    assert tight_setting(catalog, four) == 'device_map="auto"'
+    # the L4 sits on PCIe Gen4 (31.5 GB/s each way): 4.816e9 B / 31.5e9 B/s = 0.153 s at every pass, at least
+    l4 = catalog.gpus["l4"]
+    assert seconds_per_pass_in_host_memory(catalog, l4, four) == pytest.approx(0.153, abs=0.001)
+    # a card that holds the largest part whole lets the parts take turns instead, with no layer left behind
+    assert verdict(catalog, "flux.1-dev", "bf16", "1x-rtx-5090").tight_by == "offload"
 
 
 def test_the_shared_verdict_matrix_agrees_with_fit_node_by_node(catalog):
