@@ -19,6 +19,7 @@ from markupsafe import Markup
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
+from macros.output.formatting import decisive_digits
 from macros.output.html import TEMPLATES, TypesetBlock, block
 from macros.site.site_data import SiteData
 from sizing.catalog.configurations import Configuration
@@ -149,6 +150,8 @@ def _why(ctx: MacroContext, row: Offer) -> str:
             return _why_partial_load(ctx, row)
         setting = tight_setting(ctx.catalog, fit)
         cards = ctx.f.cards(fit.cards)
+        if fit.budget > budget:  # the setting raises the utilization too: compare with what the card then offers
+            return _why_raised(ctx, row, budget, setting or "")
         return _t(
             ctx, "why_tight_setting", need=need, budget=offered, cards=cards, setting_need=at_setting, setting=setting
         )
@@ -159,6 +162,22 @@ def _why(ctx: MacroContext, row: Offer) -> str:
         return _t(ctx, "why_split", need=need, budget=offered, cards=ctx.f.number(fit.cards))
     key = "why_tight" if fit.verdict is Verdict.TIGHT else "why_nofit"
     return _t(ctx, key, need=need, budget=offered, cards=ctx.f.cards(fit.cards))
+
+
+def _why_raised(ctx: MacroContext, row: Offer, default_budget: float, setting: str) -> str:
+    """Above what a card offers at the default setting, within what it offers at the tight one, each comparison
+    with the decimals that keep it true."""
+    fit = row.fit
+    at_setting = (fit.tight_need or fit.need).total
+    digits = max(
+        decisive_digits(fit.need.total / GIB, default_budget / GIB), decisive_digits(at_setting / GIB, fit.budget / GIB)
+    )
+    need, offered, setting_need, raised = (
+        ctx.f.gib(b / GIB, digits) for b in (fit.need.total, default_budget, at_setting, fit.budget)
+    )
+    cards = ctx.f.cards(fit.cards)
+    values = {"need": need, "budget": offered, "setting_need": setting_need, "raised_budget": raised}
+    return _t(ctx, "why_tight_setting_raised", cards=cards, setting=setting, **values)
 
 
 def _why_partial_load(ctx: MacroContext, row: Offer) -> str:

@@ -331,8 +331,8 @@ def fit_llm_on(
     """The verdict for ``model`` on ``cards`` cards of ``gpu``, in order of preference: the fewest cards that
     fit at the engine's default setting (ONE_CARD, SPLIT); else TIGHT: the fewest cards that fit at the context
     asked for with the tight utilization, or else with the KV cache in FP8, or else with a server running at most
-    ``tight_max_num_seqs`` streams, or else with those streams and no CUDA graphs, or else the split that holds the
-    longest context at the default setting;
+    ``tight_max_num_seqs`` streams, or else with those streams and no CUDA graphs (at the default utilization, then
+    at the tight one where offered), or else the split that holds the longest context at the default setting;
     else NO_FIT with the largest split as the best attempt. ``needs`` (from ``split_needs`` for this card and
     KV-cache precision, any ``max_cards`` ≥ ``cards``) saves recomputing them."""
     a = catalog.assumptions
@@ -380,8 +380,14 @@ def fit_llm_on(
                 return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "kv_cache_dtype", longest(k), "fp8")
     if isinstance(engine, ServerEngine):
         few = engine.tight_max_num_seqs.value
-        lean_settings: tuple[tuple[TightBy, bool], ...] = (("max_num_seqs", True), ("enforce_eager", False))
-        for how, graphs in lean_settings:
+        lean_settings: list[tuple[TightBy, bool, float, float | None]] = [
+            ("max_num_seqs", True, budget, shown),
+            ("enforce_eager", False, budget, shown),
+        ]
+        if higher is not None:  # then the same with the higher utilization, where the card is large enough
+            raised = card_budget(catalog, gpu, engine, higher)
+            lean_settings += [("max_num_seqs", True, raised, higher), ("enforce_eager", False, raised, higher)]
+        for how, graphs, lean_budget, utilization in lean_settings:
             for k in splits:
                 lean = llm_need(
                     catalog,
@@ -395,14 +401,14 @@ def fit_llm_on(
                     max_num_seqs=few,
                     cuda_graphs=graphs,
                 )
-                if lean.total <= budget:
+                if lean.total <= lean_budget:
                     return Fit(
                         Verdict.TIGHT,
                         k,
                         needs[k],
-                        budget,
+                        lean_budget,
                         engine.id,
-                        shown,
+                        utilization,
                         how,
                         longest(k),
                         kv_cache_dtype,
@@ -539,7 +545,8 @@ def fit(
 
 def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
     """The engine option a tight fit needs, as typed: ``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``,
-    ``--max-num-seqs 16``, ``--max-num-seqs 16 --enforce-eager``; for a pipeline, the call that makes its parts take
+    ``--max-num-seqs 16``, ``--max-num-seqs 16 --enforce-eager`` (after ``--gpu-memory-utilization 0.95`` where
+    that too is needed); for a pipeline, the call that makes its parts take
     turns on the card (``pipe.enable_model_cpu_offload()``) or leaves part of its denoiser in host memory."""
     if fit.verdict is not Verdict.TIGHT:
         return None
@@ -550,7 +557,14 @@ def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
     if fit.tight_by in pipeline_settings:
         return pipeline_settings[fit.tight_by]
     engine = None if fit.engine is None else catalog.engines[fit.engine]
-    return server_setting(engine, fit) if isinstance(engine, ServerEngine) else None
+    if not isinstance(engine, ServerEngine):
+        return None
+    setting = server_setting(engine, fit)
+    raised = fit.tight_by != "utilization" and fit.memory_utilization not in (
+        None,
+        default_utilization(catalog, engine),
+    )
+    return f"{engine.utilization_flag} {fit.memory_utilization:g} {setting}" if raised and setting else setting
 
 
 def server_setting(engine: ServerEngine, fit: Fit) -> str | None:

@@ -133,7 +133,7 @@ def cell_fit(catalog: Catalog, scenario: DecodeScenario, context_tokens: int) ->
 def scenario_budget(catalog: Catalog, gpu: Gpu | InlineGpu, scenario: DecodeScenario, fit: Fit | None) -> float:
     """What the engine may use per card: the default, or the tight setting where the verdict needs it."""
     engine = engine_of_class(catalog, scenario.engine_class)
-    if fit is not None and fit.tight_by == "utilization" and fit.memory_utilization is not None:
+    if fit is not None and fit.verdict is Verdict.TIGHT and fit.memory_utilization is not None:
         return card_budget(catalog, gpu, engine, fit.memory_utilization)
     return card_budget(catalog, gpu, engine)
 

@@ -65,16 +65,17 @@ def scenario_at(catalog: Catalog, candidate: Candidate, model: str, context_toke
     )
 
 
-Setting = tuple[bool, str | None]
+Setting = tuple[bool, str | None, float | None]
 
 
 def setting_of(fit: Fit | None) -> Setting:
-    """What sets the engine's budget, reserve and most streams at a context: whether the verdict is a no-fit,
-    and the tight setting it needs (None at the defaults). As the context grows a verdict only moves on to a later
-    setting (the default, a higher utilization, an FP8 cache, ``--max-num-seqs``, the same without CUDA graphs, a
-    shorter context, no fit),
-    never back."""
-    return (False, None) if fit is None else (fit.verdict is Verdict.NO_FIT, fit.tight_by)
+    """What sets the engine's budget, reserve and most streams at a context: whether the verdict is a no-fit, the
+    tight setting it needs (None at the defaults) and the utilization it runs at. As the context grows a verdict
+    only moves on to a later setting (the default, a higher utilization, an FP8 cache, ``--max-num-seqs``, the same
+    without CUDA graphs, both at the higher utilization, a shorter context, no fit), never back."""
+    if fit is None:
+        return (False, None, None)
+    return (fit.verdict is Verdict.NO_FIT, fit.tight_by, fit.memory_utilization)
 
 
 @dataclass(frozen=True)

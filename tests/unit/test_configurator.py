@@ -389,6 +389,7 @@ def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang, kv_cache)
     default setting above what a card offers and the need at its tight setting within it; no reason counts more
     cards than the node has."""
     ctx = ctx_for(data, lang)
+    default = ctx.catalog.assumptions.usable_memory_fraction.value
     checked = 0
     for model, precision, context, row in every_cell(data, kv_cache):
         where = (lang, kv_cache, model.id, precision.id, context, row.node.id)
@@ -397,6 +398,11 @@ def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang, kv_cache)
         if row.fit.tight_by == "partial_load":  # every part, the parts in turns, the card, what waits in host memory
             need, in_turns, offered, waiting = gib_figures(cells[1], lang)
             assert need > in_turns > offered and waiting == pytest.approx(in_turns - offered, abs=0.15), cells[1]
+            checked += 1
+            continue
+        if row.fit.tight_need is not None and row.fit.memory_utilization not in (None, default):
+            need, offered, at_setting, raised = gib_figures(cells[1], lang)  # the setting raises the utilization too
+            assert need > offered and at_setting <= raised, (where, cells[1])
             checked += 1
             continue
         if row.fit.tight_need is not None:  # above the budget at the default setting, within it at the tight one

@@ -132,6 +132,19 @@ def test_a_server_still_short_with_few_streams_fits_tightly_without_cuda_graphs(
     assert tight_settings_offered(catalog)["enforce_eager"] == "--max-num-seqs 16 --enforce-eager"
 
 
+def test_on_a_large_card_fewer_streams_may_need_the_higher_utilization_too(catalog):
+    """Qwen2.5 72B in AWQ on one 48 GB card, as practitioners serve it (--gpu-memory-utilization 0.95 and a small
+    batch): neither setting alone is enough, both are."""
+    # 41.46e9 B of weights = 38.61 GiB; KV cache at 4K 80 × 8 × 128 × 2 × 2 B × 4,096 = 1.25 GiB; activations 0.4 GiB
+    # + sampler 16 × 152,064 × 36 B = 0.082 GiB; CUDA context and graphs 0.15 + 0.5 GiB: 40.99 GiB, above the default
+    # 0.90 × 44.35 = 39.92 GiB (40.49 without CUDA graphs) and within 0.95 × 44.35 = 42.13 GiB
+    found = verdict(catalog, "qwen2.5-72b", "int4-awq-gptq", "1x-a40", context_tokens=4096)
+    assert found.verdict is Verdict.TIGHT and found.tight_by == "max_num_seqs" and found.memory_utilization == 0.95
+    assert found.tight_need is not None and found.tight_need.total / GIB == pytest.approx(40.99, abs=0.01)
+    assert found.budget / GIB == pytest.approx(42.13, abs=0.01)
+    assert tight_setting(catalog, found) == "--gpu-memory-utilization 0.95 --max-num-seqs 16"
+
+
 def test_a_pipeline_too_large_for_a_card_fits_tightly_when_its_largest_part_and_working_memory_do(catalog):
     """Practitioners run SD 3.5 Large in BF16 on one 24 GB card with its parts taking turns (diffusers'
     enable_model_cpu_offload, ComfyUI's default on such cards): the verdict says so, and names the call."""
