@@ -1,5 +1,6 @@
 """Accessibility in real Chromium with axe-core: no violation on the home page, every guide, the
-configurator and the API reference (its field lists are stacked tables), in every language."""
+configurator, the Plan page once it has written its plan, and every reference page (the API's field lists are
+stacked tables), in every language."""
 
 import pytest
 from sitebuild import LANGUAGES, ROOT
@@ -17,9 +18,16 @@ PAGES = [
     "guides/what-we-dont-offer/",
     "configurator/",
     "reference/api/",
+    "reference/speed-model/",
+    "reference/macros/",
+    "reference/translating/",
+    "plan/",
     "configurator/llama-3.1-8b/bf16/32768/kv-fp8/",  # a KV-cache choice: its menu, links and note
     "configurator/flux.1-dev/",  # an image model: the KV-cache menu disabled, saying why
 ]
+
+# Pages that write part of themselves after loading: what shows they are done
+READY = {"plan/": ".plan-result:not([aria-busy]) tbody tr"}
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +44,8 @@ def test_no_accessibility_violation(browser, server, axe_source, lang):
     for path in PAGES:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
         page.wait_for_load_state("networkidle")
+        if path in READY:
+            page.wait_for_selector(READY[path])
         page.add_script_tag(content=axe_source)
         result = page.evaluate("""async () => {
             const r = await axe.run(document, {resultTypes: ["violations"]});
