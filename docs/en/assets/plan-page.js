@@ -143,7 +143,7 @@
     }).join(w.relax_separator);
   }
 
-  // the plan in words and rows, {status, caption, headers, rows}, in steps (those of the model's planSteps)
+  // the plan in words and rows, {status, caption, headers, rows}, in steps: the model's planSteps, then one a row
   function* answer(data, doc, model, requirement) {
     const f = formatter(data.numbers, data.words);
     const options = yield* model.planSteps(doc, requirement);
@@ -154,11 +154,17 @@
       : fill(data.words.none, { relax: relaxText(data, f, model.relax(doc, requirement)) });
     const headers = ["col_configuration", "col_format", "col_nodes", "col_users", "col_speed", "col_ttft", "col_month",
       "col_million", "col_binding"].map((key) => data.words[key]);
-    return { status, caption: caption(data, f, requirement, users, options.length > 0), headers, rows: shown.map((o) => rowCells(data, f, o)) };
+    const rows = [];
+    for (const option of shown) {
+      rows.push(rowCells(data, f, option));
+      yield;
+    }
+    return { status, caption: caption(data, f, requirement, users, options.length > 0), headers, rows };
   }
 
   // --- the page ---------------------------------------------------------------------------------------------------
   const SLICE_MS = 5;  // the longest run of steps between two turns of the page (Lighthouse's phone: 4 times as long)
+  const ROWS_PER_FRAME = 6;  // rows of the table laid out in one frame (2-3 ms on a desktop)
 
   // the page's turn: its input, its frames and its other tasks go first (scheduler.yield where the browser has it)
   function turn() {
@@ -166,20 +172,21 @@
     return new Promise((resolve) => setTimeout(resolve, 0));
   }
 
-  // runs the steps of a generator, a slice at a time with a turn of the page between slices, while `wanted()`;
-  // resolves to its value (undefined once no longer wanted)
+  // runs the steps of a generator a slice at a time, each after a turn of the page, while `wanted()`; resolves to
+  // the generator's value (undefined once no longer wanted)
   async function stepped(steps, wanted) {
-    let sliceStart = performance.now();
-    let step = steps.next();
-    while (!step.done) {
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await turn();
-        if (!wanted()) return undefined;
-        sliceStart = performance.now();
-      }
-      step = steps.next();
-    }
+    let step;
+    do {
+      await turn();
+      if (!wanted()) return undefined;
+      const sliceStart = performance.now();
+      do step = steps.next(); while (!step.done && performance.now() - sliceStart < SLICE_MS);
+    } while (!step.done);
     return step.value;
+  }
+
+  function nextFrame() {
+    return new Promise((resolve) => requestAnimationFrame(resolve));
   }
 
   // after the page's next frame is painted: its first view goes before the plan's work
@@ -187,6 +194,7 @@
     requestAnimationFrame(() => setTimeout(callback, 0));
   }
 
+  // the table of the plan without its rows (rowOf makes them): its region, caption and headers
   function tableOf(document, data, shown) {
     const wrapper = document.createElement("div");
     wrapper.className = "table-scroll";
@@ -202,17 +210,19 @@
       th.scope = "col";
       th.textContent = text;
     }
-    const body = table.createTBody();
-    for (const cells of shown.rows) {
-      const row = body.insertRow();
-      cells.forEach((text, i) => {
-        const cell = row.appendChild(document.createElement(i === 0 ? "th" : "td"));
-        if (i === 0) cell.scope = "row";
-        else cell.dataset.label = shown.headers[i];
-        cell.textContent = text;
-      });
-    }
+    table.createTBody();
     return wrapper;
+  }
+
+  function rowOf(document, headers, cells) {
+    const row = document.createElement("tr");
+    cells.forEach((text, i) => {
+      const cell = row.appendChild(document.createElement(i === 0 ? "th" : "td"));
+      if (i === 0) cell.scope = "row";
+      else cell.dataset.label = headers[i];
+      cell.textContent = text;
+    });
+    return row;
   }
 
   function start(document, model) {
@@ -299,8 +309,14 @@
         return;
       }
       const shown = await stepped(answer(data, doc, model, requirement), current);
-      if (!current()) return;
-      result.replaceChildren(tableOf(document, data, shown));
+      const table = tableOf(document, data, shown);
+      result.replaceChildren(table);
+      for (let first = 0; first < shown.rows.length; first += ROWS_PER_FRAME) {  // a few rows a frame: the layout of
+        await nextFrame();  // all at once blocked the page (10-20 ms on a desktop, four times that on a slow phone)
+        if (!current()) return;
+        const rows = shown.rows.slice(first, first + ROWS_PER_FRAME).map((cells) => rowOf(document, shown.headers, cells));
+        table.querySelector("tbody").append(...rows);
+      }
       status.textContent = shown.status;
     }
 
