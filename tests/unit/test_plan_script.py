@@ -38,7 +38,10 @@ const requirements = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const answers = requirements.map((r) => {
   const doc = model.withModel(documents["api/plan.json"], documents["api/plan/" + r.model + ".json"]);
   const options = model.plan(doc, r);
-  return { options, closest: options.length ? [] : model.closest(doc, r), relax: options.length ? [] : model.relax(doc, r) };
+  const walk = model.planSteps(doc, r);
+  let steps = 0;
+  while (!walk.next().done) steps += 1;
+  return { options, steps, closest: options.length ? [] : model.closest(doc, r), relax: options.length ? [] : model.relax(doc, r) };
 });
 process.stdout.write(JSON.stringify(answers));
 """
@@ -340,6 +343,16 @@ def test_the_script_plans_as_the_command_line(answers):
     print("worst relative error per figure:", {k: f"{v:.2%}" for k, v in sorted(worst.items())})
     assert not problems, "\n".join(problems)
     assert edges <= options // 20  # the edge is the exception
+
+
+def test_the_plan_comes_in_steps_of_one_way_to_run_the_model(answers):
+    """``planSteps``, which the page runs a few steps a turn, yields once per candidate of the model's figures
+    (configuration, format, cards per copy, KV cache) in the requirement's format: no step plans more than one,
+    so none blocks the page for long."""
+    documents = plan_documents(load_catalog())
+    for requirement, answer in answers:
+        published = documents[f"api/plan/{requirement.model}.json"]["candidates"]
+        assert answer["steps"] == len([c for c in published if requirement.precision in (None, c[1])]), requirement
 
 
 FORMAT_RUNNER = """

@@ -309,6 +309,7 @@
         return;
       }
       const shown = await stepped(answer(data, doc, model, requirement), current);
+      if (!current()) return;
       const table = tableOf(document, data, shown);
       result.replaceChildren(table);
       for (let first = 0; first < shown.rows.length; first += ROWS_PER_FRAME) {  // a few rows a frame: the layout of
