@@ -6,7 +6,7 @@
   "use strict";
   const page = factory();
   if (typeof module === "object" && module.exports) module.exports = page;
-  else if (typeof document !== "undefined") page.afterPaint(() => page.start(document, root.PlanModel));
+  else if (typeof document !== "undefined") page.start(document, root.PlanModel);
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
   const FIELDS = ["model", "precision", "prompt", "output", "users", "rpm", "speed", "ttft"];
@@ -184,11 +184,6 @@
     return step.value;
   }
 
-  // after the page's next frame is painted: its first view goes before the plan's work
-  function afterPaint(callback) {
-    requestAnimationFrame(() => setTimeout(callback, 0));
-  }
-
   function tableOf(document, data, shown) {
     const wrapper = document.createElement("div");
     wrapper.className = "table-scroll";
@@ -321,5 +316,5 @@
     show();
   }
 
-  return { formatter, requirementOf, valid, answer, afterPaint, start };
+  return { formatter, requirementOf, valid, answer, start };
 });
