@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 NINE_PAGES = [
     f"{prefix}{page}" for prefix in ("", "fr/", "zh/") for page in ("", "guides/nvlink-or-pcie/", "configurator/")
-]
+]  # the home page, a guide and the configurator in each language
+PLAN_PAGES = [f"{prefix}plan/" for prefix in ("", "fr/", "zh/")]  # the Plan page, which plans with its script on load
+TWELVE_PAGES = NINE_PAGES + PLAN_PAGES
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

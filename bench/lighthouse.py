@@ -1,5 +1,5 @@
 """Lighthouse scores (performance, accessibility, best practices, SEO) and page weight for the home page,
-a guide and the configurator in each language, served locally, in Debian's Chromium.
+a guide, the configurator and the Plan page in each language, served locally, in Debian's Chromium.
 
     .venv/bin/python bench/lighthouse.py [site]     # installs bench/node_modules (lighthouse) on first run
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import NINE_PAGES, ROOT, serve
+from common import ROOT, TWELVE_PAGES, serve
 
 BENCH = Path(__file__).resolve().parent
 LIGHTHOUSE = BENCH / "node_modules" / ".bin" / "lighthouse"
@@ -63,7 +63,7 @@ def main() -> int:
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--silent"], cwd=BENCH, check=True)
     with serve(site) as base:
         print(f"{'page':<28} {'perf':>5} {'a11y':>5} {'best':>5} {'seo':>5} {'KB sent':>8}  failing audits")
-        for page in NINE_PAGES:
+        for page in TWELVE_PAGES:
             r = audit(base + page)
             print(
                 f"{'/' + page:<28} {r['performance']:>5} {r['accessibility']:>5} {r['best-practices']:>5} "

@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import NINE_PAGES, ROOT
+from common import NINE_PAGES, PLAN_PAGES, ROOT
 
-PLAN_PAGES = [f"{prefix}plan/" for prefix in ("", "fr/", "zh/")]
 PLAN_DATA = "api/plan.json"  # what the Plan page's form fetches on load, with its default model's figures
 DEFAULT_MODEL = re.compile(r'<select name="model">.*?<option value="([^"]+)" selected>')
 

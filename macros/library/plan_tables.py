@@ -5,21 +5,17 @@ from __future__ import annotations
 
 import json
 
+from babel.numbers import get_decimal_symbol, get_group_symbol, get_minus_sign_symbol
 from markupsafe import Markup
 
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext
 from macros.library.registry import macro
+from macros.output.formatting import Formatter
 from macros.output.html import TEMPLATES, block, table
 from macros.output.strings import strings
 from sizing.catalog.schema import Llm
 from sizing.views.plan import Option, Requirement, closest, plan
-
-BCP47 = {
-    "en": "en-US",
-    "fr": "fr-FR",
-    "zh": "zh-CN",
-}  # the Babel locales of macros.output.formatting, as Intl names them
 
 
 def _requirement(
@@ -175,13 +171,32 @@ def _templates(ctx: MacroContext, group: str, keys: tuple[str, ...]) -> dict[str
     return {key: strings()[group][key][ctx.lang] for key in keys}
 
 
+def number_signs(f: Formatter) -> dict[str, str]:
+    """How ``f``'s language writes a figure, for the Plan page's script to write its figures as Babel writes the
+    worked plans' (it uses no Intl: the page's first Intl number format blocks it 30-80 ms on load): the signs
+    between groups of three digits, before the decimals and before a negative number, and a price in dollars
+    around its number, ``{value}``."""
+    price = f.money(0, "USD")
+    if price.count("0") != 1:
+        raise MacroError(
+            f"a price of 0 USD in '{f.lang}' reads '{price}': the Plan page's script writes its prices around the one 0"
+            " of this price; check the Babel locale of the language (macros/output/formatting.py)"
+        )
+    return {
+        "group": get_group_symbol(f.locale),
+        "decimal": get_decimal_symbol(f.locale),
+        "minus": get_minus_sign_symbol(f.locale),
+        "money": price.replace("0", "{value}"),
+    }
+
+
 def _form_data(ctx: MacroContext) -> str:
-    """What the page's script needs beside the form: where api/plan.json stands, the language to format numbers
-    in, and every word it writes, from strings.yml (the script holds none of its own)."""
+    """What the page's script needs beside the form: where api/plan.json stands, how the page's language writes
+    figures, and every word it writes, from strings.yml (the script holds none of its own)."""
     llms = [m for m in ctx.catalog.models.values() if isinstance(m, Llm)]
     data = {
         "api": f"{ctx.links.root}api/plan.json",
-        "locale": BCP47[ctx.lang],
+        "numbers": number_signs(ctx.f),
         "words": _templates(ctx, "plan_form", SCRIPT_WORDS)
         | _templates(ctx, "plan", TABLE_WORDS)
         | _templates(ctx, "units", UNIT_WORDS),

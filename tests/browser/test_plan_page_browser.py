@@ -83,3 +83,28 @@ def test_without_javascript_the_page_says_so_and_hides_the_form(browser, server,
     assert page.is_visible(".plan-nojs") and "python -m sizing.plan" in (page.text_content(".plan-nojs") or "")
     assert page.locator("table").count() >= 4  # the worked plans it points to
     context.close()
+
+
+def test_a_plan_asked_for_while_another_is_made_replaces_it(browser, server):
+    """The page plans in steps between frames: a second requirement sent before the first one's table is written
+    is the one the page shows, as a link to it alone shows it, even when the first one would finish later (its
+    model's figures still to fetch, more ways to run it)."""
+    page = browser.new_page()
+    page.goto(f"{server}plan/")
+    shown(page)
+    before = status(page)
+    page.evaluate("""() => {  // two requirements sent at once: quicker than a person, to be sure of the race
+        const form = document.querySelector(".plan-controls");
+        form.elements.model.value = "llama-3.1-8b";
+        form.requestSubmit();
+        form.elements.model.value = "llama-3.3-70b";
+        form.elements.users.value = "7";
+        form.requestSubmit();
+    }""")
+    shown(page, before)
+    assert "users=7" in page.url and "model=llama-3.3-70b" in page.url
+    alone = browser.new_page()  # meanwhile the first requirement, had it gone on, would have written its table
+    alone.goto(page.url)
+    assert table(page) == shown(alone)
+    alone.close()
+    page.close()

@@ -38,7 +38,10 @@ const requirements = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
 const answers = requirements.map((r) => {
   const doc = model.withModel(documents["api/plan.json"], documents["api/plan/" + r.model + ".json"]);
   const options = model.plan(doc, r);
-  return { options, closest: options.length ? [] : model.closest(doc, r), relax: options.length ? [] : model.relax(doc, r) };
+  const walk = model.planSteps(doc, r);
+  let steps = 0;
+  while (!walk.next().done) steps += 1;
+  return { options, steps, closest: options.length ? [] : model.closest(doc, r), relax: options.length ? [] : model.relax(doc, r) };
 });
 process.stdout.write(JSON.stringify(answers));
 """
@@ -342,12 +345,22 @@ def test_the_script_plans_as_the_command_line(answers):
     assert edges <= options // 20  # the edge is the exception
 
 
+def test_the_plan_comes_in_steps_of_one_way_to_run_the_model(answers):
+    """``planSteps``, which the page runs a few steps a turn, yields once per candidate of the model's figures
+    (configuration, format, cards per copy, KV cache) in the requirement's format: no step plans more than one,
+    so none blocks the page for long."""
+    documents = plan_documents(load_catalog())
+    for requirement, answer in answers:
+        published = documents[f"api/plan/{requirement.model}.json"]["candidates"]
+        assert answer["steps"] == len([c for c in published if requirement.precision in (None, c[1])]), requirement
+
+
 FORMAT_RUNNER = """
 const page = require(process.argv[1]);
 const samples = JSON.parse(process.argv[2]);
 const out = {};
 for (const [lang, s] of Object.entries(samples)) {
-  const f = page.formatter(s.locale, s.words);
+  const f = page.formatter(s.numbers, s.words);
   out[lang] = {
     money: s.prices.map((v) => f.money(v)),
     money_cents: s.per_million.map((v) => f.money(v, 2)),
@@ -366,8 +379,10 @@ SECONDS = [0.0345, 0.42, 0.999, 2.04, 37.2, 123.4]
 
 
 def test_the_script_writes_figures_as_the_site_writes_them():
-    """Intl in the page's language writes prices, counts, speeds and times as Babel does on the worked plans."""
-    from macros.library.plan_tables import BCP47, UNIT_WORDS
+    """With the signs of the page's data, the script writes prices, counts, speeds and times as Babel does on the
+    worked plans, in every language."""
+    from macros.base.languages import LANGUAGES
+    from macros.library.plan_tables import UNIT_WORDS, number_signs
     from macros.output.formatting import formatter
     from macros.output.strings import strings
 
@@ -376,7 +391,7 @@ def test_the_script_writes_figures_as_the_site_writes_them():
         pytest.skip("node is not installed")
     samples = {
         lang: {
-            "locale": BCP47[lang],
+            "numbers": number_signs(formatter(lang)),
             "words": {key: strings()["units"][key][lang] for key in UNIT_WORDS},
             "prices": PRICES,
             "per_million": PER_MILLION,
@@ -384,14 +399,14 @@ def test_the_script_writes_figures_as_the_site_writes_them():
             "speeds": SPEEDS,
             "seconds": SECONDS,
         }
-        for lang in BCP47
+        for lang in LANGUAGES
     }
     script = str(ROOT / "docs/en/assets/plan-page.js")
     out = subprocess.run(
         [node, "-e", FORMAT_RUNNER, script, json.dumps(samples)], capture_output=True, text=True, timeout=60, check=True
     )
     got = json.loads(out.stdout)
-    for lang in BCP47:
+    for lang in LANGUAGES:
         f = formatter(lang)
         expected = {
             "money": [f.money(v, "USD") for v in PRICES],

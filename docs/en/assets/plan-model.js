@@ -2,8 +2,8 @@
 // (``withModel`` joins the two). The physics stays in Python; this reads the published figures (the room for the
 // KV cache and one stream's cache at a ladder of contexts, decode steps at a ladder of streams and contexts, prompt
 // times at a ladder of prompts), interpolates them, and takes the plan's own decisions as sizing/views/plan.py
-// takes them. A pure function of (document, requirement): it runs in the page and under
-// node (tests/unit/test_plan_script.py holds it within 2 % of python -m sizing.plan).
+// takes them. A pure function of (document, requirement), also in steps (``planSteps``): it runs in the page and
+// under node (tests/unit/test_plan_script.py holds it within 2 % of python -m sizing.plan).
 (function (root, factory) {
   "use strict";
   if (typeof module === "object" && module.exports) module.exports = factory();
@@ -225,10 +225,24 @@
     return [...best.values()].sort(byPrice);
   }
 
-  function plan(doc, requirement) {
+  // the plan in steps, one candidate each: a generator whose value is the plan, which a page runs a few steps per
+  // turn so that no task blocks it for long (a model has hundreds of candidates), and ``plan`` runs at once
+  function* planSteps(doc, requirement) {
     const model = modelOf(doc, requirement);
-    const found = candidates(doc, model, requirement).map((c) => optionFor(doc, model, c, requirement));
-    return bestPerConfiguration(found.filter((o) => o !== null));
+    const found = [];
+    for (const candidate of candidates(doc, model, requirement)) {
+      const option = optionFor(doc, model, candidate, requirement);
+      if (option !== null) found.push(option);
+      yield;
+    }
+    return bestPerConfiguration(found);
+  }
+
+  function plan(doc, requirement) {
+    const steps = planSteps(doc, requirement);
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    return step.value;
   }
 
   // --- when nothing meets it --------------------------------------------------------------------------------------
@@ -293,5 +307,5 @@
     return parts;
   }
 
-  return { plan, closest, relax, withModel };
+  return { plan, planSteps, closest, relax, withModel };
 });

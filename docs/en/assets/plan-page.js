@@ -1,6 +1,7 @@
 // The Plan page's form: the requirement in the page's address, the plan (assets/plan-model.js over api/plan.json)
 // in a table with the worked plans' columns. Every word comes from the page's data (strings.yml); numbers are
-// formatted with Intl as the site's Python formats them with Babel (tests/unit/test_plan_script.py compares them).
+// written with Babel's signs from the page's data as the site's Python writes them (tests/unit/test_plan_script.py
+// compares them).
 (function (root, factory) {
   "use strict";
   const page = factory();
@@ -25,23 +26,18 @@
     return Math.sign(value) * Number(kept + (up ? 1n : 0n)) / 10 ** digits;
   }
 
-  // macros.output.formatting.Formatter, for the figures of a plan
-  function formatter(locale, words) {
-    const numbers = new Map();
-    const moneys = new Map();
+  // macros.output.formatting.Formatter, for the figures of a plan: Python's rounding, then the signs Babel writes in
+  // the page's language (the page's data, ``numbers``), three digits to a group. No Intl: the page's first Intl
+  // number format blocks it for 30-80 ms while the browser loads the language's data.
+  function formatter(signs, words) {
     function number(value, digits = 0) {
-      if (!numbers.has(digits)) {
-        numbers.set(digits, new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }));
-      }
-      return numbers.get(digits).format(pythonRound(value, digits));
+      const rounded = pythonRound(value, digits);
+      const [whole, fraction] = Math.abs(rounded).toFixed(digits).split(".");
+      const groups = whole.replace(/\B(?=(\d{3})+$)/g, () => signs.group);
+      return (rounded < 0 ? signs.minus : "") + groups + (fraction === undefined ? "" : signs.decimal + fraction);
     }
     function money(value, digits = 0) {
-      if (!moneys.has(digits)) {
-        moneys.set(digits, new Intl.NumberFormat(locale, {
-          style: "currency", currency: "USD", minimumFractionDigits: digits, maximumFractionDigits: digits,
-        }));
-      }
-      return moneys.get(digits).format(pythonRound(value, digits));
+      return fill(signs.money, { value: number(value, digits) });
     }
     function significant(value) {
       return value >= 10 ? number(value) : number(value, value >= 1 ? 1 : 2);
@@ -147,10 +143,10 @@
     }).join(w.relax_separator);
   }
 
-  // the plan in words and rows: {status, caption, headers, rows}
-  function answer(data, doc, model, requirement) {
-    const f = formatter(data.locale, data.words);
-    const options = model.plan(doc, requirement);
+  // the plan in words and rows, {status, caption, headers, rows}, in steps: the model's planSteps, then one a row
+  function* answer(data, doc, model, requirement) {
+    const f = formatter(data.numbers, data.words);
+    const options = yield* model.planSteps(doc, requirement);
     const shown = options.length ? options : model.closest(doc, requirement);
     const users = options.length ? options[0].users : requirement.users;
     const status = options.length
@@ -158,10 +154,36 @@
       : fill(data.words.none, { relax: relaxText(data, f, model.relax(doc, requirement)) });
     const headers = ["col_configuration", "col_format", "col_nodes", "col_users", "col_speed", "col_ttft", "col_month",
       "col_million", "col_binding"].map((key) => data.words[key]);
-    return { status, caption: caption(data, f, requirement, users, options.length > 0), headers, rows: shown.map((o) => rowCells(data, f, o)) };
+    const rows = [];
+    for (const option of shown) {
+      rows.push(rowCells(data, f, option));
+      yield;
+    }
+    return { status, caption: caption(data, f, requirement, users, options.length > 0), headers, rows };
   }
 
   // --- the page ---------------------------------------------------------------------------------------------------
+  const SLICE_MS = 5;  // the longest run of steps between two turns of the page (Lighthouse's phone: 4 times as long)
+
+  // the page's turn: its input, its frames and its other tasks go first (scheduler.yield where the browser has it)
+  function turn() {
+    if (typeof scheduler !== "undefined" && scheduler.yield) return scheduler.yield();
+    return new Promise((resolve) => setTimeout(resolve, 0));
+  }
+
+  // runs the steps of a generator a slice at a time, each after a turn of the page, while `wanted()`; resolves to
+  // the generator's value (undefined once no longer wanted)
+  async function stepped(steps, wanted) {
+    let step;
+    do {
+      await turn();
+      if (!wanted()) return undefined;
+      const sliceStart = performance.now();
+      do step = steps.next(); while (!step.done && performance.now() - sliceStart < SLICE_MS);
+    } while (!step.done);
+    return step.value;
+  }
+
   function tableOf(document, data, shown) {
     const wrapper = document.createElement("div");
     wrapper.className = "table-scroll";
@@ -247,21 +269,38 @@
       return "?" + query.toString() + window.location.hash;
     }
 
+    let shows = 0;  // how many plans were asked for: only the last one asked writes its answer
+
     function show() {
-      const requirement = requirementOf(values());
+      const mine = ++shows;
+      const current = () => mine === shows;
       status.textContent = data.words.loading;
       result.setAttribute("aria-busy", "true");
-      return planDocument(requirement.model).then((doc) => {
-        if (!valid(requirement, doc)) {
-          const most = doc.models[requirement.model] ? doc.models[requirement.model].max_context_tokens : 0;
-          status.textContent = fill(data.words.invalid, { max: formatter(data.locale, data.words).number(most) });
-          result.replaceChildren();
-          return;
-        }
-        const shown = answer(data, doc, model, requirement);
-        result.replaceChildren(tableOf(document, data, shown));
-        status.textContent = shown.status;
-      }, () => { status.textContent = data.words.load_error; }).finally(() => result.removeAttribute("aria-busy"));
+      return planInto(requirementOf(values()), current).finally(() => {
+        if (current()) result.removeAttribute("aria-busy");
+      });
+    }
+
+    // the requirement's plan in the result and its sentence in the status, unless another is asked for meanwhile
+    async function planInto(requirement, current) {
+      const doc = await planDocument(requirement.model).catch(() => null);
+      if (!current()) return;
+      if (doc === null) {
+        status.textContent = data.words.load_error;
+        return;
+      }
+      if (!valid(requirement, doc)) {
+        const most = doc.models[requirement.model] ? doc.models[requirement.model].max_context_tokens : 0;
+        status.textContent = fill(data.words.invalid, { max: formatter(data.numbers, data.words).number(most) });
+        result.replaceChildren();
+        return;
+      }
+      const shown = await stepped(answer(data, doc, model, requirement), current);
+      if (!current()) return;
+      // the whole table at once: one layout and paint of the page (a few rows a frame repainted all that follows the
+      // table every frame: five frames of 17-39 ms instead of one of 22-32)
+      result.replaceChildren(tableOf(document, data, shown));
+      status.textContent = shown.status;
     }
 
     const defaults = values();
