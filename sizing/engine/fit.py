@@ -101,9 +101,10 @@ class Fit:
     with its parts taking turns on the card (``need`` is that of every part at once, above ``budget``;
     ``tight_need`` what the card holds at a time); ``"partial_load"``, a pipeline whose largest part does not fit
     either, fits with the layers of its denoiser that do not fit waiting in host memory (``tight_need``: what the
-    card holds, its whole budget); ``"max_num_seqs"`` fits at the default setting with the engine
-    running at most ``max_num_seqs`` streams (``tight_need``: its smaller activation peak, within ``budget``);
-    ``"enforce_eager"`` the same without CUDA graphs (``tight_need`` without their memory either).
+    card holds, its whole budget); ``"max_num_seqs"`` fits with the engine running at most ``max_num_seqs``
+    streams (``tight_need``: its smaller activation peak, within ``budget``), at the default utilization or, where
+    that is not enough, at the tight one (``memory_utilization``); ``"enforce_eager"`` the same without CUDA graphs
+    (``tight_need`` without their memory either).
     ``longest_context_tokens`` is also given for a
     ``"utilization"`` fit when a context at least ``tight_min_context_tokens`` long fits at the default setting."""
 
