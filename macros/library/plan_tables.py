@@ -104,6 +104,10 @@ def plan_table(
     ``min_tokens_per_s`` with a prompt of ``prompt_tokens`` and answers of ``output_tokens`` (and the first
     token within ``max_ttft_s``), as ``python -m sizing.plan`` answers; the closest plans when none does."""
     requirement = _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, precision)
+    return _plan_table(ctx, requirement, rows)
+
+
+def _plan_table(ctx: MacroContext, requirement: Requirement, rows: int, label: str | None = None) -> Markup:
     options = _options(ctx, requirement)
     shown = options[:rows] or closest(ctx.catalog, requirement)
     headers = [
@@ -120,7 +124,9 @@ def plan_table(
             "col_binding",
         )
     ]
-    return table(_caption(ctx, requirement, bool(options)), headers, [_row(ctx, o) for o in shown])
+    caption = _caption(ctx, requirement, bool(options))
+    region = None if label is None else ctx.text("plan_form", label, caption=caption)
+    return table(caption, headers, [_row(ctx, o) for o in shown], label=region)
 
 
 @macro
@@ -139,7 +145,10 @@ def plan_cheapest(
     options = _options(ctx, requirement)
     if not options:
         raise MacroError(f"no configuration meets {requirement}; use plan_table to show the closest plans")
-    best = options[0]
+    return _cheapest(ctx, options[0])
+
+
+def _cheapest(ctx: MacroContext, best: Option) -> str:
     return ctx.text(
         "plan",
         "cheapest",
@@ -220,14 +229,22 @@ def plan_form(
     max_ttft_s: int | None = None,
 ) -> str:
     """The interactive plan: a form whose inputs live in the page's address (the values given here fill it when
-    the address holds none) and the table of the plan the page's script makes from api/plan.json, as
-    ``python -m sizing.plan`` would. Without JavaScript, a sentence in the page's language points to the worked
-    plans and the command line."""
-    _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, None)
+    the address holds none) and the plan of its requirement: for these values, written here as ``plan_table``
+    writes it (so the page needs no script to show it); for others, made by the page's script from
+    api/plan.json, as ``python -m sizing.plan`` would. Without JavaScript, the form and its plan stay hidden and a
+    sentence in the page's language points to the worked plans and the command line."""
+    requirement = _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, None)
+    options = _options(ctx, requirement)
+    if not options:
+        raise MacroError(f"no configuration meets the form's default requirement {requirement}: choose one that is met")
+    found = "found_one" if len(options) == 1 else "found_other"
+    written = _plan_table(ctx, requirement, len(options), label="region")  # every row, labelled as the script does
     llms = [m for m in ctx.catalog.models.values() if isinstance(m, Llm)]
     html = TEMPLATES.get_template("plan_form.html").render(
         data_json=Markup(_form_data(ctx)),
         scripts=[f"{ctx.links.root}assets/{name}" for name in ("plan-model.js", "plan-page.js")],
+        status=ctx.text("plan_form", found, count=ctx.f.number(len(options)), cheapest=_cheapest(ctx, options[0])),
+        result=Markup(str(written).strip()),
         labels={key: ctx.text("plan_form", key) for key in FORM_WORDS},
         models=llms,
         precisions=list(ctx.catalog.precisions.values()),

@@ -108,11 +108,13 @@ def table(
     rows: list[list[str | Markup]],
     row_headers: bool = True,
     stacked: bool = False,
+    label: str | None = None,
 ) -> Markup:
     """A Markdown-embeddable HTML table; every cell escaped unless it is Markup. A column holding a sentence is
     marked ``prose``: on a phone it takes the width of a short line, not of a word or two, so its rows stay
     a few lines tall. A ``stacked`` table (a list of entries, each a name and what it is) is laid out on phones
-    as one block per row: the name on its own line, the short cells beside each other, the sentences below."""
+    as one block per row: the name on its own line, the short cells beside each other, the sentences below.
+    ``label`` names the table's scrolling region where its caption is not unique on the page."""
     prose = {index for row in rows for index, cell in enumerate(row) if is_long(cell)}
     head = [(header, cell_class(header, index in prose, stacked=False)) for index, header in enumerate(headers)]
     body = [
@@ -127,6 +129,6 @@ def table(
     ]
     return block(
         TEMPLATES.get_template("table.html").render(
-            caption=caption, headers=head, rows=body, row_headers=row_headers, stacked=stacked
+            caption=caption, headers=head, rows=body, row_headers=row_headers, stacked=stacked, label=label
         )
     )

@@ -303,6 +303,21 @@
       status.textContent = shown.status;
     }
 
+    // the page's own requirement comes with its plan written by the build: shown as it is, no planning on load
+    const written = { status: status.textContent, nodes: [...result.childNodes].map((node) => node.cloneNode(true)) };
+
+    function showWritten() {
+      ++shows;  // a plan still being made for another requirement no longer writes its answer
+      result.removeAttribute("aria-busy");
+      result.replaceChildren(...written.nodes.map((node) => node.cloneNode(true)));
+      status.textContent = written.status;
+    }
+
+    function showAddress() {
+      fromAddress();
+      return window.location.search ? show() : showWritten();
+    }
+
     const defaults = values();
     form.elements.model.addEventListener("change", offerPrecisions);
     form.addEventListener("submit", (event) => {
@@ -311,9 +326,9 @@
       if (next !== window.location.search + window.location.hash) window.history.pushState(null, "", next);
       show();
     });
-    window.addEventListener("popstate", () => { fromAddress(); show(); });
+    window.addEventListener("popstate", showAddress);
     fromAddress();
-    show();
+    if (window.location.search) show();
   }
 
   return { formatter, requirementOf, valid, answer, start };
