@@ -205,6 +205,7 @@ def _form_data(ctx: MacroContext) -> str:
     llms = [m for m in ctx.catalog.models.values() if isinstance(m, Llm)]
     data = {
         "api": f"{ctx.links.root}api/plan.json",
+        "model_script": f"{ctx.links.root}assets/plan-model.js",
         "numbers": number_signs(ctx.f),
         "words": _templates(ctx, "plan_form", SCRIPT_WORDS)
         | _templates(ctx, "plan", TABLE_WORDS)
@@ -242,7 +243,7 @@ def plan_form(
     llms = [m for m in ctx.catalog.models.values() if isinstance(m, Llm)]
     html = TEMPLATES.get_template("plan_form.html").render(
         data_json=Markup(_form_data(ctx)),
-        scripts=[f"{ctx.links.root}assets/{name}" for name in ("plan-model.js", "plan-page.js")],
+        scripts=[f"{ctx.links.root}assets/plan-page.js"],  # it loads plan-model.js when a plan is first asked for
         status=ctx.text("plan_form", found, count=ctx.f.number(len(options)), cheapest=_cheapest(ctx, options[0])),
         result=Markup(str(written).strip()),
         labels={key: ctx.text("plan_form", key) for key in FORM_WORDS},

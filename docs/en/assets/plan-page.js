@@ -6,7 +6,7 @@
   "use strict";
   const page = factory();
   if (typeof module === "object" && module.exports) module.exports = page;
-  else if (typeof document !== "undefined") page.start(document, root.PlanModel);
+  else if (typeof document !== "undefined") page.start(document);
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
   const FIELDS = ["model", "precision", "prompt", "output", "users", "rpm", "speed", "ttft"];
@@ -212,9 +212,9 @@
     return wrapper;
   }
 
-  function start(document, model) {
+  function start(document) {
     const root = document.querySelector(".plan-form");
-    if (!root || !model) return;
+    if (!root) return;
     const data = JSON.parse(root.querySelector(".plan-data").textContent);
     const form = root.querySelector(".plan-controls");
     const status = root.querySelector(".plan-status");
@@ -222,6 +222,18 @@
     const precisionOptions = [...form.elements.precision.options].map((o) => o.cloneNode(true));
     const loaded = new Map();  // address -> the promise of its JSON
     const api = new URL(data.api, document.baseURI);
+    let planModel = null;  // the promise of assets/plan-model.js, loaded when a plan is first asked for
+
+    function modelScript() {
+      planModel = planModel || new Promise((resolve, reject) => {
+        const script = document.createElement("script");
+        script.src = new URL(data.model_script, document.baseURI).href;
+        script.onload = () => resolve(window.PlanModel);
+        script.onerror = () => { planModel = null; reject(new Error(script.src)); };
+        document.head.append(script);
+      });
+      return planModel;
+    }
 
     function json(url) {
       if (!loaded.has(url)) {
@@ -235,7 +247,7 @@
     }
 
     // api/plan.json and the chosen model's figures (its "figures" path is relative to api/plan.json), joined
-    function planDocument(modelId) {
+    function planDocument(model, modelId) {
       return json(api.href).then((doc) => (Object.hasOwn(doc.models, modelId)
         ? json(new URL(doc.models[modelId].figures, api).href).then((figures) => model.withModel(doc, figures))
         : doc));
@@ -283,7 +295,8 @@
 
     // the requirement's plan in the result and its sentence in the status, unless another is asked for meanwhile
     async function planInto(requirement, current) {
-      const doc = await planDocument(requirement.model).catch(() => null);
+      const model = await modelScript().catch(() => null);
+      const doc = model && await planDocument(model, requirement.model).catch(() => null);
       if (!current()) return;
       if (doc === null) {
         status.textContent = data.words.load_error;
