@@ -15,10 +15,11 @@ from sizing.engine.speeds import Speed
 from sizing.views.matrix import VerdictMatrix, context_presets
 from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, price_per_gpu_hour, warnings_for
 
-SCHEMA_VERSION = 6  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost;
+SCHEMA_VERSION = 7  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost;
 # 4: api/plan.json, the figures a plan is made of (speeds at a ladder of streams, times to first token)
 # 5: api/plan.json per candidate of the plan (KV tokens per context, decode steps per streams × context, prompt times)
 # 6: a plan's copy gives the room for the KV cache, one stream's cache and the most streams per context (kv_room)
+# 7: a fit cell ends at its last field that holds something (the fields after it are null, the warnings none)
 NO_CONTEXT = "0"  # context key of image and video models, which have no context length
 
 
@@ -63,6 +64,18 @@ def catalog_document(catalog: Catalog) -> dict[str, Any]:
     }
 
 
+ALWAYS_IN_A_CELL = 3  # verdict, cards and need_gib_per_card: the fields every cell holds
+
+
+def cell_without_empty_tail(cell: list[Any]) -> list[Any]:
+    """A cell ends at its last field that holds something: nulls and an empty warnings list after it are left
+    out (a cell that does not fit is ``["no-fit", 8, 45.1]``)."""
+    end = len(cell)
+    while end > ALWAYS_IN_A_CELL and cell[end - 1] in (None, []):
+        end -= 1
+    return cell[:end]
+
+
 def context_keys(catalog: Catalog, model_id: str) -> list[str]:
     model = catalog.models[model_id]
     return [str(c) for c in context_presets(catalog, model)] if isinstance(model, Llm) else [NO_CONTEXT]
@@ -78,7 +91,8 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
     or video model runs at once; for a language model, the typical and floor
     tokens per second of one stream; the streams the node serves at once at the context (every copy of the
     model it holds), their typical total tokens per second and what a million output tokens cost at that load
-    on the configuration's cheapest node; null where it does not apply or the model does not fit.
+    on the configuration's cheapest node; null where it does not apply or the model does not fit. A cell
+    ends at its last field that holds something (``cell_without_empty_tail``).
     Cells are keyed by configuration id (``catalog.json`` maps every node to its configuration): the
     nodes of one configuration share every figure but the price."""
     models: dict[str, Any] = {}
@@ -94,16 +108,18 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
                     cell = matrix.cell(model.id, precision.id, node.id, context)
                     fit = cell.fit
                     jobs = node.cards // fit.cards if fit.fits and not isinstance(model, Llm) else None
-                    cells[configuration.id] = [
-                        fit.verdict.value,
-                        fit.cards,
-                        round(fit.need.total / GIB, 1),
-                        jobs,
-                        *speed_fields(catalog, cell.speed, node),
-                        tight_setting(catalog, fit),
-                        fit.longest_context_tokens if fit.verdict is Verdict.TIGHT else None,
-                        list(warnings_for(catalog, model, precision.id, node, fit)),
-                    ]
+                    cells[configuration.id] = cell_without_empty_tail(
+                        [
+                            fit.verdict.value,
+                            fit.cards,
+                            round(fit.need.total / GIB, 1),
+                            jobs,
+                            *speed_fields(catalog, cell.speed, node),
+                            tight_setting(catalog, fit),
+                            fit.longest_context_tokens if fit.verdict is Verdict.TIGHT else None,
+                            list(warnings_for(catalog, model, precision.id, node, fit)),
+                        ]
+                    )
                 per_context[key] = cells
             per_precision[precision.id] = per_context
         models[model.id] = {
@@ -228,7 +244,7 @@ def _fit_properties() -> tuple[dict[str, Any], dict[str, Any]]:
         "type": "array",
         "prefixItems": [{"title": name, **schema} for name, schema in CELL_SCHEMA.items()],
         "items": False,
-        "minItems": len(CELL_SCHEMA),
+        "minItems": ALWAYS_IN_A_CELL,
     }
     # "x-key" names what a mapping's keys are (an annotation: validators ignore it; the reference page shows it)
     by_configuration = {"type": "object", "x-key": "configuration", "additionalProperties": {"$ref": "#/$defs/cell"}}

@@ -17,7 +17,7 @@ from macros.page.source import PageSource
 from macros.site.site_data import site_data
 from sizing.catalog.schema import Llm
 from sizing.engine.fit import Verdict
-from sizing.views.api import api_schemas
+from sizing.views.api import api_schemas, cell_without_empty_tail
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -66,8 +66,32 @@ def test_a_field_the_schema_does_not_know_is_drift(files):
     fit = copy.deepcopy(files["api/fit.json"])
     model = next(iter(fit["models"].values()))
     cell = next(iter(next(iter(next(iter(model["fits"].values())).values())).values()))
-    cell.append("a thirteenth field")
-    assert problems(fit, "api/fit.json")
+    cell.extend([None] * (len(fit["cell"]) - len(cell)) + ["a thirteenth field"])
+    assert any("Expected at most 12 items" in p for p in problems(fit, "api/fit.json"))
+
+
+def test_a_cell_ends_at_its_last_field_that_holds_something():
+    empty_tail: list[object] = [None, None, None, None, None, None, None, None, []]
+    assert cell_without_empty_tail(["no-fit", 8, 45.1, *empty_tail]) == ["no-fit", 8, 45.1]
+    fits = ["one-card", 1, 9.6, 1, None, None, None, None, None, None, None, ["fp8-not-native"]]
+    assert cell_without_empty_tail(fits) == fits  # a warning keeps the nulls before it
+    served = ["split", 2, 30.2, None, 36, 22, 40, 910, 1.57, None, None, []]
+    assert cell_without_empty_tail(served) == served[:9]
+    assert cell_without_empty_tail(["one-card", 1, 0.0]) == ["one-card", 1, 0.0]  # never shorter than three
+
+
+def test_a_cell_may_end_early_but_never_before_its_need(files):
+    fit = copy.deepcopy(files["api/fit.json"])
+    cells = [
+        cell
+        for model in fit["models"].values()
+        for contexts in model["fits"].values()
+        for configurations in contexts.values()
+        for cell in configurations.values()
+    ]
+    assert min(len(cell) for cell in cells) == 3 and max(len(cell) for cell in cells) == len(fit["cell"])
+    del cells[0][2:]
+    assert any("is too short" in p for p in problems(fit, "api/fit.json"))
 
 
 def test_a_cell_lists_every_verdict_including_tight():
