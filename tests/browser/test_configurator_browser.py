@@ -112,10 +112,10 @@ WALKED = {
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_for_every_choice_the_script_shows_what_the_page_without_javascript_shows(browser, server, lang):
+def test_for_every_choice_the_script_shows_what_the_page_without_javascript_shows(context_factory, server, lang):
     catalog = load_catalog()
-    static = browser.new_context(java_script_enabled=False).new_page()
-    dynamic = browser.new_context().new_page()
+    static = context_factory(java_script_enabled=False).new_page()
+    dynamic = context_factory().new_page()
     dynamic.errors = []
     dynamic.on("pageerror", lambda e: dynamic.errors.append(str(e)))
     base = f"{server}{LANGUAGES[lang]}configurator/"
@@ -144,11 +144,13 @@ WALKED_FP8 = {"en": "llama-3.1-8b", "fr": "llama-3.3-70b", "zh": "qwen3-32b"}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_for_fp8_kv_cache_choices_the_script_shows_what_the_page_without_javascript_shows(browser, server, lang):
+def test_for_fp8_kv_cache_choices_the_script_shows_what_the_page_without_javascript_shows(
+    context_factory, server, lang
+):
     catalog = load_catalog()
     model = WALKED_FP8[lang]
-    static = browser.new_context(java_script_enabled=False).new_page()
-    dynamic = browser.new_context().new_page()
+    static = context_factory(java_script_enabled=False).new_page()
+    dynamic = context_factory().new_page()
     dynamic.errors = []
     dynamic.on("pageerror", lambda e: dynamic.errors.append(str(e)))
     base = f"{server}{LANGUAGES[lang]}configurator/"
@@ -293,15 +295,15 @@ def test_the_heading_intro_title_and_current_model_follow_the_model_picked(page,
 @pytest.mark.parametrize(
     "path", ["configurator/", LLAMA_PAGE, "configurator/flux.1-dev/", "configurator/llama-3.3-70b/fp8/8192/"]
 )
-def test_the_menus_keep_the_order_the_page_was_written_in(browser, server, path):
-    static = browser.new_context(java_script_enabled=False).new_page()
+def test_the_menus_keep_the_order_the_page_was_written_in(context_factory, server, path):
+    static = context_factory(java_script_enabled=False).new_page()
     static.goto(f"{server}{path}")
     values = "s => [...s.options].map(o => o.value + '=' + o.textContent)"
     written = {
         name: static.eval_on_selector(f"select[name={name}]", values)
         for name in ("model", "precision", "context", "kv")
     }
-    dynamic = browser.new_context().new_page()
+    dynamic = context_factory().new_page()
     dynamic.goto(f"{server}{path}")
     ready(dynamic)
     for name, options in written.items():
@@ -383,8 +385,8 @@ def test_the_page_does_not_shift_when_the_script_runs(browser, server, lang, vie
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_without_javascript_links_reach_every_precision_and_context(browser, server, lang):
-    static = browser.new_context(java_script_enabled=False).new_page()
+def test_without_javascript_links_reach_every_precision_and_context(context_factory, server, lang):
+    static = context_factory(java_script_enabled=False).new_page()
     static.goto(f"{server}{LANGUAGES[lang]}{LLAMA_PAGE}")
     assert static.is_visible(".cfg-choices")
     # the model list comes before the table
@@ -396,7 +398,7 @@ def test_without_javascript_links_reach_every_precision_and_context(browser, ser
     assert static.url.endswith("/configurator/llama-3.3-70b/fp8/8192/")
     in_fp8 = rows(static)
     assert in_fp8["1x-rtx-pro-6000-blackwell"][1] == ONE_CARD[lang]  # 70.6 GB of FP8 weights on a 96 GB card
-    dynamic = browser.new_context().new_page()
+    dynamic = context_factory().new_page()
     dynamic.goto(
         f"{server}configurator/?model=llama-3.3-70b&precision=fp8&context=8192".replace(
             "configurator/", f"{LANGUAGES[lang]}configurator/"

@@ -20,8 +20,8 @@ from sitebuild import BASE_PATH, LANGUAGES, SITE_URL
         ("en", "tensor", "/guides/nvlink-or-pcie/"),
     ],
 )
-def test_search_finds_pages_of_the_readers_language_only(browser, server, lang, query, expected):
-    page = browser.new_context().new_page()
+def test_search_finds_pages_of_the_readers_language_only(context_factory, server, lang, query, expected):
+    page = context_factory().new_page()
     found = search(page, server, LANGUAGES[lang], query)
     assert any(path.startswith(expected) for path in found), found
     others = [p for p in found if (p.startswith(("/fr/", "/zh/")) if lang == "en" else not p.startswith(f"/{lang}/"))]
@@ -93,10 +93,10 @@ def test_charts_are_inline_svg_with_text_as_text_and_a_text_alternative(site: Pa
 
 @pytest.mark.browser
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_pages_make_no_third_party_request_and_log_no_error(browser, server, lang):
+def test_pages_make_no_third_party_request_and_log_no_error(context_factory, server, lang):
     from urllib.parse import urlsplit
 
-    page = browser.new_context().new_page()
+    page = context_factory().new_page()
     requests, errors = [], []
     page.on("request", lambda r: requests.append(r.url))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

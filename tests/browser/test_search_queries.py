@@ -44,24 +44,24 @@ def pages(paths: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("case", QUERIES, ids=[f"{lang}-{query}" for lang, query, _, _ in QUERIES])
-def test_a_query_brings_its_page_first_or_in_the_top_three(browser, server, case):
+def test_a_query_brings_its_page_first_or_in_the_top_three(context_factory, server, case):
     lang, query, expected, within = case
-    page = browser.new_context().new_page()
+    page = context_factory().new_page()
     found = pages(search(page, server, LANGUAGES[lang], query))
     assert expected in found[:within], found[:5]
 
 
 @pytest.mark.parametrize("lang, query", [("en", "H100"), ("fr", "H100"), ("zh", "H100"), ("en", "memory")])
-def test_guides_come_before_configurator_rows_for_a_general_term(browser, server, lang, query):
-    page = browser.new_context().new_page()
+def test_guides_come_before_configurator_rows_for_a_general_term(context_factory, server, lang, query):
+    page = context_factory().new_page()
     found = pages(search(page, server, LANGUAGES[lang], query))
     first_configurator = next(i for i, path in enumerate([*found, "/configurator/"]) if "/configurator/" in path)
     assert first_configurator >= 3, found[:5]
 
 
 @pytest.mark.parametrize("query", ["张量并行", "每小时"])
-def test_the_top_chinese_result_misses_no_word_of_the_query(browser, server, query):
-    page = browser.new_context().new_page()
+def test_the_top_chinese_result_misses_no_word_of_the_query(context_factory, server, query):
+    page = context_factory().new_page()
     search(page, server, "zh/", query)
     missing = page.eval_on_selector_all(".md-search-result__terms", "ts => ts.slice(0, 1).map(t => t.textContent)")
     assert not missing, missing
