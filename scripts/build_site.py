@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import yaml
@@ -210,9 +210,15 @@ def _umask() -> int:
 
 
 def build(
-    config: Path, site: Path, quiet: bool = True, lock_timeout: float = LOCK_TIMEOUT
+    config: Path,
+    site: Path,
+    quiet: bool = True,
+    lock_timeout: float = LOCK_TIMEOUT,
+    environ: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``mkdocs build --strict`` into a private folder beside ``site``, then replace ``site`` with it.
+    MkDocs runs in ``environ`` (this process's environment when None: the tests build in a thread of their own,
+    with the environment they mean, whatever another test does to os.environ meanwhile).
 
     Raises BuildRefused (nothing touched) when ``site`` is a place a build must not write to, and
     BuildError when another build into ``site`` held its lock for more than ``lock_timeout`` seconds."""
@@ -229,12 +235,14 @@ def build(
     site.parent.mkdir(parents=True, exist_ok=True)
     try:
         with file_lock(site.with_name(site.name + ".lock"), lock_timeout, f"another build into {site}", remove=True):
-            return _build_locked(config, site, quiet)
+            return _build_locked(config, site, quiet, os.environ if environ is None else environ)
     except LockTimeout as exc:
         raise BuildError(f"cannot build into {named}: {exc}; try again when it has finished") from None
 
 
-def _build_locked(config: Path, site: Path, quiet: bool) -> subprocess.CompletedProcess[str]:
+def _build_locked(
+    config: Path, site: Path, quiet: bool, environ: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
     reason = refusal(config, site)  # again, now that no other build can change it
     if reason:
         raise BuildRefused(f"refusing to build into {site}: {reason}; choose another folder, e.g. site/")
@@ -244,7 +252,7 @@ def _build_locked(config: Path, site: Path, quiet: bool) -> subprocess.Completed
         # never `--quiet`: MkDocs 1.6 then drops warnings before --strict counts them, and a page with a
         # broken link builds "successfully" (mkdocs/mkdocs#4126); its INFO lines are removed here instead
         command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(staging)]
-        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+        env = {**environ, "NO_MKDOCS_2_WARNING": "1"}
         result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
         if quiet:
             result.stderr = _without_info(result.stderr)

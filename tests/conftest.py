@@ -9,14 +9,15 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import mkdocs.commands.build
 import pytest
 from chromium import launch
 from playwright.sync_api import sync_playwright
-from sitebuild import BASE_PATH, BuiltSite, build, copy_project, environment
+from sitebuild import BASE_PATH, SITE_URL, BuiltSite, build, copy_project
 
 from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
 
@@ -68,25 +69,6 @@ def offline_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 SHARED_BUILD_ENV = {"SOURCE_DATE_EPOCH": EPOCH_2020, "PYTHONHASHSEED": "1"}
 
 
-@pytest.fixture(scope="session")
-def site_build(tmp_path_factory: pytest.TempPathFactory, offline_env: dict[str, str]) -> BuiltSite:
-    """The real site, built once for the whole test session (offline, see SHARED_BUILD_ENV)."""
-    target = tmp_path_factory.mktemp("built") / "site"
-    with environment({**offline_env, **SHARED_BUILD_ENV}):
-        result = build(ROOT, target)
-    assert result.returncode == 0, result.stderr
-    return BuiltSite(target, result)
-
-
-@pytest.fixture(scope="session")
-def site(request: pytest.FixtureRequest) -> Path:
-    """The real site, built once for the whole test session: for tests that only read it. In CI, the site the
-    workflow built and checked and will publish ($BUILT_SITE)."""
-    if os.environ.get("BUILT_SITE"):
-        return Path(os.environ["BUILT_SITE"]).resolve()
-    return request.getfixturevalue("site_build").path
-
-
 # The data edits of the one build that shows what a change of data/ does to the built site.
 DATA_EDITS = [
     ("nodes.yml", "{amount: 4157, currency: USD}", "{amount: 4321, currency: USD}"),  # 4 × A100 PCIe
@@ -109,17 +91,154 @@ def double_rtx_6000_ada(gpus: Path) -> None:
     gpus.write_text(before + doubled + after, encoding="utf-8")
 
 
+# The site published to a project site (an address with a path), the day a writer added a macro call to an
+# English guide and nobody has updated its translations yet, and a few pages are not translated at all.
+PUBLISHED_ADDRESS = "https://example.org/guides/"
+WRITERS_GUIDE = "guides/nvlink-or-pcie"
+WRITERS_EDIT = (
+    'on a {{ node_name("4x-a100-pcie-80gb") }} node alone, and more on larger ones.',
+    'on a {{ node_name("4x-a100-pcie-80gb") }} node alone, and more on larger ones: we rent '
+    "{{ node_count() }} configurations.",
+)
+UNTRANSLATED_GUIDE = "guides/mixture-of-experts"  # in Chinese; the French home page is not translated either
+TRANSLATORS_BEHIND = (  # the English API page changed after its translations were stamped
+    "rebuilt with every release of the site.",
+    "rebuilt with every release of the site, and never edited by hand.",
+)
+
+
+def published_project(project: Path) -> Path:
+    """A copy of the project at ``project``, with the writer's edit, two pages never translated and the API page's
+    translations behind its English page."""
+    copy_project(project)
+    edit(project / "docs" / "en" / f"{WRITERS_GUIDE}.md", *WRITERS_EDIT)
+    (project / "docs" / "zh" / f"{UNTRANSLATED_GUIDE}.md").unlink()
+    (project / "docs" / "fr" / "index.md").unlink()
+    edit(project / "docs" / "en" / "reference" / "api.md", *TRANSLATORS_BEHIND)
+    return project
+
+
+def successful_build(project: Path, site: Path, environ: Mapping[str, str], url: str = SITE_URL) -> BuiltSite:
+    """``project`` built into ``site``, which must succeed."""
+    result = build(project, site, url, environ)
+    assert result.returncode == 0, result.stderr
+    return BuiltSite(site, result)
+
+
+class SessionBuilds:
+    """The builds of the whole site that tests share, each made once per session. As the session starts, those
+    its tests will ask for are started in a thread of their own, one after the other, in the order the tests
+    need them: MkDocs runs in processes of its own, on another core than the tests (tests/unit and tests/scripts,
+    which need no site, run first: pytest_collection_modifyitems). Each build gets the environment the session started with,
+    plus its own variables: what a test sets in os.environ meanwhile does not reach it."""
+
+    def __init__(self, makers: Mapping[str, Callable[[], BuiltSite]]) -> None:
+        self.makers = makers
+        self.started: dict[str, Future[BuiltSite]] = {}
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="site-builds")
+
+    def start(self, names: list[str]) -> None:
+        for name in names:
+            if name not in self.started:
+                self.started[name] = self.thread.submit(self.makers[name])
+
+    def result(self, name: str) -> BuiltSite:
+        """The build ``name``: waited for if it was started, else made now."""
+        started = self.started.get(name)
+        return started.result() if started else self.makers[name]()
+
+    def stop(self) -> None:
+        """Cancel the builds not begun (a session cut short), wait for the one running."""
+        self.thread.shutdown(wait=True, cancel_futures=True)
+
+
+SESSION_BUILDS = ("site_build", "site_rebuilt", "edited_site", "published_site")  # the fixtures below
+
+
+def builds_needed(items: list[pytest.Item]) -> list[str]:
+    """The session builds the collected tests use, in the order of the first test using each."""
+    needed: dict[str, None] = {}
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if "site" in names and not os.environ.get("BUILT_SITE"):
+            names.add("site_build")  # what `site` reads unless CI gives it the site it built
+        needed |= dict.fromkeys(name for name in SESSION_BUILDS if name in names)
+    return list(needed)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_builds(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, offline_env: dict[str, str]
+) -> Iterator[SessionBuilds]:
+    environ = dict(os.environ)
+    shared, rebuilt, edited, published = (
+        tmp_path_factory.mktemp(name) for name in ("built", "again", "edited", "published")
+    )
+
+    def edited_site() -> BuiltSite:
+        project = copy_project(edited / "project")
+        for name, old, new in DATA_EDITS:
+            edit(project / "data" / name, old, new)
+        double_rtx_6000_ada(project / "data" / "gpus.yml")
+        return successful_build(project, project / "site", environ)
+
+    def published_site() -> BuiltSite:
+        project = published_project(published / "project")
+        return successful_build(project, project / "site", environ, PUBLISHED_ADDRESS)
+
+    builds = SessionBuilds(
+        {
+            "site_build": lambda: successful_build(
+                ROOT, shared / "site", {**environ, **offline_env, **SHARED_BUILD_ENV}
+            ),
+            "site_rebuilt": lambda: BuiltSite(
+                rebuilt / "site",
+                build(ROOT, rebuilt / "site", environ={**environ, **SHARED_BUILD_ENV, "PYTHONHASHSEED": "3"}),
+            ),
+            "edited_site": edited_site,
+            "published_site": published_site,
+        }
+    )
+    builds.start(builds_needed(request.session.items))
+    yield builds
+    builds.stop()
+
+
 @pytest.fixture(scope="session")
-def edited_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def site_build(session_builds: SessionBuilds) -> BuiltSite:
+    """The real site, built once for the whole test session (offline, see SHARED_BUILD_ENV)."""
+    return session_builds.result("site_build")
+
+
+@pytest.fixture(scope="session")
+def site(request: pytest.FixtureRequest) -> Path:
+    """The real site, built once for the whole test session: for tests that only read it. In CI, the site the
+    workflow built and checked and will publish ($BUILT_SITE)."""
+    if os.environ.get("BUILT_SITE"):
+        return Path(os.environ["BUILT_SITE"]).resolve()
+    return request.getfixturevalue("site_build").path
+
+
+@pytest.fixture(scope="session")
+def site_rebuilt(session_builds: SessionBuilds) -> BuiltSite:
+    """The real site built a second time as site_build was, but with another hash seed (3), not offline; what
+    the build returned is for the test to check."""
+    return session_builds.result("site_rebuilt")
+
+
+@pytest.fixture(scope="session")
+def edited_site(session_builds: SessionBuilds) -> Path:
     """The site built once from a copy of the project whose data/ has DATA_EDITS and a doubled RTX 6000 Ada:
     a new price, hostile markup, Markdown and template code in names, larger models and cards."""
-    project = copy_project(tmp_path_factory.mktemp("edited") / "project")
-    for name, old, new in DATA_EDITS:
-        edit(project / "data" / name, old, new)
-    double_rtx_6000_ada(project / "data" / "gpus.yml")
-    result = build(project, project / "site")
-    assert result.returncode == 0, result.stderr
-    return project / "site"
+    return session_builds.result("edited_site").path
+
+
+@pytest.fixture(scope="session")
+def published_site(session_builds: SessionBuilds) -> tuple[Path, Path]:
+    """The project of published_project and its site, built once for PUBLISHED_ADDRESS: tests of the published
+    address (test_published_address.py) and of the translators' banners (test_translations.py) read it."""
+    site = session_builds.result("published_site").path
+    return site.parent, site
 
 
 @pytest.fixture(scope="session")
@@ -233,6 +352,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
     subprocess.Popen.__init__ = counting_popen_init  # type: ignore[method-assign]  # counting, then the real one
     mkdocs.commands.build.build = counting_build  # type: ignore[assignment]  # counting, then the real one
+
+
+# The order the test folders run in: those that need no built site first, while the sites build (SessionBuilds).
+FOLDERS_IN_ORDER = ("unit", "scripts", "site", "browser")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        folder = item.path.parent.name
+        return FOLDERS_IN_ORDER.index(folder) if folder in FOLDERS_IN_ORDER else len(FOLDERS_IN_ORDER)
+
+    items.sort(key=rank)  # stable: each folder keeps its own order
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

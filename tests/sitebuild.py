@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
@@ -35,48 +34,22 @@ def copy_project(target: Path) -> Path:
     return target
 
 
-@contextlib.contextmanager
-def site_url(url: str) -> Iterator[None]:
-    """$SITE_URL set to ``url`` for the builds inside the block."""
-    before = os.environ.get("SITE_URL")
-    os.environ["SITE_URL"] = url
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["SITE_URL"]
-        else:
-            os.environ["SITE_URL"] = before
-
-
-def build(project: Path, site: Path, url: str = SITE_URL) -> subprocess.CompletedProcess[str]:
-    """Build ``project`` into ``site`` the way `make build` does (atomic, strict), for the address ``url``."""
+def build(
+    project: Path, site: Path, url: str = SITE_URL, environ: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Build ``project`` into ``site`` the way `make build` does (atomic, strict), for the address ``url``, with
+    MkDocs in ``environ`` (default: this process's environment)."""
     sys.path.insert(0, str(ROOT / "scripts"))
     from build_site import build as atomic_build
 
-    with site_url(url):
-        return atomic_build(project / "mkdocs.yml", site)
+    given = os.environ if environ is None else environ
+    return atomic_build(project / "mkdocs.yml", site, environ={**given, "SITE_URL": url})
 
 
 @dataclass(frozen=True)
 class BuiltSite:
     path: Path
     result: subprocess.CompletedProcess[str]  # what the build printed
-
-
-@contextlib.contextmanager
-def environment(values: dict[str, str]) -> Iterator[None]:
-    """``os.environ`` with ``values`` set for the ``with`` block (a build passes its environment to MkDocs)."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def page(site: Path, lang: str, path: str) -> str:
