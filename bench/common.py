@@ -19,7 +19,7 @@ PYTHON = sys.executable
 NINE_PAGES = [
     f"{prefix}{page}" for prefix in ("", "fr/", "zh/") for page in ("", "guides/nvlink-or-pcie/", "configurator/")
 ]  # the home page, a guide and the configurator in each language
-PLAN_PAGES = [f"{prefix}plan/" for prefix in ("", "fr/", "zh/")]  # the Plan page, which plans with its script on load
+PLAN_PAGES = [f"{prefix}plan/" for prefix in ("", "fr/", "zh/")]  # the Plan page, its form and a plan
 TWELVE_PAGES = NINE_PAGES + PLAN_PAGES
 
 

@@ -316,13 +316,14 @@
       status.textContent = shown.status;
     }
 
-    // the page's own requirement comes with its plan written by the build: shown as it is, no planning on load
-    const written = { status: status.textContent, nodes: [...result.childNodes].map((node) => node.cloneNode(true)) };
+    // the page's own requirement comes with its plan written by the build: shown as it is, no planning on load, and
+    // kept (its nodes, out of the page while another plan is shown) for going back to the page's bare address
+    const written = { status: status.textContent, nodes: [...result.childNodes] };
 
     function showWritten() {
       ++shows;  // a plan still being made for another requirement no longer writes its answer
       result.removeAttribute("aria-busy");
-      result.replaceChildren(...written.nodes.map((node) => node.cloneNode(true)));
+      result.replaceChildren(...written.nodes);
       status.textContent = written.status;
     }
 
