@@ -4,6 +4,7 @@
     .venv/bin/python bench/fit_speed_model.py --from-mid   # start every constant mid-range (a fresh fit)
     .venv/bin/python bench/fit_speed_model.py --write      # also write the moved values into assumptions.yml
     .venv/bin/python bench/fit_speed_model.py --only llama_cpp   # refit llama.cpp's constants, hold the others
+    .venv/bin/python bench/fit_speed_model.py --only host        # refit the share of the host's bandwidth
 
 The loss is soft-L1 on the log of typical ÷ measured, ``sqrt(1 + (r / 0.25)²) − 1``: a record twice off weighs
 like three records 25 % off, not eight, so one odd publication cannot drag the physics. The fit is coordinate
@@ -37,6 +38,7 @@ FLOOR_STEP = 0.05
 GRIDS: dict[str, list[Any]] = {  # each constant on its own grid (max_running_streams whole)
     "bandwidth_fraction_server": [x / 100 for x in range(60, 96)],
     "bandwidth_fraction_llama_cpp": [x / 100 for x in range(45, 96)],
+    "bandwidth_fraction_host": [x / 100 for x in range(30, 96)],
     "step_host_seconds_server": [x * 1e-4 for x in range(31)],
     "sublayer_seconds": [x * 1e-6 for x in range(61)],
     "step_host_seconds_llama_cpp": [x * 1e-4 for x in range(31)],

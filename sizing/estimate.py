@@ -17,11 +17,13 @@ SCENARIOS.yml is a YAML list; each scenario (sizing/catalog/schema.py ``DecodeSc
       engine_class: server            # server | llama.cpp; default llama.cpp for a GGUF format, else server
       kv_cache_dtype: bf16            # bf16 (default) | fp8 (vLLM --kv-cache-dtype fp8)
       prompt_tokens_per_output_token: 0   # steady serving: other requests' prompts share the steps; default 0
+      gpu_layers: 42                  # llama.cpp only: layers on the cards (--n-gpu-layers), the rest in host memory
+      host_memory_bandwidth_gbps: 204.8   # llama.cpp only: the host's memory bandwidth; default assumptions.yml
 
 Prints a JSON list (``--json``) or a table, one entry per scenario in order::
 
     {"id": ..., "fits": true, "reason": null, "to_fit": [], "engine_class": "server", "kv_cache_dtype": "bf16",
-     "verdict": "split", "setting": null, "streams_that_fit": 52, "streams_running": 32, "streams_waiting": 0,
+     "verdict": "split", "setting": null, "gpu_layers": null, "streams_that_fit": 52, "streams_running": 32, "streams_waiting": 0,
      "note": null, "tokens_per_s_per_stream": {"typical": 30.1, "floor": 16.6},
      "tokens_per_s_total": {"typical": 963.2, "floor": 531.2},
      "full_load": {"streams": 52, "tokens_per_s_per_stream": {...}, "tokens_per_s_total": {...}}}
@@ -30,7 +32,9 @@ Prints a JSON list (``--json``) or a table, one entry per scenario in order::
 says what is short (``weights``, ``reserve``: the engine's own memory beside them, ``kv_cache``) and ``to_fit``
 what would make it fit; the streams that fit still run (``streams_running``), the others wait
 (``streams_waiting``), and the speeds are theirs; they are null only when the weights themselves do not fit.
-``tokens_per_s_*`` are at the streams running; ``full_load`` at every stream that fits. ``verdict`` and
+``tokens_per_s_*`` are at the streams running; ``full_load`` at every stream that fits. A GGUF model whose weights
+exceed its cards runs with the layers that do not fit in host memory when the host's memory holds them, as llama.cpp
+runs it (``gpu_layers``: the layers on the cards; one stream at a time unless the scenario names its layers). ``verdict`` and
 ``setting`` are the configurator's for the same GPU, cards, model, format and context (null for inline figures);
 the figures use the setting the verdict names. Every problem of the file (unknown key, unknown id, wrong value)
 is one error line on stderr with its file:line, all at once; exit status 2.
@@ -114,6 +118,7 @@ def result_of(a: Answer) -> dict[str, Any]:
         "kv_cache_dtype": a.kv_cache_dtype,
         "verdict": a.verdict,
         "setting": a.setting,
+        "gpu_layers": a.gpu_layers,
         "streams_that_fit": a.streams_that_fit,
         "streams_running": a.streams_running,
         "streams_waiting": a.streams_waiting,

@@ -385,7 +385,7 @@ def _partial_load(ctx: MacroContext, model: str, precision: str, node: str) -> F
 @macro
 def pipeline_memory_in_host(ctx: MacroContext, model: str, precision: str, node: str) -> str:
     """How much of a pipeline's denoiser waits in host memory on one card of ``node``."""
-    return ctx.f.gib_from_bytes(_partial_load(ctx, model, precision, node).host_waiting_bytes)
+    return ctx.f.gib_from_bytes(_partial_load(ctx, model, precision, node).host_weight_bytes)
 
 
 @macro

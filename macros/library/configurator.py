@@ -185,10 +185,10 @@ def _why_partial_load(ctx: MacroContext, row: Offer) -> str:
     memory cost at every pass of the denoiser."""
     fit = row.fit
     on_card = fit.tight_need or fit.need
-    in_turns = on_card.total + fit.host_waiting_bytes  # the largest part whole, with the working memory
+    in_turns = on_card.total + fit.host_weight_bytes  # the largest part whole, with the working memory
     need, part_need, offered = ctx.f.gib_both_compared(fit.need.total, in_turns, fit.budget)
     seconds = seconds_per_pass_in_host_memory(ctx.catalog, ctx.catalog.gpu_of(row.node), fit)
-    waiting = ctx.f.gib_from_bytes(fit.host_waiting_bytes)
+    waiting = ctx.f.gib_from_bytes(fit.host_weight_bytes)
     per_pass = ctx.f.unit("seconds", ctx.f.significant(seconds))
     return _t(
         ctx, "why_partial_load", need=need, budget=offered, part_need=part_need, waiting=waiting, seconds=per_pass

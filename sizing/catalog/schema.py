@@ -485,6 +485,7 @@ class FittedAssumption(Assumption[T], Generic[T]):
     fitted_on: Annotated[list[Id], Field(min_length=1)]
 
 
+HostBandwidthGbps = Annotated[Positive, within(5, 2_000, "GB/s (one DDR4 channel to 24 DDR5 channels)")]
 CardShare = Annotated[Fraction, within(0.5, 1, "a share of the card")]
 VisibleShare = Annotated[Fraction, within(0.8, 1, "a share of the card")]
 BandwidthShare = Annotated[Fraction, within(0.1, 1, "a share of the memory bandwidth")]
@@ -520,6 +521,10 @@ class Assumptions(Record):
     decode_step_host_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
     decode_step_host_seconds_llama_cpp: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
     decode_floor_factor: FittedAssumption[FloorShare]
+    decode_bandwidth_fraction_host: FittedAssumption[BandwidthShare]
+    host_memory_per_card_memory: Assumption[Annotated[Positive, within(0.5, 16, "times the cards' memory")]]
+    host_memory_reserved_gib: Assumption[Gib]
+    host_memory_bandwidth_gbps: Assumption[HostBandwidthGbps]
     max_running_streams: Assumption[Annotated[PositiveInt, within(1, 100_000, "streams")]]
     prefill_compute_fraction: FittedAssumption[ComputeShare]
     prefill_compute_fraction_llama_cpp: FittedAssumption[ComputeShare]
@@ -597,6 +602,7 @@ class LlamaCppEngine(Record):
     name: Text
     parallelism: Literal["layers"]
     precisions: Annotated[list[Id], Field(min_length=1)]
+    gpu_layers_flag: SourcedFlag
     cuda_context_gib: Figure[Gib]
     ubatch_tokens: Figure[Annotated[PositiveInt, within(1, 1_000_000, "tokens")]]
     attention_scores_bytes: Figure[Annotated[Positive, within(1, 8, "bytes")]]
@@ -738,6 +744,10 @@ class DecodeScenario(Record):
     engine_class: EngineClass = "server"
     prompt_tokens_per_output_token: Annotated[float, Field(ge=0, le=100_000)] = 0.0
     kv_cache_dtype: KvCacheDtype = "bf16"
+    # llama.cpp with layers in host memory: the layers on the cards (--n-gpu-layers; default as many as fit
+    # when the weights exceed the cards) and the host's memory bandwidth (default assumptions.yml)
+    gpu_layers: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    host_memory_bandwidth_gbps: HostBandwidthGbps | None = None
 
 
 class PlanRequirement(Record):

@@ -15,6 +15,10 @@ One decode step moves each of the ``c`` concurrent streams forward by one token:
 * overhead: a fixed cost per sub-layer (kernel launches and tails; llama.cpp's own), more for mixture-of-experts
   and latent attention, plus a per-step host cost (llama.cpp's own as well).
 
+With layers in host memory (llama.cpp's ``--n-gpu-layers``), the memory term reads their share, with the
+output head, at the host's memory bandwidth times a fraction of its own, after the cards' share (the CPU's
+arithmetic is taken as hidden under its reads, as it is for one stream).
+
 A layer split runs the cards one after another: the step is the single-card step plus one hand-over per card
 boundary. The floor is the typical speed times a factor that published measurements beat.
 
@@ -31,13 +35,14 @@ from sizing.catalog.schema import Assumptions, EngineClass, MlaAttention, Parall
 from sizing.catalog.units import GB
 from sizing.engine.links import seconds_per_allreduce, sublayers, tensor_parallel_message_bytes
 from sizing.engine.memory import (
+    bytes_read_per_step_on_cards_and_host,
     kv_cache_bytes,
     kv_cache_bytes_per_card,
     kv_layer_tokens,
     weight_bytes,
     weight_bytes_read_per_step,
 )
-from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec
+from sizing.engine.specs import GpuSpec, HostLayers, LinkSpec, LlmShape, PrecisionSpec
 
 
 # --- constants and results -------------------------------------------------------------------------
@@ -57,6 +62,7 @@ class DecodeConstants:
     max_running_streams: int
     kv_cache_bytes_per_element: float
     allreduces_per_layer: int
+    bandwidth_fraction_host: float
 
     @classmethod
     def from_assumptions(cls, a: Assumptions) -> DecodeConstants:
@@ -75,6 +81,7 @@ class DecodeConstants:
             max_running_streams=a.max_running_streams.value,
             kv_cache_bytes_per_element=a.kv_cache_bytes_per_element.value,
             allreduces_per_layer=a.allreduces_per_layer.value,
+            bandwidth_fraction_host=a.decode_bandwidth_fraction_host.value,
         )
 
 
@@ -206,9 +213,12 @@ def step_seconds(
     engine_class: EngineClass = "server",
     prompt_tokens_per_output_token: float = 0.0,
     reads_output_head: bool = True,
+    host_layers: HostLayers | None = None,
 ) -> StepSeconds:
     """The time of one decode step of ``concurrency`` streams at ``context_tokens``, term by term (a step that
-    computes no logits, as llama-bench's prompt test at microbatch 1, skips the output head)."""
+    computes no logits, as llama-bench's prompt test at microbatch 1, skips the output head). With
+    ``host_layers`` (llama.cpp), the layers left in host memory are read at the host's bandwidth, after those
+    on the cards."""
     if cards > 1 and link is None:
         raise ValueError(f"a split over {cards} cards needs a link")
     if parallelism == "layers" and cards > 1:
@@ -226,6 +236,7 @@ def step_seconds(
             engine_class=engine_class,
             prompt_tokens_per_output_token=prompt_tokens_per_output_token,
             reads_output_head=reads_output_head,
+            host_layers=host_layers,
         )
         handover = seconds_handing_over(model, link, concurrency)
         return replace(
@@ -234,10 +245,24 @@ def step_seconds(
     fraction = (
         constants.bandwidth_fraction_llama_cpp if engine_class == "llama.cpp" else constants.bandwidth_fraction_server
     )
-    bytes_read = weight_bytes_read_per_step(model, precision, concurrency, reads_output_head) / cards + kv_cache_bytes(
-        model, context_tokens, concurrency, constants.kv_cache_bytes_per_element, cards
-    )
-    memory = seconds_reading_memory(bytes_read, gpu.memory_bandwidth_gbps, fraction)
+    if host_layers is None:
+        bytes_read = weight_bytes_read_per_step(
+            model, precision, concurrency, reads_output_head
+        ) / cards + kv_cache_bytes(model, context_tokens, concurrency, constants.kv_cache_bytes_per_element, cards)
+        memory = seconds_reading_memory(bytes_read, gpu.memory_bandwidth_gbps, fraction)
+    else:
+        on_cards, in_host = bytes_read_per_step_on_cards_and_host(
+            model,
+            precision,
+            concurrency,
+            context_tokens,
+            constants.kv_cache_bytes_per_element,
+            host_layers.gpu_layers,
+            reads_output_head,
+        )
+        memory = seconds_reading_memory(on_cards, gpu.memory_bandwidth_gbps, fraction) + seconds_reading_memory(
+            in_host, host_layers.bandwidth_gbps, constants.bandwidth_fraction_host
+        )
     tflops = tensor_tflops(gpu, precision)
     compute = seconds_computing(
         concurrency * flops_per_token(model, context_tokens), tflops, constants.compute_fraction, cards
@@ -290,6 +315,7 @@ def estimate_decode(
     card_memory: CardMemory,
     engine_class: EngineClass = "server",
     prompt_tokens_per_output_token: float = 0.0,
+    host_layers: HostLayers | None = None,
 ) -> DecodeEstimate:
     """Typical and floor tokens/s per stream at ``concurrency``; how many streams of ``context_tokens`` fit;
     the typical total when that many run (a MoE step then touches more experts, compute grows)."""
@@ -304,6 +330,7 @@ def estimate_decode(
         "constants": constants,
         "engine_class": engine_class,
         "prompt_tokens_per_output_token": prompt_tokens_per_output_token,
+        "host_layers": host_layers,
     }
     typical = 1 / step_seconds(concurrency=concurrency, **setup).total  # type: ignore[arg-type]
     fitting = streams_that_fit(

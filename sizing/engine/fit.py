@@ -5,10 +5,13 @@ A card's memory is what CUDA reports (gpus.yml ``runtime_visible_memory_mib``). 
 precision (engines.yml) decides how much of it may be used and what it keeps besides weights and KV cache:
 a server engine (vLLM, SGLang) caps itself at ``usable_memory_fraction`` of the card and holds an activation
 peak, CUDA graphs and, when split, NCCL buffers on every card; llama.cpp has no cap, shares out the layers and
-holds a compute buffer that grows with the context."""
+holds a compute buffer that grows with the context. A GGUF model whose weights exceed its cards runs with some
+of its layers on the CPU, from host memory (``--n-gpu-layers``, ``sizing.engine.host_layers``), when the host's
+memory holds them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
@@ -26,6 +29,7 @@ from sizing.catalog.schema import (
     ServerEngine,
 )
 from sizing.catalog.units import GB, GIB, MIB
+from sizing.engine.host_layers import layers_on_cards
 from sizing.engine.memory import (
     EIGHT_BIT_BYTES,
     component_bytes,
@@ -34,7 +38,7 @@ from sizing.engine.memory import (
     require_precision,
 )
 from sizing.engine.reserve import BatchBudget, llama_cpp_reserve, server_batch_budget, server_reserve
-from sizing.engine.specs import LlmShape, llm_shape
+from sizing.engine.specs import LlmShape, llm_shape, precision_spec
 
 Engine = ServerEngine | LlamaCppEngine
 
@@ -82,7 +86,14 @@ NO_NEED = MemoryNeed(0.0, 0.0, 0.0, 0.0)
 
 
 TightBy = Literal[
-    "utilization", "kv_cache_dtype", "max_num_seqs", "enforce_eager", "context", "offload", "partial_load"
+    "utilization",
+    "kv_cache_dtype",
+    "max_num_seqs",
+    "enforce_eager",
+    "context",
+    "gpu_layers",
+    "offload",
+    "partial_load",
 ]
 
 
@@ -104,7 +115,9 @@ class Fit:
     card holds, its whole budget); ``"max_num_seqs"`` fits with the engine running at most ``max_num_seqs``
     streams (``tight_need``: its smaller activation peak, within ``budget``), at the default utilization or, where
     that is not enough, at the tight one (``memory_utilization``); ``"enforce_eager"`` the same without CUDA graphs
-    (``tight_need`` without their memory either).
+    (``tight_need`` without their memory either); ``"gpu_layers"``, a GGUF model on llama.cpp, fits with
+    ``gpu_layers`` of its layers on the cards and the others, with the embeddings and the output head, in host
+    memory (``host_weight_bytes``; ``tight_need``: what the busiest card holds).
     ``longest_context_tokens`` is also given for a
     ``"utilization"`` fit when a context at least ``tight_min_context_tokens`` long fits at the default setting."""
 
@@ -119,7 +132,8 @@ class Fit:
     kv_cache_dtype: KvCacheDtype = "bf16"  # what the KV cache is kept in when the model runs as the verdict says
     tight_need: MemoryNeed | None = None  # "offload", "max_num_seqs"...: what a card holds at the tight setting
     max_num_seqs: int | None = None  # "max_num_seqs", "enforce_eager": the most streams the engine runs at once
-    host_waiting_bytes: float = 0.0  # "partial_load": the denoiser's bytes left in host memory
+    host_weight_bytes: float = 0.0  # "partial_load", "gpu_layers": the bytes of weights left in host memory
+    gpu_layers: int | None = None  # "gpu_layers": the layers on the cards (llama.cpp's --n-gpu-layers)
 
     @property
     def cuda_graphs(self) -> bool:
@@ -159,6 +173,14 @@ def tight_utilization(catalog: Catalog, engine: Engine, gpu: Gpu | InlineGpu) ->
     if visible_memory(catalog, gpu) < engine.tight_min_card_gib.value * GIB:
         return None
     return engine.tight_memory_utilization.value
+
+
+def host_memory_bytes(catalog: Catalog, gpu: Gpu | InlineGpu, cards: int) -> float:
+    """Bytes of host memory a node of ``cards`` cards of ``gpu`` leaves llama.cpp: ``host_memory_per_card_memory``
+    times its cards' memory, less what the system keeps (``host_memory_reserved_gib``)."""
+    a = catalog.assumptions
+    host = a.host_memory_per_card_memory.value * cards * gpu.memory_gb * GB
+    return host - a.host_memory_reserved_gib.value * GIB
 
 
 def card_budget(
@@ -333,8 +355,9 @@ def fit_llm_on(
     fit at the engine's default setting (ONE_CARD, SPLIT); else TIGHT: the fewest cards that fit at the context
     asked for with the tight utilization, or else with the KV cache in FP8, or else with a server running at most
     ``tight_max_num_seqs`` streams, or else with those streams and no CUDA graphs (at the default utilization, then
-    at the tight one where offered), or else the split that holds the longest context at the default setting;
-    else NO_FIT with the largest split as the best attempt. ``needs`` (from ``split_needs`` for this card and
+    at the tight one where offered), or else the split that holds the longest context at the default setting, or
+    else (llama.cpp) every card with the layers that do not fit in host memory; else NO_FIT with the largest split
+    as the best attempt. ``needs`` (from ``split_needs`` for this card and
     KV-cache precision, any ``max_cards`` ≥ ``cards``) saves recomputing them."""
     a = catalog.assumptions
     context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
@@ -374,54 +397,127 @@ def fit_llm_on(
                     longest(k),
                     kv_cache_dtype,
                 )
-    if isinstance(engine, ServerEngine) and kv_cache_dtype == "bf16":
-        for k in splits:
-            fp8 = llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype="fp8")
-            if fp8.total <= budget:
-                return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "kv_cache_dtype", longest(k), "fp8")
     if isinstance(engine, ServerEngine):
-        few = engine.tight_max_num_seqs.value
-        lean_settings: list[tuple[TightBy, bool, float, float | None]] = [
-            ("max_num_seqs", True, budget, shown),
-            ("enforce_eager", False, budget, shown),
-        ]
-        if higher is not None:  # then the same with the higher utilization, where the card is large enough
-            raised = card_budget(catalog, gpu, engine, higher)
-            lean_settings += [("max_num_seqs", True, raised, higher), ("enforce_eager", False, raised, higher)]
-        for how, graphs, lean_budget, utilization in lean_settings:
-            for k in splits:
-                lean = llm_need(
-                    catalog,
-                    model,
-                    precision,
-                    context_tokens,
-                    batch,
-                    k,
-                    gpu=gpu,
-                    kv_cache_dtype=kv_cache_dtype,
-                    max_num_seqs=few,
-                    cuda_graphs=graphs,
-                )
-                if lean.total <= lean_budget:
-                    return Fit(
-                        Verdict.TIGHT,
-                        k,
-                        needs[k],
-                        lean_budget,
-                        engine.id,
-                        utilization,
-                        how,
-                        longest(k),
-                        kv_cache_dtype,
-                        tight_need=lean,
-                        max_num_seqs=few,
-                    )
+        lean = fit_with_server_settings(
+            catalog, model, precision, gpu, splits, needs, context_tokens, batch, kv_cache_dtype, longest
+        )
+        if lean is not None:
+            return lean
     shorter = [(tokens, k) for k in splits if (tokens := longest(k)) is not None]
     if shorter:
         tokens, k = max(shorter, key=lambda found: (found[0], -found[1]))  # longest context, then fewest cards
         return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "context", tokens, kv_cache_dtype)
     k = splits[-1]
+    if isinstance(engine, LlamaCppEngine):
+        in_host = fit_with_host_layers(
+            catalog, model, precision, gpu, k, context_tokens, batch, needs[k], kv_cache_dtype
+        )
+        if in_host is not None:
+            return in_host
     return Fit(Verdict.NO_FIT, k, needs[k], budget, engine.id, shown, kv_cache_dtype=kv_cache_dtype)
+
+
+def fit_with_server_settings(
+    catalog: Catalog,
+    model: Llm,
+    precision: Precision,
+    gpu: Gpu,
+    splits: list[int],
+    needs: dict[int, MemoryNeed],
+    context_tokens: int,
+    batch: int,
+    kv_cache_dtype: KvCacheDtype,
+    longest: Callable[[int], int | None],
+) -> Fit | None:
+    """TIGHT for a server engine at the context asked for with the KV cache in FP8, else with at most
+    ``tight_max_num_seqs`` streams, else with those streams and no CUDA graphs (at the default utilization, then
+    at the tight one where offered), the fewest cards first; None when none of them fits."""
+    engine = catalog.engine_of(precision)
+    assert isinstance(engine, ServerEngine)
+    shown = default_utilization(catalog, engine)
+    budget = card_budget(catalog, gpu, engine)
+    higher = tight_utilization(catalog, engine, gpu)
+    if kv_cache_dtype == "bf16":
+        for k in splits:
+            fp8 = llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype="fp8")
+            if fp8.total <= budget:
+                return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "kv_cache_dtype", longest(k), "fp8")
+    few = engine.tight_max_num_seqs.value
+    lean_settings: list[tuple[TightBy, bool, float, float | None]] = [
+        ("max_num_seqs", True, budget, shown),
+        ("enforce_eager", False, budget, shown),
+    ]
+    if higher is not None:  # then the same with the higher utilization, where the card is large enough
+        raised = card_budget(catalog, gpu, engine, higher)
+        lean_settings += [("max_num_seqs", True, raised, higher), ("enforce_eager", False, raised, higher)]
+    for how, graphs, lean_budget, utilization in lean_settings:
+        for k in splits:
+            lean = llm_need(
+                catalog,
+                model,
+                precision,
+                context_tokens,
+                batch,
+                k,
+                gpu=gpu,
+                kv_cache_dtype=kv_cache_dtype,
+                max_num_seqs=few,
+                cuda_graphs=graphs,
+            )
+            if lean.total <= lean_budget:
+                return Fit(
+                    Verdict.TIGHT,
+                    k,
+                    needs[k],
+                    lean_budget,
+                    engine.id,
+                    utilization,
+                    how,
+                    longest(k),
+                    kv_cache_dtype,
+                    tight_need=lean,
+                    max_num_seqs=few,
+                )
+    return None
+
+
+def fit_with_host_layers(
+    catalog: Catalog,
+    model: Llm,
+    precision: Precision,
+    gpu: Gpu,
+    cards: int,
+    context_tokens: int,
+    batch: int,
+    need: MemoryNeed,
+    kv_cache_dtype: KvCacheDtype = "bf16",
+) -> Fit | None:
+    """TIGHT with as many layers on the ``cards`` cards as fit beside llama.cpp's reserve and the others in host
+    memory (``sizing.engine.host_layers``), when the host's memory holds them; else None. ``need`` is that of
+    every layer on the cards."""
+    engine = catalog.engine_of(precision)
+    assert isinstance(engine, LlamaCppEngine)
+    shape = llm_shape(model)
+    activations, overhead = engine_reserve_bytes(engine, shape, context_tokens, batch, cards)
+    budget = card_budget(catalog, gpu, engine)
+    room = budget - activations - overhead
+    bytes_per_element = kv_element_bytes(catalog, kv_cache_dtype)
+    plan = layers_on_cards(shape, precision_spec(precision), cards, room, context_tokens, batch, bytes_per_element)
+    if plan is None or plan.host_bytes > host_memory_bytes(catalog, gpu, cards):
+        return None
+    on_card = MemoryNeed(plan.busiest_card_weight_bytes, plan.busiest_card_kv_bytes, activations, overhead)
+    return Fit(
+        Verdict.TIGHT,
+        cards,
+        need,
+        budget,
+        engine.id,
+        tight_by="gpu_layers",
+        tight_need=on_card,
+        host_weight_bytes=plan.host_weight_bytes,
+        gpu_layers=plan.gpu_layers,
+        kv_cache_dtype=kv_cache_dtype,
+    )
 
 
 def fit_on_cards(
@@ -478,8 +574,8 @@ def partial_load_need(
 
 def seconds_per_pass_in_host_memory(catalog: Catalog, gpu: Gpu, fit: Fit) -> float:
     """The least time a ``"partial_load"`` fit spends at every pass of its denoiser copying the layers that wait in
-    host memory over the card's PCIe link (``host_waiting_bytes`` at the link's rate each way); 0 for other fits."""
-    return fit.host_waiting_bytes / (catalog.host_pcie_of(gpu).per_direction_gbps * GB)
+    host memory over the card's PCIe link (``host_weight_bytes`` at the link's rate each way); 0 for other fits."""
+    return fit.host_weight_bytes / (catalog.host_pcie_of(gpu).per_direction_gbps * GB)
 
 
 def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision, node: Node) -> Fit:
@@ -502,7 +598,7 @@ def fit_diffusion(catalog: Catalog, model: DiffusionModel, precision: Precision,
     elif partial is not None:
         waiting = at_a_time.weights - partial.weights
         offloaded = Fit(
-            Verdict.TIGHT, 1, whole, budget, tight_by="partial_load", tight_need=partial, host_waiting_bytes=waiting
+            Verdict.TIGHT, 1, whole, budget, tight_by="partial_load", tight_need=partial, host_weight_bytes=waiting
         )
     else:
         offloaded = None
@@ -547,7 +643,8 @@ def fit(
 def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
     """The engine option a tight fit needs, as typed: ``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``,
     ``--max-num-seqs 16``, ``--max-num-seqs 16 --enforce-eager`` (after ``--gpu-memory-utilization 0.95`` where
-    that too is needed); for a pipeline, the call that makes its parts take
+    that too is needed); llama.cpp's ``--n-gpu-layers N`` for layers in host memory; for a pipeline, the call that
+    makes its parts take
     turns on the card (``pipe.enable_model_cpu_offload()``) or leaves part of its denoiser in host memory."""
     if fit.verdict is not Verdict.TIGHT:
         return None
@@ -558,6 +655,8 @@ def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
     if fit.tight_by in pipeline_settings:
         return pipeline_settings[fit.tight_by]
     engine = None if fit.engine is None else catalog.engines[fit.engine]
+    if isinstance(engine, LlamaCppEngine) and fit.tight_by == "gpu_layers":
+        return f"{engine.gpu_layers_flag.flag} {fit.gpu_layers}"
     if not isinstance(engine, ServerEngine):
         return None
     setting = server_setting(engine, fit)
@@ -580,7 +679,8 @@ def server_setting(engine: ServerEngine, fit: Fit) -> str | None:
 
 
 def tight_settings_offered(catalog: Catalog) -> dict[str, str]:
-    """Every option a tight verdict may name, as ``tight_setting`` writes it, by ``Fit.tight_by``."""
+    """Every option a tight verdict may name, as ``tight_setting`` writes it, by ``Fit.tight_by`` (``N`` for the
+    layers on the cards, which vary)."""
     engine = next(e for e in catalog.engines.values() if isinstance(e, ServerEngine))
     tight = Verdict.TIGHT
     offered = {
@@ -595,4 +695,6 @@ def tight_settings_offered(catalog: Catalog) -> dict[str, str]:
         "offload": Fit(tight, 1, NO_NEED, 0, tight_by="offload"),
         "partial_load": Fit(tight, 1, NO_NEED, 0, tight_by="partial_load"),
     }
-    return {how: tight_setting(catalog, fit) or "" for how, fit in offered.items()}
+    written = {how: tight_setting(catalog, fit) or "" for how, fit in offered.items()}
+    llama_cpp = next(e for e in catalog.engines.values() if isinstance(e, LlamaCppEngine))
+    return written | {"gpu_layers": f"{llama_cpp.gpu_layers_flag.flag} N"}  # N: the layers on the cards

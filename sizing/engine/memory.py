@@ -92,6 +92,45 @@ def weight_bytes_read_per_step(
     )
 
 
+def embedding_bytes(model: LlmShape, precision: PrecisionSpec) -> float:
+    """Bytes of the input embeddings and the output head as held (16 bits where the format keeps them so)."""
+    return embedding_params(model) * _embedding_bits(precision) / 8
+
+
+def output_head_bytes_read(model: LlmShape, precision: PrecisionSpec) -> float:
+    """Bytes of the output head one step reads to compute its logits."""
+    return model.vocab_size * model.hidden_size * _embedding_bits(precision) / 8
+
+
+def layer_weight_bytes(model: LlmShape, precision: PrecisionSpec) -> float:
+    """Bytes one repeating layer holds (all its experts): every weight but the embeddings and the output head,
+    shared evenly over the layers."""
+    return (weight_bytes(model, precision) - embedding_bytes(model, precision)) / model.layers
+
+
+def bytes_read_per_step_on_cards_and_host(
+    model: LlmShape,
+    precision: PrecisionSpec,
+    streams: int,
+    context_tokens: int,
+    kv_bytes_per_element: float,
+    gpu_layers: int,
+    reads_output_head: bool = True,
+) -> tuple[float, float]:
+    """Bytes one decode step reads (weights and KV cache) on the cards and in host memory when ``gpu_layers`` of
+    the layers are on the cards (llama.cpp's ``--n-gpu-layers``): each layer's share where it is; the output head
+    in host memory unless every layer and the head are on the cards (``gpu_layers`` above the layer count)."""
+    head = output_head_bytes_read(model, precision) if reads_output_head else 0.0
+    layers = weight_bytes_read_per_step(model, precision, streams, reads_output_head) - head
+    per_layer = (layers + kv_cache_bytes(model, context_tokens, streams, kv_bytes_per_element)) / model.layers
+    on_cards = min(gpu_layers, model.layers)
+    head_on_cards = gpu_layers > model.layers
+    return (
+        on_cards * per_layer + (head if head_on_cards else 0.0),
+        (model.layers - on_cards) * per_layer + (0.0 if head_on_cards else head),
+    )
+
+
 def component_bytes(role: str, params: int, precision: Precision) -> float:
     """One component of an image or video pipeline; its VAE stays 16-bit."""
     bits = 16 if role == "vae" else precision.bits_per_weight

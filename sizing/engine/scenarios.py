@@ -21,7 +21,16 @@ from sizing.catalog.schema import (
 from sizing.engine.decode import CardMemory, DecodeConstants, DecodeEstimate, StepSeconds, estimate_decode, step_seconds
 from sizing.engine.fit import Engine, batch_budget_on, card_budget, engine_reserve_bytes, kv_element_bytes
 from sizing.engine.links import link_spec, node_bus_link
-from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec, gpu_spec, llm_shape, precision_spec
+from sizing.engine.specs import (
+    GpuSpec,
+    HostLayers,
+    LinkSpec,
+    LlmShape,
+    PrecisionSpec,
+    gpu_spec,
+    llm_shape,
+    precision_spec,
+)
 
 NVLINK_TOPOLOGIES = {"nvlink": ("nvswitch", "mesh"), "nvlink-bridge": ("bridged-pairs",)}
 
@@ -44,6 +53,7 @@ class ResolvedScenario:
     prompt_tokens_per_output_token: float
     card_memory: CardMemory
     constants: DecodeConstants
+    host_layers: HostLayers | None = None
 
     def setup(self) -> dict[str, object]:
         return {
@@ -60,6 +70,7 @@ class ResolvedScenario:
                 "engine_class",
                 "prompt_tokens_per_output_token",
                 "constants",
+                "host_layers",
             )
         }
 
@@ -179,6 +190,28 @@ def engine_of_class(catalog: Catalog, engine_class: EngineClass) -> Engine:
     return next(e for e in catalog.engines.values() if e.kind == engine_class)
 
 
+def host_layers_asked(catalog: Catalog, scenario: DecodeScenario, model: LlmShape) -> HostLayers | None:
+    """The layers a llama.cpp scenario keeps on its cards (``gpu_layers``), the rest read from host memory at
+    ``host_memory_bandwidth_gbps`` (assumptions.yml's when not given); None when it gives no layer count or one
+    above the model's layers (everything on the cards)."""
+    if scenario.gpu_layers is None and scenario.host_memory_bandwidth_gbps is None:
+        return None
+    if scenario.engine_class != "llama.cpp":
+        raise ScenarioError(
+            "gpu_layers and host_memory_bandwidth_gbps describe llama.cpp's layers in host memory (--n-gpu-layers): "
+            "give a GGUF precision or engine_class: llama.cpp"
+        )
+    if scenario.gpu_layers is None or scenario.gpu_layers > model.layers:
+        return None
+    return HostLayers(scenario.gpu_layers, host_bandwidth_gbps(catalog, scenario))
+
+
+def host_bandwidth_gbps(catalog: Catalog, scenario: DecodeScenario) -> float:
+    """The host's memory bandwidth the scenario gives, else that of a node's host (assumptions.yml)."""
+    given = scenario.host_memory_bandwidth_gbps
+    return catalog.assumptions.host_memory_bandwidth_gbps.value if given is None else given
+
+
 def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
     """Every id looked up, every default filled in; raises ScenarioError naming what is wrong."""
     a = catalog.assumptions
@@ -206,6 +239,7 @@ def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
             DecodeConstants.from_assumptions(a),
             kv_cache_bytes_per_element=kv_element_bytes(catalog, scenario.kv_cache_dtype),
         ),
+        host_layers=host_layers_asked(catalog, scenario, model),
     )
 
 

@@ -65,6 +65,15 @@ class PrecisionSpec:
     compute_format: Literal["bf16", "fp8"] = "bf16"
 
 
+@dataclass(frozen=True)
+class HostLayers:
+    """llama.cpp with ``gpu_layers`` of a model's layers on the cards (``--n-gpu-layers``); the others, with the
+    output head, run on the CPU and are read from host memory at ``bandwidth_gbps``."""
+
+    gpu_layers: int
+    bandwidth_gbps: float
+
+
 def gpu_spec(gpu: Gpu | InlineGpu) -> GpuSpec:
     return GpuSpec(gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.bf16_dense_tflops, gpu.fp8_dense_tflops)
 

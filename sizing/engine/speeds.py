@@ -12,7 +12,7 @@ from sizing.engine.decode import DecodeConstants, price_per_million_tokens, step
 from sizing.engine.fit import Fit, fit_on_cards, kv_element_bytes
 from sizing.engine.links import node_link
 from sizing.engine.memory import kv_cache_bytes_per_card
-from sizing.engine.specs import gpu_spec, llm_shape, precision_spec
+from sizing.engine.specs import HostLayers, gpu_spec, llm_shape, precision_spec
 
 
 @dataclass(frozen=True)
@@ -66,11 +66,19 @@ def streams_beside_weights(fit: Fit, kv_bytes_per_stream: float, max_streams: in
     )
 
 
+def host_layers_of(catalog: Catalog, fit: Fit) -> HostLayers | None:
+    """The layers a fit leaves in host memory, read at the bandwidth of a node's host; None for other fits."""
+    if fit.tight_by != "gpu_layers" or fit.gpu_layers is None:
+        return None
+    return HostLayers(fit.gpu_layers, catalog.assumptions.host_memory_bandwidth_gbps.value)
+
+
 def speed_for_fit(
     catalog: Catalog, model: Llm, precision: Precision, node: Node, fit: Fit, context_tokens: int
 ) -> Speed | None:
     """The speed on the cards ``fit`` uses; None when the model does not fit. A fit that holds only at a shorter
-    context is timed at that context."""
+    context is timed at that context; one with layers in host memory reads them at the host's bandwidth, for
+    the one stream its cards hold (they are filled with layers)."""
     if not fit.fits:
         return None
     if fit.tight_by == "context" and fit.longest_context_tokens is not None:
@@ -89,12 +97,14 @@ def speed_for_fit(
         "context_tokens": context_tokens,
         "constants": constants,
         "engine_class": engine_class,
+        "host_layers": host_layers_of(catalog, fit),
     }
     typical = 1 / step_seconds(concurrency=1, **setup).total  # type: ignore[arg-type]
     kv_per_stream = kv_cache_bytes_per_card(
         shape, context_tokens, 1, constants.kv_cache_bytes_per_element, fit.cards, parallelism
     )
-    streams = max(1, streams_beside_weights(fit, kv_per_stream, constants.max_running_streams))
+    in_host = fit.tight_by == "gpu_layers"
+    streams = 1 if in_host else max(1, streams_beside_weights(fit, kv_per_stream, constants.max_running_streams))
     total = streams / step_seconds(concurrency=streams, **setup).total  # type: ignore[arg-type]
     return Speed(fit.cards, typical, typical * constants.floor_factor, streams, total)
 

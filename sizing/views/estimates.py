@@ -1,13 +1,15 @@
 """What ``python -m sizing.estimate`` answers for one scenario, with the rules the site applies: the streams
 that run at the scenario's concurrency and how many wait, speeds at that concurrency and at full load, the
-configurator's verdict and setting for the same hardware, and, when it does not fit, why and what would."""
+configurator's verdict and setting for the same hardware, and, when it does not fit, why and what would. A GGUF
+model whose weights exceed its cards runs, as llama.cpp runs it, with the layers that do not fit in host memory
+(``--n-gpu-layers``), one stream at a time, when the host's memory holds them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DecodeScenario, Gpu, InlineGpu, InlinePrecision, KvCacheDtype, Llm
+from sizing.catalog.schema import DecodeScenario, Gpu, InlineGpu, InlinePrecision, KvCacheDtype, LlamaCppEngine, Llm
 from sizing.engine.decode import step_seconds, streams_that_fit
 from sizing.engine.fit import (
     Fit,
@@ -17,20 +19,24 @@ from sizing.engine.fit import (
     engine_reserve_bytes,
     engine_splits,
     fit_llm_on,
+    host_memory_bytes,
     kv_element_bytes,
     tight_setting,
     with_max_num_seqs,
 )
+from sizing.engine.host_layers import layers_on_cards
 from sizing.engine.memory import kv_cache_bytes_per_card, model_weight_bytes, weight_bytes
 from sizing.engine.scenarios import (
     ResolvedScenario,
     engine_of_class,
     gpu_record,
+    host_bandwidth_gbps,
     resolve,
     resolve_link,
     scenario_precision,
     scenario_shape,
 )
+from sizing.engine.specs import HostLayers
 
 MAX_CARDS_SUGGESTED = 64
 
@@ -56,7 +62,8 @@ class Speeds:
 class Answer:
     """``fits``: the weights and the scenario's ``concurrency`` streams fit. ``reason`` when not: ``weights``
     (not even the weights), ``reserve`` (the weights, but not beside the engine's reserve), ``kv_cache`` (not
-    every stream's KV cache at this context). Speeds are None only when the weights do not fit."""
+    every stream's KV cache at this context). Speeds are None only when the weights do not fit. ``gpu_layers``: the
+    layers on the cards when llama.cpp leaves the others in host memory."""
 
     id: str | None
     engine_class: str
@@ -72,6 +79,7 @@ class Answer:
     at_full_load: Speeds | None
     verdict: str | None
     setting: str | None
+    gpu_layers: int | None = None  # llama.cpp with layers in host memory: the layers on the cards
 
 
 # --- ids ------------------------------------------------------------------------------------------------------
@@ -293,6 +301,72 @@ def notes(running: int, concurrency: int, room_for_kv: float, setting: str | Non
     return "; ".join(said) or None
 
 
+# --- layers in host memory -----------------------------------------------------------------------------------
+def with_host_layers(
+    catalog: Catalog,
+    scenario: DecodeScenario,
+    resolved: ResolvedScenario,
+    gpu: Gpu | InlineGpu,
+    fit: Fit | None,
+    plan: CardMemoryPlan,
+) -> ResolvedScenario:
+    """The scenario with the layers llama.cpp leaves in host memory: those it gives (``gpu_layers``), else those
+    of the configurator's verdict, else (inline figures) as many on the cards as fit when one stream does not,
+    if the host's memory holds the rest; unchanged otherwise."""
+    if resolved.host_layers is not None or resolved.engine_class != "llama.cpp":
+        return resolved
+    bandwidth = host_bandwidth_gbps(catalog, scenario)
+    if fit is not None:
+        if fit.tight_by != "gpu_layers" or fit.gpu_layers is None:
+            return resolved
+        return replace(resolved, host_layers=HostLayers(fit.gpu_layers, bandwidth))
+    if plan.room_for_kv >= plan.kv_per_stream:
+        return resolved
+    kv_bytes_per_element = resolved.constants.kv_cache_bytes_per_element
+    room = plan.budget - plan.reserve
+    found = layers_on_cards(
+        resolved.model, resolved.precision, resolved.cards, room, resolved.context_tokens, 1, kv_bytes_per_element
+    )
+    if found is None or found.host_bytes > host_memory_bytes(catalog, gpu, resolved.cards):
+        return resolved
+    return replace(resolved, host_layers=HostLayers(found.gpu_layers, bandwidth))
+
+
+def answer_with_host_layers(
+    catalog: Catalog, scenario: DecodeScenario, resolved: ResolvedScenario, fit: Fit | None
+) -> Answer:
+    """A llama.cpp run with layers in host memory: the streams it gives run when it names its layers; one at a
+    time when the estimator chose them (the cards are full of layers)."""
+    layers = resolved.host_layers
+    assert layers is not None
+    running = scenario.concurrency if scenario.gpu_layers is not None else 1
+    flag = next(e for e in catalog.engines.values() if isinstance(e, LlamaCppEngine)).gpu_layers_flag.flag
+    said = [
+        f"with {flag} {layers.gpu_layers}: {layers.gpu_layers} of the {resolved.model.layers} layers on the cards, "
+        f"the others and the output head read from host memory at {layers.bandwidth_gbps:g} GB/s"
+    ]
+    if running < scenario.concurrency:
+        said.append(f"one stream runs at a time; the other {scenario.concurrency - running} wait in the engine's queue")
+    speeds = speeds_at(resolved, running)
+    return Answer(
+        id=scenario.id,
+        engine_class=scenario.engine_class,
+        kv_cache_dtype=scenario.kv_cache_dtype,
+        fits=True,
+        reason=None,
+        to_fit=[],
+        streams_that_fit=running,
+        streams_running=running,
+        streams_waiting=scenario.concurrency - running,
+        note="; ".join(said),
+        at_concurrency=speeds,
+        at_full_load=speeds,
+        verdict=None if fit is None else fit.verdict.value,
+        setting=None if fit is None else cell_setting(catalog, fit),
+        gpu_layers=layers.gpu_layers,
+    )
+
+
 # --- the answer -----------------------------------------------------------------------------------------------
 def memory_of(
     catalog: Catalog, scenario: DecodeScenario, *, keep_kv_cache_dtype: bool = False
@@ -322,6 +396,9 @@ def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
     """Everything the estimator says about one scenario (raises ScenarioError for an unknown id)."""
     scenario, resolved, fit, plan = memory_of(catalog, scenario)
     gpu = gpu_record(catalog, scenario.gpu)
+    resolved = with_host_layers(catalog, scenario, resolved, gpu, fit, plan)
+    if resolved.host_layers is not None:
+        return answer_with_host_layers(catalog, scenario, resolved, fit)
     fitting = streams_that_fit(plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, most_streams(resolved, fit))
     reason = reason_not_fitting(plan, fitting, scenario.concurrency)
     running = 0 if reason == "weights" else max(1, min(scenario.concurrency, fitting))

@@ -176,7 +176,10 @@ def copy_of(catalog: Catalog, candidate: Candidate, requirement: Requirement) ->
         kv_cache_dtype=candidate.kv_cache_dtype,
     )
     said = answer(catalog, scenario)
-    fitting = said.streams_that_fit if said.at_concurrency is not None else 0
+    # layers in host memory serve one stream at a time at the host's speed, their first token is not modelled:
+    # the plan serves its users from the cards
+    on_cards = said.at_concurrency is not None and said.gpu_layers is None
+    fitting = said.streams_that_fit if on_cards else 0
     resolved = resolve(catalog, scenario.model_copy(update={"kv_cache_dtype": said.kv_cache_dtype}))
     prefill = PrefillConstants.from_assumptions(catalog.assumptions)
     return Copy(resolved, fitting, prefill, said.kv_cache_dtype)

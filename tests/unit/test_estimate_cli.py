@@ -49,7 +49,8 @@ def run(tmp_path: Path, text: str, *flags: str, capsys) -> tuple[int, str, str]:
 
 
 KEYS = {
-    "id", "fits", "reason", "to_fit", "engine_class", "kv_cache_dtype", "verdict", "setting", "streams_that_fit",
+    "id", "fits", "reason", "to_fit", "engine_class", "kv_cache_dtype", "verdict", "setting", "gpu_layers",
+    "streams_that_fit",
     "streams_running", "streams_waiting", "note", "tokens_per_s_per_stream", "tokens_per_s_total", "full_load",
 }  # fmt: skip
 
@@ -217,7 +218,8 @@ def test_the_module_runs_from_the_command_line(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         f"error: {path}:3: scenario 1: unknown key 'colour'; valid keys: id, gpu, cards, link, parallelism, model, "
-        "precision, concurrency, context_tokens, engine_class, prompt_tokens_per_output_token, kv_cache_dtype"
+        "precision, concurrency, context_tokens, engine_class, prompt_tokens_per_output_token, kv_cache_dtype, "
+        "gpu_layers, host_memory_bandwidth_gbps"
     ]
 
 

@@ -189,7 +189,7 @@ def test_a_pipeline_whose_largest_part_does_not_fit_leaves_part_of_it_in_host_me
     assert four.need.total / GIB == pytest.approx(34.006e9 / GIB + 2.15, abs=0.01)  # every part on one card
     assert four.tight_need is not None and four.tight_need.total == pytest.approx(four.budget)
     assert four.tight_need.weights / GIB == pytest.approx(17.68, abs=0.01)
-    assert four.host_waiting_bytes / GIB == pytest.approx(4.49, abs=0.01)
+    assert four.host_weight_bytes / GIB == pytest.approx(4.49, abs=0.01)
     assert tight_setting(catalog, four) == 'device_map="auto"'
     # the L4 sits on PCIe Gen4 (31.5 GB/s each way): 4.816e9 B / 31.5e9 B/s = 0.153 s at every pass, at least
     l4 = catalog.gpus["l4"]

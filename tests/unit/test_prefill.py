@@ -41,6 +41,7 @@ DECODE = DecodeConstants(
     max_running_streams=256,
     kv_cache_bytes_per_element=2,
     allreduces_per_layer=2,
+    bandwidth_fraction_host=0.5,
 )
 PREFILL = PrefillConstants(
     compute_fraction=0.5,
