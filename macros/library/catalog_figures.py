@@ -117,6 +117,37 @@ def verdict(ctx: MacroContext, model: str, precision: str, node: str, context: i
 
 
 @macro
+def gpu_layers(ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None) -> str:
+    """How many layers llama.cpp keeps in GPU memory where the verdict leaves the others in host memory
+    (``--n-gpu-layers``); MacroError where the verdict leaves none there."""
+    found = ctx.cell(model, precision, node, context).fit
+    if found.gpu_layers is None:
+        raise MacroError(
+            f"'{model}' in {precision} on '{node}' keeps every layer in GPU memory (its verdict: "
+            f"{found.verdict.value}); name a node where some layers wait in host memory"
+        )
+    return ctx.f.number(found.gpu_layers)
+
+
+HOST_FIGURES = ("per_card_memory", "reserved", "bandwidth")
+
+
+@macro
+def host_memory(ctx: MacroContext, figure: str) -> str:
+    """What a node's host offers the layers llama.cpp leaves in host memory (data/assumptions.yml): its memory
+    as a multiple of its cards' (``per_card_memory``), what the system keeps of it (``reserved``), its memory
+    bandwidth (``bandwidth``)."""
+    a = ctx.catalog.assumptions
+    if figure == "per_card_memory":
+        return ctx.f.times(a.host_memory_per_card_memory.value)
+    if figure == "reserved":
+        return ctx.f.gib(a.host_memory_reserved_gib.value, 0)
+    if figure == "bandwidth":
+        return ctx.f.gbps(a.host_memory_bandwidth_gbps.value)
+    raise MacroError(f"unknown host memory figure '{figure}'; one of {', '.join(HOST_FIGURES)}")
+
+
+@macro
 def throughput(ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None) -> str:
     """Decode speed of one stream on the cards the verdict uses: what a current engine typically reaches,
     then a floor real runs beat."""

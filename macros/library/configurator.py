@@ -148,6 +148,11 @@ def _why(ctx: MacroContext, row: Offer) -> str:
             return _t(ctx, "why_offload", need=need, budget=offered, part_need=at_setting)
         if fit.tight_by == "partial_load":
             return _why_partial_load(ctx, row)
+        if fit.tight_by == "gpu_layers":
+            host = ctx.f.gib_from_bytes(fit.host_weight_bytes)
+            cards, setting = ctx.f.cards(fit.cards), tight_setting(ctx.catalog, fit)
+            values = {"need": need, "budget": offered, "setting_need": at_setting, "host": host}
+            return _t(ctx, "why_gpu_layers", cards=cards, setting=setting, **values)
         setting = tight_setting(ctx.catalog, fit)
         cards = ctx.f.cards(fit.cards)
         if fit.budget > budget:  # the setting raises the utilization too: compare with what the card then offers
@@ -240,8 +245,8 @@ def _room(ctx: MacroContext, row: Offer) -> dict[str, str] | None:
     cap = min(ctx.catalog.assumptions.max_running_streams.value, fit.max_num_seqs or sys.maxsize)
     if speed is None or speed.streams_per_copy >= cap:
         return None  # no stream, or the engine's cap sets the count
-    if fit.tight_by == "context" or per_stream <= 0:
-        return None
+    if fit.tight_by in ("context", "gpu_layers") or per_stream <= 0:
+        return None  # a shorter context, or cards full of layers, sets the count
     held = fit.tight_need or fit.need
     beside = (fit.budget - held.weights - held.activations - held.overhead) / GIB
     per_stream /= GIB

@@ -118,7 +118,7 @@ class MacroContext:
         """ "split across 4 cards"; a tight fit says what makes it fit: "fits with --gpu-memory-utilization 0.95"."""
         if fit.verdict is not Verdict.TIGHT:
             return self.text("verdicts", fit.verdict.value, cards=self.f.number(fit.cards))
-        if fit.tight_by in ("offload", "partial_load"):
+        if fit.tight_by in ("offload", "partial_load", "gpu_layers"):
             return self.text("tight", fit.tight_by, setting=tight_setting(self.catalog, fit))
         cards = self.f.number(fit.cards)
         several = "_cards" if fit.cards > 1 else ""

@@ -15,6 +15,7 @@ from macros.library.registry import macro
 from macros.output.html import block, code, id_code, table
 from macros.output.svg import LogScatterChart, draw
 from sizing.catalog.schema import DecodeMeasurement, FigureOrigin, LlamaCppEngine
+from sizing.engine.scenarios import resolve
 from sizing.views.accuracy import (
     MAX_KV_CACHE_ERROR,
     MAX_MEDIAN_ABS_ERROR,
@@ -106,7 +107,7 @@ def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
         if precision is not None
         else ""
     )
-    return ctx.text(
+    setup = ctx.text(
         "speed",
         "setup",
         cards=record.cards,
@@ -116,6 +117,12 @@ def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
         streams=ctx.f.number(record.concurrency),
         engine=_engine(ctx, record.engine),
     )
+    resolved = resolve(ctx.catalog, record)
+    if resolved.host_layers is None:
+        return setup
+    layers = ctx.f.number(resolved.host_layers.gpu_layers)
+    bandwidth = ctx.f.gbps(resolved.host_layers.bandwidth_gbps)
+    return ctx.text("speed", "setup_gpu_layers", setup=setup, layers=layers, bandwidth=bandwidth)
 
 
 @macro
@@ -229,6 +236,7 @@ SPEED_CONSTANTS = (
     "decode_step_host_seconds_server",
     "decode_step_host_seconds_llama_cpp",
     "decode_floor_factor",
+    "decode_bandwidth_fraction_host",
     "max_running_streams",
 )
 
@@ -240,7 +248,7 @@ def speed_constant(ctx: MacroContext, name: str) -> str:
     if name not in SPEED_CONSTANTS:
         raise MacroError(f"unknown speed constant '{name}'; one of {', '.join(SPEED_CONSTANTS)}")
     value = getattr(ctx.catalog.assumptions, name).value
-    if name.endswith(("_fraction", "_fraction_server", "_fraction_llama_cpp", "_factor")):
+    if name.endswith(("_fraction", "_fraction_server", "_fraction_llama_cpp", "_fraction_host", "_factor")):
         return _percent(ctx, value)
     if name.endswith("_seconds") or "_seconds_" in name:
         if value >= 1e-3:

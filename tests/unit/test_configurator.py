@@ -386,8 +386,9 @@ def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang, kv_cache)
     """A verdict and its reason agree in every cell, with the KV cache in BF16 or FP8: what fits shows a need at
     most what a card offers, what does not (or only just, against the default setting) a need above it, with the
     decimals that decide; a pipeline whose parts take turns, or a server running fewer streams, the need at the
-    default setting above what a card offers and the need at its tight setting within it; no reason counts more
-    cards than the node has."""
+    default setting above what a card offers and the need at its tight setting within it; layers in host memory,
+    what the busiest card holds within what it offers and some weights in host memory; no reason counts more cards
+    than the node has."""
     ctx = ctx_for(data, lang)
     default = ctx.catalog.assumptions.usable_memory_fraction.value
     checked = 0
@@ -398,6 +399,12 @@ def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang, kv_cache)
         if row.fit.tight_by == "partial_load":  # every part, the parts in turns, the card, what waits in host memory
             need, in_turns, offered, waiting = gib_figures(cells[1], lang)
             assert need > in_turns > offered and waiting == pytest.approx(in_turns - offered, abs=0.15), cells[1]
+            checked += 1
+            continue
+        if row.fit.tight_by == "gpu_layers":  # every layer, the busiest card, the card, the weights in host memory
+            need, offered, at_setting, in_host = gib_figures(cells[1], lang)
+            assert need > offered >= at_setting and in_host > 0, (where, cells[1])
+            assert in_host < need * row.fit.cards, (where, cells[1])  # the host holds part of what all would need
             checked += 1
             continue
         if row.fit.tight_need is not None and row.fit.memory_utilization not in (None, default):
