@@ -23,7 +23,8 @@ SCENARIOS.yml is a YAML list; each scenario (sizing/catalog/schema.py ``DecodeSc
 Prints a JSON list (``--json``) or a table, one entry per scenario in order::
 
     {"id": ..., "fits": true, "reason": null, "to_fit": [], "engine_class": "server", "kv_cache_dtype": "bf16",
-     "verdict": "split", "setting": null, "gpu_layers": null, "streams_that_fit": 52, "streams_running": 32, "streams_waiting": 0,
+     "verdict": "split", "setting": null, "gpu_layers": null, "streams_that_fit": 52, "streams_running": 32,
+     "streams_waiting": 0,
      "note": null, "tokens_per_s_per_stream": {"typical": 30.1, "floor": 16.6},
      "tokens_per_s_total": {"typical": 963.2, "floor": 531.2},
      "full_load": {"streams": 52, "tokens_per_s_per_stream": {...}, "tokens_per_s_total": {...}}}
@@ -34,10 +35,10 @@ what would make it fit; the streams that fit still run (``streams_running``), th
 (``streams_waiting``), and the speeds are theirs; they are null only when the weights themselves do not fit.
 ``tokens_per_s_*`` are at the streams running; ``full_load`` at every stream that fits. A GGUF model whose weights
 exceed its cards runs with the layers that do not fit in host memory when the host's memory holds them, as llama.cpp
-runs it (``gpu_layers``: the layers on the cards; one stream at a time unless the scenario names its layers). ``verdict`` and
-``setting`` are the configurator's for the same GPU, cards, model, format and context (null for inline figures);
-the figures use the setting the verdict names. Every problem of the file (unknown key, unknown id, wrong value)
-is one error line on stderr with its file:line, all at once; exit status 2.
+runs it (``gpu_layers``: the layers on the cards; one stream at a time unless the scenario names its layers).
+``verdict`` and ``setting`` are the configurator's for the same GPU, cards, model, format and context (null for
+inline figures); the figures use the setting the verdict names. Every problem of the file (unknown key, unknown id,
+wrong value) is one error line on stderr with its file:line, all at once; exit status 2.
 """
 
 from __future__ import annotations

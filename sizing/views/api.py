@@ -15,11 +15,12 @@ from sizing.engine.speeds import Speed
 from sizing.views.matrix import VerdictMatrix, context_presets
 from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, price_per_gpu_hour, warnings_for
 
-SCHEMA_VERSION = 7  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost;
+SCHEMA_VERSION = 8  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost;
 # 4: api/plan.json, the figures a plan is made of (speeds at a ladder of streams, times to first token)
 # 5: api/plan.json per candidate of the plan (KV tokens per context, decode steps per streams × context, prompt times)
 # 6: a plan's copy gives the room for the KV cache, one stream's cache and the most streams per context (kv_room)
 # 7: a fit cell ends at its last field that holds something (the fields after it are null, the warnings none)
+# 8: a context's cells are a list in the order of ``configurations`` (no configuration id beside every cell)
 NO_CONTEXT = "0"  # context key of image and video models, which have no context length
 
 
@@ -93,8 +94,9 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
     model it holds), their typical total tokens per second and what a million output tokens cost at that load
     on the configuration's cheapest node; null where it does not apply or the model does not fit. A cell
     ends at its last field that holds something (``cell_without_empty_tail``).
-    Cells are keyed by configuration id (``catalog.json`` maps every node to its configuration): the
-    nodes of one configuration share every figure but the price."""
+    A context's cells are a list, one per configuration in the order of the document's ``configurations``
+    (``catalog.json`` maps every node to its configuration): the nodes of one configuration share every figure
+    but the price."""
     models: dict[str, Any] = {}
     for model in catalog.models.values():
         per_precision: dict[str, Any] = {}
@@ -102,23 +104,25 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
             per_context: dict[str, Any] = {}
             for key in context_keys(catalog, model.id):
                 context = None if key == NO_CONTEXT else int(key)
-                cells: dict[str, list[Any]] = {}
+                cells: list[list[Any]] = []
                 for configuration in catalog.configurations.values():
                     node = configuration.cheapest
                     cell = matrix.cell(model.id, precision.id, node.id, context)
                     fit = cell.fit
                     jobs = node.cards // fit.cards if fit.fits and not isinstance(model, Llm) else None
-                    cells[configuration.id] = cell_without_empty_tail(
-                        [
-                            fit.verdict.value,
-                            fit.cards,
-                            round(fit.need.total / GIB, 1),
-                            jobs,
-                            *speed_fields(catalog, cell.speed, node),
-                            tight_setting(catalog, fit),
-                            fit.longest_context_tokens if fit.verdict is Verdict.TIGHT else None,
-                            list(warnings_for(catalog, model, precision.id, node, fit)),
-                        ]
+                    cells.append(
+                        cell_without_empty_tail(
+                            [
+                                fit.verdict.value,
+                                fit.cards,
+                                round(fit.need.total / GIB, 1),
+                                jobs,
+                                *speed_fields(catalog, cell.speed, node),
+                                tight_setting(catalog, fit),
+                                fit.longest_context_tokens if fit.verdict is Verdict.TIGHT else None,
+                                list(warnings_for(catalog, model, precision.id, node, fit)),
+                            ]
+                        )
                     )
                 per_context[key] = cells
             per_precision[precision.id] = per_context
@@ -136,6 +140,7 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
         "prices_as_of": catalog.prices_as_of.isoformat(),
         "default_context": str(catalog.assumptions.default_context_tokens.value),
         "kv_cache_dtype": matrix.kv_cache_dtype,
+        "configurations": list(catalog.configurations),
         "cell": [
             "verdict",
             "cards",
@@ -247,7 +252,8 @@ def _fit_properties() -> tuple[dict[str, Any], dict[str, Any]]:
         "minItems": ALWAYS_IN_A_CELL,
     }
     # "x-key" names what a mapping's keys are (an annotation: validators ignore it; the reference page shows it)
-    by_configuration = {"type": "object", "x-key": "configuration", "additionalProperties": {"$ref": "#/$defs/cell"}}
+    # a context's cells: one per configuration, in the order of the document's "configurations"
+    by_configuration = {"type": "array", "x-items": "configuration", "items": {"$ref": "#/$defs/cell"}}
     by_context = {
         "type": "object",
         "x-key": "context",
@@ -268,6 +274,7 @@ def _fit_properties() -> tuple[dict[str, Any], dict[str, Any]]:
         "prices_as_of": {"type": "string", "format": "date"},
         "default_context": {"type": "string", "pattern": "^[0-9]+$"},
         "kv_cache_dtype": {"enum": list(typing.get_args(KvCacheDtype))},
+        "configurations": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
         "cell": {"const": list(CELL_SCHEMA)},
     }
     definitions = {**workload_defs, "workload": workload, "cell": cell}

@@ -19,9 +19,13 @@ def test_fit_json_matches_the_engine_for_every_model_precision_context_and_node(
     matrix = VerdictMatrix(catalog)
     fit = load(site, "fit.json")
     assert set(fit["models"]) == set(catalog.models)
+    assert fit["configurations"] == list(catalog.configurations)
+    position = {configuration: i for i, configuration in enumerate(fit["configurations"])}
     checked = 0
     for (model, precision, context, node), cell in matrix.everything.items():
-        short = fit["models"][model]["fits"][precision][str(context or 0)][node]
+        cells = fit["models"][model]["fits"][precision][str(context or 0)]
+        assert len(cells) == len(fit["configurations"])
+        short = cells[position[catalog.configuration_of(catalog.nodes[node]).id]]
         assert short[-1] not in (None, []) or len(short) == 3  # a cell ends at its last field holding something
         published = short + [None] * (len(fit["cell"]) - len(short))
         assert published[0] == cell.fit.verdict.value

@@ -65,7 +65,7 @@ def test_a_field_the_schema_does_not_know_is_drift(files):
     assert any("'discount' was unexpected" in p for p in problems(catalog, "api/catalog.json"))
     fit = copy.deepcopy(files["api/fit.json"])
     model = next(iter(fit["models"].values()))
-    cell = next(iter(next(iter(next(iter(model["fits"].values())).values())).values()))
+    cell = next(iter(next(iter(model["fits"].values())).values()))[0]
     cell.extend([None] * (len(fit["cell"]) - len(cell)) + ["a thirteenth field"])
     assert any("Expected at most 12 items" in p for p in problems(fit, "api/fit.json"))
 
@@ -86,8 +86,8 @@ def test_a_cell_may_end_early_but_never_before_its_need(files):
         cell
         for model in fit["models"].values()
         for contexts in model["fits"].values()
-        for configurations in contexts.values()
-        for cell in configurations.values()
+        for cells_of_context in contexts.values()
+        for cell in cells_of_context
     ]
     assert min(len(cell) for cell in cells) == 3 and max(len(cell) for cell in cells) == len(fit["cell"])
     del cells[0][2:]
