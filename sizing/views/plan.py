@@ -6,8 +6,9 @@ runs ``cards // cards_per_copy`` copies side by side, and a plan rents as many n
 the users need, each serving its own copies (no link between nodes). A copy serves the most users for which,
 by the estimator's own figures (``python -m sizing.estimate`` on the same node at that many streams and a
 context of prompt + output tokens), every stream's KV cache fits, the typical speed per user meets the target
-and the typical time to first token (``sizing.engine.prefill``) stays within the limit. When nothing meets the
-requirement, the closest plans say what to relax."""
+and the typical time to first token (``sizing.engine.prefill``) stays within the limit. A copy that runs only with
+layers in host memory (llama.cpp's ``--n-gpu-layers``) is not a candidate: it serves one stream at a time and its
+first token is not modelled. When nothing meets the requirement, the closest plans say what to relax."""
 
 from __future__ import annotations
 

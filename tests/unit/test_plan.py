@@ -156,3 +156,18 @@ def test_an_impossible_requirement_gets_the_closest_plans_and_what_to_relax(cata
 def test_a_model_that_fits_nowhere_is_told_to_use_a_lighter_format(catalog):
     huge_prompt = Requirement("llama-3.1-405b", 10_000_000, 500, 1, 1, "bf16")
     assert "lighter format or a shorter prompt" in relax(catalog, huge_prompt)
+
+
+def test_a_copy_with_layers_in_host_memory_is_not_a_candidate(catalog):
+    # Llama 3.3 70B in Q4_K_M runs on one RTX 4090 only with some of its layers in host memory (the
+    # configurator's --n-gpu-layers verdict): one stream at a time, its first token not modelled, so one user
+    # asking 1 token/s is served by nodes that hold every layer, never by that one
+    one_user = Requirement("llama-3.3-70b", 500, 200, 1, 1, "gguf-q4_k_m")
+    q4 = catalog.precisions["gguf-q4_k_m"]
+    scenario = node_scenario(
+        catalog, catalog.nodes["1x-rtx-4090"], 1, model="llama-3.3-70b", precision=q4, streams=1, context_tokens=700
+    )
+    assert answer(catalog, scenario).gpu_layers is not None  # the estimator runs it so
+    assert option_for(catalog, Candidate(catalog.configurations["1x-rtx-4090"], q4, 1), one_user) is None
+    chosen = {option.candidate.configuration.id for option in plan(catalog, one_user)}
+    assert "1x-rtx-4090" not in chosen and "2x-rtx-4090" in chosen
