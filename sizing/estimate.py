@@ -18,6 +18,7 @@ SCENARIOS.yml is a YAML list; each scenario (sizing/catalog/schema.py ``DecodeSc
       kv_cache_dtype: bf16            # bf16 (default) | fp8 (vLLM --kv-cache-dtype fp8)
       prompt_tokens_per_output_token: 0   # steady serving: other requests' prompts share the steps; default 0
       gpu_layers: 42                  # llama.cpp only: layers on the cards (--n-gpu-layers), the rest in host memory
+      cpu_moe_layers: 36              # llama.cpp, a MoE model: the first layers' experts in host memory (--n-cpu-moe)
       host_memory_bandwidth_gbps: 204.8   # llama.cpp only: the host's memory bandwidth; default assumptions.yml
 
 Prints a JSON list (``--json``) or a table, one entry per scenario in order::

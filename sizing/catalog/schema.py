@@ -603,6 +603,7 @@ class LlamaCppEngine(Record):
     parallelism: Literal["layers"]
     precisions: Annotated[list[Id], Field(min_length=1)]
     gpu_layers_flag: SourcedFlag
+    cpu_moe_flag: SourcedFlag
     cuda_context_gib: Figure[Gib]
     ubatch_tokens: Figure[Annotated[PositiveInt, within(1, 1_000_000, "tokens")]]
     attention_scores_bytes: Figure[Annotated[Positive, within(1, 8, "bytes")]]
@@ -745,8 +746,10 @@ class DecodeScenario(Record):
     prompt_tokens_per_output_token: Annotated[float, Field(ge=0, le=100_000)] = 0.0
     kv_cache_dtype: KvCacheDtype = "bf16"
     # llama.cpp with layers in host memory: the layers on the cards (--n-gpu-layers; default as many as fit
-    # when the weights exceed the cards) and the host's memory bandwidth (default assumptions.yml)
+    # when the weights exceed the cards), the layers whose routed experts stay in host memory (--n-cpu-moe; a
+    # mixture-of-experts model) and the host's memory bandwidth (default assumptions.yml)
     gpu_layers: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    cpu_moe_layers: Annotated[int, Field(ge=1, le=100_000)] | None = None
     host_memory_bandwidth_gbps: HostBandwidthGbps | None = None
 
 

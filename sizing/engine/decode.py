@@ -259,6 +259,7 @@ def step_seconds(
             constants.kv_cache_bytes_per_element,
             host_layers.gpu_layers,
             reads_output_head,
+            host_layers.cpu_moe_layers,
         )
         memory = seconds_reading_memory(on_cards, gpu.memory_bandwidth_gbps, fraction) + seconds_reading_memory(
             in_host, host_layers.bandwidth_gbps, constants.bandwidth_fraction_host

@@ -81,15 +81,21 @@ def weight_bytes_read_per_step(
     head = model.vocab_size * model.hidden_size
     input_embedding = 0 if model.tie_word_embeddings else head
     body = model.params - routed - head - input_embedding
-    touched = 0.0
-    if model.experts is not None and model.experts_per_token is not None:
-        touched = routed * distinct_experts_touched(model.experts, model.experts_per_token, streams) / model.experts
     head_read = head if reads_output_head else 0
     return (
         body * precision.bits_per_weight / 8
         + head_read * _embedding_bits(precision) / 8
-        + touched * _expert_bits(precision) / 8
+        + expert_bytes_read_per_step(model, precision, streams)
     )
+
+
+def expert_bytes_read_per_step(model: LlmShape, precision: PrecisionSpec, streams: int) -> float:
+    """Bytes of the routed experts one decode step reads over all layers: those the ``streams`` tokens touch
+    (0 for a dense model)."""
+    if model.experts is None or model.experts_per_token is None:
+        return 0.0
+    touched = distinct_experts_touched(model.experts, model.experts_per_token, streams) / model.experts
+    return routed_expert_params(model) * touched * _expert_bits(precision) / 8
 
 
 def embedding_bytes(model: LlmShape, precision: PrecisionSpec) -> float:
@@ -116,18 +122,24 @@ def bytes_read_per_step_on_cards_and_host(
     kv_bytes_per_element: float,
     gpu_layers: int,
     reads_output_head: bool = True,
+    cpu_moe_layers: int = 0,
 ) -> tuple[float, float]:
     """Bytes one decode step reads (weights and KV cache) on the cards and in host memory when ``gpu_layers`` of
-    the layers are on the cards (llama.cpp's ``--n-gpu-layers``): each layer's share where it is; the output head
-    in host memory unless every layer and the head are on the cards (``gpu_layers`` above the layer count)."""
+    the layers are on the cards (llama.cpp's ``--n-gpu-layers``, the last layers) and the routed experts of the
+    first ``cpu_moe_layers`` layers stay in host memory (``--n-cpu-moe``): each layer's share where it is; the
+    output head in host memory unless every layer and the head are on the cards (``gpu_layers`` above the layer
+    count)."""
     head = output_head_bytes_read(model, precision) if reads_output_head else 0.0
     layers = weight_bytes_read_per_step(model, precision, streams, reads_output_head) - head
     per_layer = (layers + kv_cache_bytes(model, context_tokens, streams, kv_bytes_per_element)) / model.layers
     on_cards = min(gpu_layers, model.layers)
+    in_host = model.layers - on_cards
+    experts_per_layer = expert_bytes_read_per_step(model, precision, streams) / model.layers
+    experts_moved = max(0, min(cpu_moe_layers, model.layers) - in_host) * experts_per_layer
     head_on_cards = gpu_layers > model.layers
     return (
-        on_cards * per_layer + (head if head_on_cards else 0.0),
-        (model.layers - on_cards) * per_layer + (0.0 if head_on_cards else head),
+        on_cards * per_layer - experts_moved + (head if head_on_cards else 0.0),
+        in_host * per_layer + experts_moved + (0.0 if head_on_cards else head),
     )
 
 

@@ -191,19 +191,28 @@ def engine_of_class(catalog: Catalog, engine_class: EngineClass) -> Engine:
 
 
 def host_layers_asked(catalog: Catalog, scenario: DecodeScenario, model: LlmShape) -> HostLayers | None:
-    """The layers a llama.cpp scenario keeps on its cards (``gpu_layers``), the rest read from host memory at
-    ``host_memory_bandwidth_gbps`` (assumptions.yml's when not given); None when it gives no layer count or one
-    above the model's layers (everything on the cards)."""
-    if scenario.gpu_layers is None and scenario.host_memory_bandwidth_gbps is None:
+    """The layers a llama.cpp scenario keeps on its cards (``gpu_layers``; every layer and the output head when
+    not given) and those whose routed experts it keeps in host memory (``cpu_moe_layers``), the rest read from
+    host memory at ``host_memory_bandwidth_gbps`` (assumptions.yml's when not given); None when it names neither,
+    or leaves nothing in host memory."""
+    named = (scenario.gpu_layers, scenario.cpu_moe_layers, scenario.host_memory_bandwidth_gbps)
+    if all(value is None for value in named):
         return None
     if scenario.engine_class != "llama.cpp":
         raise ScenarioError(
-            "gpu_layers and host_memory_bandwidth_gbps describe llama.cpp's layers in host memory (--n-gpu-layers): "
-            "give a GGUF precision or engine_class: llama.cpp"
+            "gpu_layers, cpu_moe_layers and host_memory_bandwidth_gbps describe llama.cpp's layers in host memory "
+            "(--n-gpu-layers, --n-cpu-moe): give a GGUF precision or engine_class: llama.cpp"
         )
-    if scenario.gpu_layers is None or scenario.gpu_layers > model.layers:
+    if scenario.cpu_moe_layers is not None and not model.is_moe:
+        raise ScenarioError(
+            "cpu_moe_layers keeps the experts of a mixture-of-experts model in host memory (--n-cpu-moe); "
+            "this model has none: use gpu_layers"
+        )
+    gpu_layers = model.layers + 1 if scenario.gpu_layers is None else scenario.gpu_layers
+    cpu_moe_layers = scenario.cpu_moe_layers or 0
+    if gpu_layers > model.layers and cpu_moe_layers == 0:
         return None
-    return HostLayers(scenario.gpu_layers, host_bandwidth_gbps(catalog, scenario))
+    return HostLayers(gpu_layers, host_bandwidth_gbps(catalog, scenario), cpu_moe_layers)
 
 
 def host_bandwidth_gbps(catalog: Catalog, scenario: DecodeScenario) -> float:

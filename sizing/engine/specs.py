@@ -67,11 +67,13 @@ class PrecisionSpec:
 
 @dataclass(frozen=True)
 class HostLayers:
-    """llama.cpp with ``gpu_layers`` of a model's layers on the cards (``--n-gpu-layers``); the others, with the
-    output head, run on the CPU and are read from host memory at ``bandwidth_gbps``."""
+    """llama.cpp with ``gpu_layers`` of a model's layers on the cards (``--n-gpu-layers``; above the layer count,
+    the output head too) and the routed experts of the first ``cpu_moe_layers`` layers in host memory
+    (``--n-cpu-moe``); the rest run on the CPU and are read from host memory at ``bandwidth_gbps``."""
 
     gpu_layers: int
     bandwidth_gbps: float
+    cpu_moe_layers: int = 0
 
 
 def gpu_spec(gpu: Gpu | InlineGpu) -> GpuSpec:

@@ -340,10 +340,15 @@ def answer_with_host_layers(
     layers = resolved.host_layers
     assert layers is not None
     running = scenario.concurrency if scenario.gpu_layers is not None else 1
-    flag = next(e for e in catalog.engines.values() if isinstance(e, LlamaCppEngine)).gpu_layers_flag.flag
+    engine = next(e for e in catalog.engines.values() if isinstance(e, LlamaCppEngine))
+    total = resolved.model.layers
+    where = [f"{min(layers.gpu_layers, total)} of the {total} layers on the cards"]
+    if layers.cpu_moe_layers:
+        first = min(layers.cpu_moe_layers, total)
+        where.append(f"the routed experts of the first {first} in host memory ({engine.cpu_moe_flag.flag} {first})")
     said = [
-        f"with {flag} {layers.gpu_layers}: {layers.gpu_layers} of the {resolved.model.layers} layers on the cards, "
-        f"the others and the output head read from host memory at {layers.bandwidth_gbps:g} GB/s"
+        f"with {engine.gpu_layers_flag.flag} {layers.gpu_layers}: {', '.join(where)}; the rest read from host "
+        f"memory at {layers.bandwidth_gbps:g} GB/s"
     ]
     if running < scenario.concurrency:
         said.append(f"one stream runs at a time; the other {scenario.concurrency - running} wait in the engine's queue")

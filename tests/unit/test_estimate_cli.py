@@ -219,7 +219,7 @@ def test_the_module_runs_from_the_command_line(tmp_path):
     assert result.stderr.strip().splitlines() == [
         f"error: {path}:3: scenario 1: unknown key 'colour'; valid keys: id, gpu, cards, link, parallelism, model, "
         "precision, concurrency, context_tokens, engine_class, prompt_tokens_per_output_token, kv_cache_dtype, "
-        "gpu_layers, host_memory_bandwidth_gbps"
+        "gpu_layers, cpu_moe_layers, host_memory_bandwidth_gbps"
     ]
 
 

@@ -152,3 +152,47 @@ def test_a_scenario_names_its_layers_and_its_hosts_bandwidth(catalog):
 def test_layers_in_host_memory_are_for_llama_cpp_only(catalog):
     with pytest.raises(ScenarioError, match=r"engine_class: llama\.cpp"):
         resolve(catalog, DecodeScenario(gpu="rtx-4090", model="llama-3.1-8b", precision="bf16", gpu_layers=10))
+
+
+# A toy mixture of experts: the dense body 5e8 one-byte weights, 1e9 of routed experts in 10 experts of which a
+# token takes one, embeddings and head as above: a step of one stream reads 5e8 + 1e8 of experts + 1e6 of head.
+TOY_MOE = LlmShape(
+    params=1.502e9,
+    layers=10,
+    hidden_size=1000,
+    attention_heads=10,
+    kv_heads=1,
+    head_dim=100,
+    vocab_size=1000,
+    active_params=6.02e8,
+    routed_expert_params=1e9,
+    experts=10,
+    experts_per_token=1,
+)
+
+
+def test_the_experts_of_the_first_layers_are_read_in_host_memory_with_n_cpu_moe():
+    # a layer: (5e8 + 1e8 of experts + 4e6 of KV) / 10 = 6.04e7 B, of which 1e7 B of experts
+    every_layer_on_cards = bytes_read_per_step_on_cards_and_host(TOY_MOE, EIGHT_BITS, 1, 1000, 2, 11, cpu_moe_layers=4)
+    assert every_layer_on_cards == pytest.approx((10 * 6.04e7 - 4e7 + 1e6, 4e7))
+    # 8 layers on the cards, the first 2 in host memory already: the experts of 2 more move there
+    eight_on_cards = bytes_read_per_step_on_cards_and_host(TOY_MOE, EIGHT_BITS, 1, 1000, 2, 8, cpu_moe_layers=4)
+    assert eight_on_cards == pytest.approx((8 * 6.04e7 - 2e7, 2 * 6.04e7 + 2e7 + 1e6))
+
+
+def test_a_scenario_keeps_the_experts_of_its_first_layers_in_host_memory(catalog):
+    moe = DecodeScenario(
+        gpu="rtx-4090",
+        model="qwen3-235b-a22b",
+        precision="gguf-q4_k_m",
+        engine_class="llama.cpp",
+        parallelism="layers",
+        cpu_moe_layers=60,
+    )
+    layers = catalog.models["qwen3-235b-a22b"].layers
+    node_host = catalog.assumptions.host_memory_bandwidth_gbps.value
+    assert resolve(catalog, moe).host_layers == HostLayers(layers + 1, node_host, 60)  # every layer and the head
+    said = answer(catalog, moe)
+    assert said.at_concurrency is not None and said.note is not None and "--n-cpu-moe 60" in said.note
+    with pytest.raises(ScenarioError, match="has none"):
+        resolve(catalog, moe.model_copy(update={"model": "llama-3.1-8b"}))
