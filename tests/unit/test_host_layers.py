@@ -129,16 +129,16 @@ def test_more_streams_than_one_wait_when_the_estimator_chooses_the_layers(catalo
     assert said.note is not None and "--n-gpu-layers 42" in said.note and "3 wait" in said.note
 
 
-def test_a_scenario_names_its_layers_and_its_hosts_bandwidth(catalog):
-    named = DecodeScenario(
-        gpu="rtx-4090",
-        model="llama-3.3-70b",
-        precision="gguf-q4_k_m",
-        engine_class="llama.cpp",
-        parallelism="layers",
-        gpu_layers=30,
-        host_memory_bandwidth_gbps=76.8,
+def on_llama_cpp(model: str, **named: object) -> DecodeScenario:
+    """A scenario of ``model`` in Q4_K_M on llama.cpp and one RTX 4090, with the layers it names."""
+    return DecodeScenario.model_validate(
+        {"gpu": "rtx-4090", "model": model, "precision": "gguf-q4_k_m", "engine_class": "llama.cpp"}
+        | {"parallelism": "layers", **named}
     )
+
+
+def test_a_scenario_names_its_layers_and_its_hosts_bandwidth(catalog):
+    named = on_llama_cpp("llama-3.3-70b", gpu_layers=30, host_memory_bandwidth_gbps=76.8)
     resolved = resolve(catalog, named)
     assert resolved.host_layers == HostLayers(30, 76.8)
     fewer_on_cards = answer(catalog, named)
@@ -181,14 +181,7 @@ def test_the_experts_of_the_first_layers_are_read_in_host_memory_with_n_cpu_moe(
 
 
 def test_a_scenario_keeps_the_experts_of_its_first_layers_in_host_memory(catalog):
-    moe = DecodeScenario(
-        gpu="rtx-4090",
-        model="qwen3-235b-a22b",
-        precision="gguf-q4_k_m",
-        engine_class="llama.cpp",
-        parallelism="layers",
-        cpu_moe_layers=60,
-    )
+    moe = on_llama_cpp("qwen3-235b-a22b", cpu_moe_layers=60)
     layers = catalog.models["qwen3-235b-a22b"].layers
     node_host = catalog.assumptions.host_memory_bandwidth_gbps.value
     assert resolve(catalog, moe).host_layers == HostLayers(layers + 1, node_host, 60)  # every layer and the head
