@@ -335,11 +335,13 @@ def with_host_layers(
 def answer_with_host_layers(
     catalog: Catalog, scenario: DecodeScenario, resolved: ResolvedScenario, fit: Fit | None
 ) -> Answer:
-    """A llama.cpp run with layers in host memory: the streams it gives run when it names its layers; one at a
-    time when the estimator chose them (the cards are full of layers)."""
+    """A llama.cpp run with layers in host memory: the streams it gives run when it names its layers
+    (``gpu_layers``, ``cpu_moe_layers``); one at a time when the estimator chose them (the cards are full of
+    layers)."""
     layers = resolved.host_layers
     assert layers is not None
-    running = scenario.concurrency if scenario.gpu_layers is not None else 1
+    named = scenario.gpu_layers is not None or scenario.cpu_moe_layers is not None
+    running = scenario.concurrency if named else 1
     engine = next(e for e in catalog.engines.values() if isinstance(e, LlamaCppEngine))
     total = resolved.model.layers
     where = [f"{min(layers.gpu_layers, total)} of the {total} layers on the cards"]

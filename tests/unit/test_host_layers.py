@@ -185,7 +185,8 @@ def test_a_scenario_keeps_the_experts_of_its_first_layers_in_host_memory(catalog
     layers = catalog.models["qwen3-235b-a22b"].layers
     node_host = catalog.assumptions.host_memory_bandwidth_gbps.value
     assert resolve(catalog, moe).host_layers == HostLayers(layers + 1, node_host, 60)  # every layer and the head
-    said = answer(catalog, moe)
+    said = answer(catalog, moe.model_copy(update={"concurrency": 2}))
     assert said.at_concurrency is not None and said.note is not None and "--n-cpu-moe 60" in said.note
+    assert said.streams_running == 2  # the run names its layers: its streams run
     with pytest.raises(ScenarioError, match="has none"):
         resolve(catalog, moe.model_copy(update={"model": "llama-3.1-8b"}))
