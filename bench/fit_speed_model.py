@@ -4,7 +4,7 @@
     .venv/bin/python bench/fit_speed_model.py --from-mid   # start every constant mid-range (a fresh fit)
     .venv/bin/python bench/fit_speed_model.py --write      # also write the moved values into assumptions.yml
     .venv/bin/python bench/fit_speed_model.py --only llama_cpp   # refit llama.cpp's constants, hold the others
-    .venv/bin/python bench/fit_speed_model.py --only host        # refit the share of the host's bandwidth
+    .venv/bin/python bench/fit_speed_model.py --only host_crossing   # refit the cost of a pass between card and CPU
 
 The loss is soft-L1 on the log of typical ÷ measured, ``sqrt(1 + (r / 0.25)²) − 1``: a record twice off weighs
 like three records 25 % off, not eight, so one odd publication cannot drag the physics. The fit is coordinate
@@ -39,6 +39,7 @@ GRIDS: dict[str, list[Any]] = {  # each constant on its own grid (max_running_st
     "bandwidth_fraction_server": [x / 100 for x in range(60, 96)],
     "bandwidth_fraction_llama_cpp": [x / 100 for x in range(45, 96)],
     "bandwidth_fraction_host": [x / 100 for x in range(30, 96)],
+    "host_crossing_seconds": [x * 1e-5 for x in range(41)],
     "step_host_seconds_server": [x * 1e-4 for x in range(31)],
     "sublayer_seconds": [x * 1e-6 for x in range(61)],
     "step_host_seconds_llama_cpp": [x * 1e-4 for x in range(31)],

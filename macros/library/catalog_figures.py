@@ -139,7 +139,7 @@ def host_memory(ctx: MacroContext, figure: str) -> str:
     bandwidth (``bandwidth``)."""
     a = ctx.catalog.assumptions
     if figure == "per_card_memory":
-        return ctx.f.times(a.host_memory_per_card_memory.value)
+        return ctx.f.times_more(a.host_memory_per_card_memory.value)
     if figure == "reserved":
         return ctx.f.gib(a.host_memory_reserved_gib.value, 0)
     if figure == "bandwidth":

@@ -237,6 +237,7 @@ SPEED_CONSTANTS = (
     "decode_step_host_seconds_llama_cpp",
     "decode_floor_factor",
     "decode_bandwidth_fraction_host",
+    "decode_host_crossing_seconds",
     "max_running_streams",
 )
 

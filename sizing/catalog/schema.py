@@ -522,6 +522,7 @@ class Assumptions(Record):
     decode_step_host_seconds_llama_cpp: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
     decode_floor_factor: FittedAssumption[FloorShare]
     decode_bandwidth_fraction_host: FittedAssumption[BandwidthShare]
+    decode_host_crossing_seconds: FittedAssumption[StepSeconds]
     host_memory_per_card_memory: Assumption[Annotated[Positive, within(0.5, 16, "times the cards' memory")]]
     host_memory_reserved_gib: Assumption[Gib]
     host_memory_bandwidth_gbps: Assumption[HostBandwidthGbps]

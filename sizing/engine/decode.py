@@ -17,7 +17,8 @@ One decode step moves each of the ``c`` concurrent streams forward by one token:
 
 With layers in host memory (llama.cpp's ``--n-gpu-layers``), the memory term reads their share, with the
 output head, at the host's memory bandwidth times a fraction of its own, after the cards' share (the CPU's
-arithmetic is taken as hidden under its reads, as it is for one stream).
+arithmetic is taken as hidden under its reads, as it is for one stream), and each pass between the cards and the
+CPU (two per layer whose experts alone stay in host memory) costs a fixed time.
 
 A layer split runs the cards one after another: the step is the single-card step plus one hand-over per card
 boundary. The floor is the typical speed times a factor that published measurements beat.
@@ -33,6 +34,7 @@ from dataclasses import dataclass, replace
 
 from sizing.catalog.schema import Assumptions, EngineClass, MlaAttention, Parallelism
 from sizing.catalog.units import GB
+from sizing.engine.host_layers import crossings_per_step
 from sizing.engine.links import seconds_per_allreduce, sublayers, tensor_parallel_message_bytes
 from sizing.engine.memory import (
     bytes_read_per_step_on_cards_and_host,
@@ -63,6 +65,7 @@ class DecodeConstants:
     kv_cache_bytes_per_element: float
     allreduces_per_layer: int
     bandwidth_fraction_host: float
+    host_crossing_seconds: float
 
     @classmethod
     def from_assumptions(cls, a: Assumptions) -> DecodeConstants:
@@ -82,6 +85,7 @@ class DecodeConstants:
             kv_cache_bytes_per_element=a.kv_cache_bytes_per_element.value,
             allreduces_per_layer=a.allreduces_per_layer.value,
             bandwidth_fraction_host=a.decode_bandwidth_fraction_host.value,
+            host_crossing_seconds=a.decode_host_crossing_seconds.value,
         )
 
 
@@ -276,6 +280,8 @@ def step_seconds(
         0.0 if link is None else seconds_communicating(model, link, cards, concurrency, constants.allreduces_per_layer)
     )
     overhead = seconds_overhead(model, constants, engine_class)
+    if host_layers is not None:
+        overhead += crossings_per_step(model.layers, host_layers) * constants.host_crossing_seconds
     total = seconds_memory_and_compute(memory, compute, constants.combine_exponent) + prefill + communication + overhead
     return StepSeconds(memory, compute, prefill, communication, overhead, total)
 

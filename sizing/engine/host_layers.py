@@ -5,7 +5,7 @@ exceed its cards but fit beside them in the host's memory runs so; each step the
 the speed of the host's memory (``sizing.engine.decode``).
 
 Plain numbers in, a plan out: how many layers fit on the cards, what the busiest card holds, what the host
-holds."""
+holds, and how often a step passes between the cards and the CPU."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from sizing.engine.memory import embedding_bytes, kv_cache_bytes, layer_weight_bytes
-from sizing.engine.specs import LlmShape, PrecisionSpec
+from sizing.engine.specs import HostLayers, LlmShape, PrecisionSpec
 
 
 @dataclass(frozen=True)
@@ -54,14 +54,14 @@ def layers_on_cards(
 ) -> LayersOnCards | None:
     """The most layers (or ``gpu_layers`` when given) that ``cards`` cards hold with ``room_per_card_bytes`` each
     beside the engine's reserve, a layer's weights and its KV cache of ``streams`` streams of
-    ``context_tokens`` each; None when not one layer fits, or when every layer does (nothing to leave in host
-    memory but the embeddings and head, which then fit too)."""
+    ``context_tokens`` each; None when not one layer fits. When every layer fits, the embeddings and the output
+    head alone stay in host memory."""
     layer_weights = layer_weight_bytes(model, precision)
     layer_kv = kv_cache_bytes(model, context_tokens, streams, kv_bytes_per_element) / model.layers
     per_card = math.floor(room_per_card_bytes / (layer_weights + layer_kv)) if room_per_card_bytes > 0 else 0
     most = min(model.layers, per_card * cards)
     chosen = most if gpu_layers is None else min(gpu_layers, model.layers)
-    if chosen < 1 or (gpu_layers is None and most == model.layers):
+    if chosen < 1:
         return None
     host_layers = model.layers - chosen
     return LayersOnCards(
@@ -72,3 +72,12 @@ def layers_on_cards(
         host_weight_bytes=host_layers * layer_weights + embedding_bytes(model, precision),
         host_kv_bytes=host_layers * layer_kv,
     )
+
+
+def crossings_per_step(layers: int, host_layers: HostLayers) -> int:
+    """Times one decode step passes between the cards and the CPU: into and out of every layer whose experts
+    alone stay in host memory (``--n-cpu-moe``), and once into and out of the layers and output head the CPU runs
+    (``--n-gpu-layers`` at most the layer count)."""
+    in_host = layers - min(host_layers.gpu_layers, layers)
+    experts_alone = max(0, min(host_layers.cpu_moe_layers, layers) - in_host)
+    return 2 * experts_alone + (2 if host_layers.gpu_layers <= layers else 0)

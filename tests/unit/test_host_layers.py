@@ -9,7 +9,7 @@ from sizing.catalog.schema import DecodeScenario
 from sizing.catalog.units import GIB
 from sizing.engine.decode import DecodeConstants, step_seconds
 from sizing.engine.fit import Verdict, fit, host_memory_bytes, tight_setting
-from sizing.engine.host_layers import layers_on_cards
+from sizing.engine.host_layers import crossings_per_step, layers_on_cards
 from sizing.engine.memory import bytes_read_per_step_on_cards_and_host
 from sizing.engine.scenarios import ScenarioError, resolve
 from sizing.engine.specs import GpuSpec, HostLayers, LlmShape, PrecisionSpec
@@ -35,9 +35,10 @@ def test_the_cards_hold_the_whole_layers_that_fit_and_the_host_the_rest_with_the
     assert found.busiest_card_weight_bytes == pytest.approx(3e8)
 
 
-def test_no_plan_when_not_one_layer_fits_or_every_layer_does():
+def test_no_plan_when_not_one_layer_fits_and_the_head_alone_waits_when_every_layer_does():
     assert layers_on_cards(TOY, EIGHT_BITS, 1, 1e8, 1000, 1, 2) is None  # 1e8 < 1.004e8
-    assert layers_on_cards(TOY, EIGHT_BITS, 1, 11e8, 1000, 1, 2) is None  # all 10 fit: nothing to leave out
+    every_layer = layers_on_cards(TOY, EIGHT_BITS, 1, 11e8, 1000, 1, 2)  # all 10 fit, not the embeddings and head
+    assert every_layer is not None and every_layer.gpu_layers == 10 and every_layer.host_weight_bytes == 2e6
     assert layers_on_cards(TOY, EIGHT_BITS, 1, 1e8, 1000, 1, 2, gpu_layers=7).gpu_layers == 7  # as given
 
 
@@ -190,3 +191,31 @@ def test_a_scenario_keeps_the_experts_of_its_first_layers_in_host_memory(catalog
     assert said.streams_running == 2  # the run names its layers: its streams run
     with pytest.raises(ScenarioError, match="has none"):
         resolve(catalog, moe.model_copy(update={"model": "llama-3.1-8b"}))
+
+
+def test_a_step_passes_twice_between_card_and_cpu_per_layer_whose_experts_alone_wait_in_host_memory():
+    # --n-gpu-layers 8 of 10: into the CPU's 2 layers and the head, and back, twice a step
+    assert crossings_per_step(10, HostLayers(8, 100)) == 2
+    # every layer on the card (11: the head too), the experts of the first 4 in host memory: 2 x 4 passes
+    assert crossings_per_step(10, HostLayers(11, 100, cpu_moe_layers=4)) == 8
+    # 8 on the card, experts of the first 4 in host memory: 2 of those layers are on the CPU already
+    assert crossings_per_step(10, HostLayers(8, 100, cpu_moe_layers=4)) == 2 * 2 + 2
+
+
+def test_each_pass_costs_the_fitted_time(catalog):
+    constants = DecodeConstants.from_assumptions(catalog.assumptions)
+    setup = {
+        "gpu": GpuSpec(memory_gb=24, memory_bandwidth_gbps=1000, bf16_dense_tflops=100),
+        "link": None,
+        "model": TOY_MOE,
+        "precision": EIGHT_BITS,
+        "cards": 1,
+        "parallelism": "layers",
+        "concurrency": 1,
+        "context_tokens": 1000,
+        "constants": constants,
+        "engine_class": "llama.cpp",
+    }
+    on_cards = step_seconds(**setup, host_layers=HostLayers(11, 100))  # type: ignore[arg-type]
+    experts_away = step_seconds(**setup, host_layers=HostLayers(11, 100, cpu_moe_layers=4))  # type: ignore[arg-type]
+    assert experts_away.overhead - on_cards.overhead == pytest.approx(8 * constants.host_crossing_seconds)

@@ -42,6 +42,7 @@ DECODE = DecodeConstants(
     kv_cache_bytes_per_element=2,
     allreduces_per_layer=2,
     bandwidth_fraction_host=0.5,
+    host_crossing_seconds=0,
 )
 PREFILL = PrefillConstants(
     compute_fraction=0.5,

@@ -32,7 +32,7 @@ def test_more_card_memory_never_makes_a_verdict_worse(catalog, data, extra_gb):
     before = fit(catalog, model, precision, node, context)
     after = fit(roomier, model, precision, node, context)
     assert VERDICT_RANK[after.verdict] <= VERDICT_RANK[before.verdict]
-    if before.fits:
+    if before.fits and after.verdict is before.verdict:  # a better verdict may use more cards (split over tight)
         assert after.cards <= before.cards
 
 
