@@ -50,17 +50,15 @@ def layers_on_cards(
     context_tokens: int,
     streams: int,
     kv_bytes_per_element: float,
-    gpu_layers: int | None = None,
 ) -> LayersOnCards | None:
-    """The most layers (or ``gpu_layers`` when given) that ``cards`` cards hold with ``room_per_card_bytes`` each
+    """The most layers that ``cards`` cards hold with ``room_per_card_bytes`` each
     beside the engine's reserve, a layer's weights and its KV cache of ``streams`` streams of
     ``context_tokens`` each; None when not one layer fits. When every layer fits, the embeddings and the output
     head alone stay in host memory."""
     layer_weights = layer_weight_bytes(model, precision)
     layer_kv = kv_cache_bytes(model, context_tokens, streams, kv_bytes_per_element) / model.layers
     per_card = math.floor(room_per_card_bytes / (layer_weights + layer_kv)) if room_per_card_bytes > 0 else 0
-    most = min(model.layers, per_card * cards)
-    chosen = most if gpu_layers is None else min(gpu_layers, model.layers)
+    chosen = min(model.layers, per_card * cards)
     if chosen < 1:
         return None
     host_layers = model.layers - chosen
