@@ -124,7 +124,7 @@ def gpu_layers(ctx: MacroContext, model: str, precision: str, node: str, context
     if found.gpu_layers is None:
         raise MacroError(
             f"'{model}' in {precision} on '{node}' keeps every layer in GPU memory (its verdict: "
-            f"{found.verdict.value}); name a node where some layers wait in host memory"
+            f"{found.verdict.value}); name a node where some layers stay in host memory"
         )
     return ctx.f.number(found.gpu_layers)
 

@@ -118,10 +118,14 @@ def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
         engine=_engine(ctx, record.engine),
     )
     resolved = resolve(ctx.catalog, record)
-    if resolved.host_layers is None:
+    in_host = resolved.host_layers
+    if in_host is None:
         return setup
-    layers = ctx.f.number(resolved.host_layers.gpu_layers)
-    bandwidth = ctx.f.gbps(resolved.host_layers.bandwidth_gbps)
+    bandwidth = ctx.f.gbps(in_host.bandwidth_gbps)
+    if in_host.cpu_moe_layers and in_host.gpu_layers > resolved.model.layers:  # the experts alone in host memory
+        layers = ctx.f.number(in_host.cpu_moe_layers)
+        return ctx.text("speed", "setup_cpu_moe", setup=setup, layers=layers, bandwidth=bandwidth)
+    layers = ctx.f.number(in_host.gpu_layers)
     return ctx.text("speed", "setup_gpu_layers", setup=setup, layers=layers, bandwidth=bandwidth)
 
 

@@ -30,6 +30,17 @@ def _one_line(text: str) -> str:
     return text
 
 
+def _brackets_closed(text: str) -> str:
+    """A bracket opened in a text is closed: YAML ends an unquoted value at `` #`` (a comment), so
+    ``engine: llama.cpp (after PR #15157)`` reads as ``llama.cpp (after PR``."""
+    if text.count("(") > text.count(")"):
+        raise ValueError(
+            "text whose brackets close (this one opens more than it closes): an unquoted ' #' starts a YAML comment "
+            "and cuts the text there; put the whole text in quotes"
+        )
+    return text
+
+
 def within(low: float, high: float, what: str) -> AfterValidator:
     """A figure is plausible or refused: from ``low`` to ``high`` (``what`` says of what, with its unit), so
     that a typo of a few orders of magnitude stops the build naming the range instead of printing nonsense."""
@@ -54,7 +65,10 @@ def _recent(date: datetime.date) -> datetime.date:
 RECENT_YEARS = 5
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=100)]
 Text = Annotated[
-    str, StringConstraints(min_length=1, max_length=2000, strip_whitespace=True), AfterValidator(_one_line)
+    str,
+    StringConstraints(min_length=1, max_length=2000, strip_whitespace=True),
+    AfterValidator(_one_line),
+    AfterValidator(_brackets_closed),
 ]
 Sources = Annotated[list[Text], Field(min_length=1)]
 Positive = Annotated[float, Field(gt=0)]

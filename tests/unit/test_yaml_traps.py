@@ -73,3 +73,11 @@ def test_the_field_names_of_a_record_are_read_from_the_schema():
     assert "price_per_month" in field_names_at(NodesFile, ("nodes", 0))
     assert set(field_names_at(NodesFile, ("nodes", 0, "price_per_month"))) >= {"amount", "currency"}
     assert field_names_at(NodesFile, ("nodes", 0, "cards")) == []  # a number has no fields
+
+
+def test_a_text_cut_by_a_yaml_comment_is_refused_with_the_fix(data_copy: Path):
+    quoted = "engine: 'llama.cpp (Mar 2024, PR #6017)'"
+    edit(data_copy / "measurements.yml", quoted, "engine: llama.cpp (Mar 2024, PR #6017)")
+    message = error_of(data_copy)
+    assert "measurements.yml:" in message and "an unquoted ' #' starts a YAML comment" in message
+    assert "put the whole text in quotes" in message
