@@ -66,11 +66,11 @@ def streams_beside_weights(fit: Fit, kv_bytes_per_stream: float, max_streams: in
     )
 
 
-def host_layers_of(catalog: Catalog, fit: Fit) -> HostLayers | None:
-    """The layers a fit leaves in host memory, read at the bandwidth of a node's host; None for other fits."""
+def host_layers_of(fit: Fit, bandwidth_gbps: float) -> HostLayers | None:
+    """The layers a fit leaves in host memory, read at ``bandwidth_gbps``; None for other fits."""
     if fit.tight_by != "gpu_layers" or fit.gpu_layers is None:
         return None
-    return HostLayers(fit.gpu_layers, catalog.assumptions.host_memory_bandwidth_gbps.value)
+    return HostLayers(fit.gpu_layers, bandwidth_gbps)
 
 
 def speed_for_fit(
@@ -97,13 +97,13 @@ def speed_for_fit(
         "context_tokens": context_tokens,
         "constants": constants,
         "engine_class": engine_class,
-        "host_layers": host_layers_of(catalog, fit),
+        "host_layers": host_layers_of(fit, catalog.assumptions.host_memory_bandwidth_gbps.value),
     }
     typical = 1 / step_seconds(concurrency=1, **setup).total  # type: ignore[arg-type]
     kv_per_stream = kv_cache_bytes_per_card(
         shape, context_tokens, 1, constants.kv_cache_bytes_per_element, fit.cards, parallelism
     )
-    in_host = fit.tight_by == "gpu_layers"
+    in_host = setup["host_layers"] is not None
     streams = 1 if in_host else max(1, streams_beside_weights(fit, kv_per_stream, constants.max_running_streams))
     total = streams / step_seconds(concurrency=streams, **setup).total  # type: ignore[arg-type]
     return Speed(fit.cards, typical, typical * constants.floor_factor, streams, total)

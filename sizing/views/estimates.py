@@ -37,6 +37,7 @@ from sizing.engine.scenarios import (
     scenario_shape,
 )
 from sizing.engine.specs import HostLayers
+from sizing.engine.speeds import host_layers_of
 
 MAX_CARDS_SUGGESTED = 64
 
@@ -317,9 +318,7 @@ def with_host_layers(
         return resolved
     bandwidth = host_bandwidth_gbps(catalog, scenario)
     if fit is not None:
-        if fit.tight_by != "gpu_layers" or fit.gpu_layers is None:
-            return resolved
-        return replace(resolved, host_layers=HostLayers(fit.gpu_layers, bandwidth))
+        return replace(resolved, host_layers=host_layers_of(fit, bandwidth))
     if plan.room_for_kv >= plan.kv_per_stream:
         return resolved
     kv_bytes_per_element = resolved.constants.kv_cache_bytes_per_element
