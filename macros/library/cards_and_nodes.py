@@ -11,7 +11,7 @@ from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import id_code, table
 from macros.output.strings import text
-from sizing.catalog.schema import DiffusionModel, Llm, Node, Precision
+from sizing.catalog.schema import DiffusionModel, Llm, Precision
 from sizing.catalog.units import GB, GIB
 from sizing.engine.fit import (
     Fit,
@@ -33,7 +33,6 @@ from sizing.views.comparisons import (
     roomier_choice,
     tflops_per_dollar_per_job,
 )
-from sizing.views.matrix import Cell
 from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, warnings_for
 
 _t = section_text("guides")
@@ -221,15 +220,16 @@ def fits_table(ctx: MacroContext, model: str, precision: str) -> str:
     rows = []
     for node in nodes:
         cell = ctx.cell(model, precision, node.id)
-        assert cell.speed is not None  # the node holds the model: it has a speed
-        warnings = warnings_for(ctx.catalog, llm, precision, node, cell.fit)
+        layout = cell.layout
+        assert layout is not None  # the node holds the model: it runs it
+        warnings = warnings_for(ctx.catalog, precision, node, cell)
         rows.append(
             [
                 ctx.node_label(node),
                 ctx.verdict_text(cell.fit),
                 ctx.f.gib_from_bytes(cell.fit.need.total),
-                ctx.f.speed(cell.speed.typical, cell.speed.floor, in_a_cell=True),
-                _full_load(ctx, cell, node),
+                ctx.f.speed(layout.typical, layout.floor, in_a_cell=True),
+                ctx.load_text(layout, node),
                 ctx.monthly_price(node),
                 _warnings(ctx, warnings),
             ]
@@ -240,21 +240,6 @@ def fits_table(ctx: MacroContext, model: str, precision: str) -> str:
         + [ctx.text("configurator", k) for k in ("col_speed", "col_load", "col_month", "col_notes")]
     )
     return table(_t(ctx, "nodes_caption", model=llm.name, precision=prec.name), headers, rows)
-
-
-def _full_load(ctx: MacroContext, cell: Cell, node: Node) -> str:
-    """Streams the node serves at once, their typical total and a million tokens' cost, as the configurator
-    writes them."""
-    price = cell.speed.price_per_million_tokens(ctx.catalog, node) if cell.speed else None
-    if cell.speed is None or price is None:
-        return ctx.text("configurator", "none")
-    return ctx.text(
-        "configurator",
-        "load",
-        streams=ctx.f.streams(cell.speed.streams_on(node)),
-        total=ctx.f.speed_number(cell.speed.total_on(node)),
-        price=ctx.f.money(price, "USD", digits=2),
-    )
 
 
 def _warnings(ctx: MacroContext, warnings: tuple[str, ...]) -> str:

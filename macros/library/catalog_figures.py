@@ -7,7 +7,6 @@ from macros.base.errors import MacroError
 from macros.library.context import MacroContext
 from macros.library.registry import macro
 from sizing.engine import links
-from sizing.engine.speeds import Speed
 
 
 @macro
@@ -149,22 +148,26 @@ def host_memory(ctx: MacroContext, figure: str) -> str:
 
 @macro
 def throughput(ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None) -> str:
-    """Decode speed of one stream on the cards the verdict uses: what a current engine typically reaches,
-    then a floor real runs beat."""
-    speed = _speed(ctx, model, precision, node, context)
-    return ctx.f.speed(speed.typical, speed.floor)
+    """Decode speed of one stream as the node runs the model (``sizing.engine.deployment``): what a current engine
+    typically reaches, then a floor real runs beat."""
+    layout = ctx.layout_at(model, precision, node, context)
+    return ctx.f.speed(layout.typical, layout.floor)
+
+
+@macro
+def layout(ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None) -> str:
+    """How the node runs the model (``sizing.engine.deployment``): "split across its 4 cards", "2 copies, each split
+    across 2 of its 4 cards", with the setting its copies need."""
+    return ctx.layout_text(ctx.layout_at(model, precision, node, context), ctx.node(node))
 
 
 @macro
 def full_load(ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None) -> str:
     """How many streams a node serves at once at the context (KV cache beside the weights, on every copy of
     the model it holds) and their typical total tokens per second."""
-    speed, chosen = _speed(ctx, model, precision, node, context), ctx.node(node)
+    layout = ctx.layout_at(model, precision, node, context)
     return ctx.text(
-        "guides",
-        "full_load",
-        streams=ctx.f.streams(speed.streams_on(chosen)),
-        total=ctx.f.tokens_per_s(speed.total_on(chosen)),
+        "guides", "full_load", streams=ctx.f.streams(layout.streams), total=ctx.f.tokens_per_s(layout.total)
     )
 
 
@@ -173,15 +176,9 @@ def cost_per_million_tokens(
     ctx: MacroContext, model: str, precision: str, node: str, context: int | None = None
 ) -> str:
     """What a million output tokens cost on a node kept at full load all month, from its monthly price."""
-    speed = _speed(ctx, model, precision, node, context)
-    price = speed.price_per_million_tokens(ctx.catalog, ctx.node(node))
+    layout = ctx.layout_at(model, precision, node, context)
+    monthly, hours = ctx.node(node).price_per_month.amount, ctx.catalog.assumptions.hours_per_month.value
+    price = layout.price_per_million_tokens(monthly, hours)
     if price is None:
         raise MacroError(f"'{model}' in {precision} runs no stream on '{node}': no cost per token")
     return ctx.f.per_million_tokens(price)
-
-
-def _speed(ctx: MacroContext, model: str, precision: str, node: str, context: int | None) -> Speed:
-    cell = ctx.cell(model, precision, node, context)
-    if cell.speed is None:
-        raise MacroError(f"'{model}' in {precision} {ctx.verdict_text(cell.fit)} on '{node}': no speed")
-    return cell.speed

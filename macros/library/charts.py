@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from macros.base.errors import MacroError
 from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import block
@@ -40,10 +39,7 @@ def _figure(chart: Chart, title: str, description: str) -> Markup:
 
 def _speed_of(ctx: MacroContext, model: str, precision: str, node: Node) -> float:
     """The typical speed of one stream on a node that holds the model."""
-    speed = ctx.cell(model, precision, node.id).speed
-    if speed is None:
-        raise MacroError(f"'{model}' in {precision} has no speed on '{node.id}'")
-    return speed.typical
+    return ctx.layout_at(model, precision, node.id).typical
 
 
 @macro

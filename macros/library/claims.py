@@ -52,6 +52,20 @@ def claim_split(ctx: MacroContext, model: str, precision: str, node: str) -> str
 
 
 @macro
+def claim_runs_on_cards(
+    ctx: MacroContext, model: str, precision: str, node: str, cards: int, context: int | None = None
+) -> str:
+    """Fails the build unless the node runs the model with copies of ``cards`` cards each (the layout the rule of
+    ``sizing.engine.deployment`` picks), as a sentence or a table says it does. Prints nothing."""
+    layout = ctx.layout_at(model, precision, node, context)
+    return claim(
+        layout.cards == cards,
+        f"'{node}' runs '{model}' in {precision} with copies of {cards} cards each",
+        f"it runs {layout.copies} copies of {layout.cards} cards each",
+    )
+
+
+@macro
 def claim_no_fit_one_card(ctx: MacroContext, model: str, precision: str, node: str) -> str:
     """Fails the build if the model fits on one card of the node. Prints nothing."""
     cell = ctx.cell(model, precision, node)
@@ -77,7 +91,7 @@ def claim_same_total_memory(ctx: MacroContext, node: str, other: str) -> str:
 @macro
 def claim_faster(ctx: MacroContext, model: str, precision: str, node: str, than: str) -> str:
     """Fails the build unless the model's typical speed on ``node`` is at least that on ``than``."""
-    fast, slow = ctx.cell(model, precision, node).speed, ctx.cell(model, precision, than).speed
+    fast, slow = ctx.cell(model, precision, node).layout, ctx.cell(model, precision, than).layout
     ok = fast is not None and (slow is None or fast.typical >= slow.typical)
     return claim(
         ok,

@@ -75,20 +75,20 @@ def node_comparison(ctx: MacroContext, nodes: list[str], model: str, precision: 
         [text("tables", "bandwidth_per_card", ctx.lang), *[memory_bandwidth(ctx, n.id) for n in picked]],
     ]
     cells = [ctx.cell(model, precision, n.id) for n in picked]
-    same_verdict = len({(c.fit.verdict, c.fit.cards) for c in cells}) == 1
+    layouts = [c.layout for c in cells]
+    hows = {None if x is None else ctx.layout_text(x, n) for x, n in zip(layouts, picked, strict=True)}
+    how = next(iter(hows)) if len(hows) == 1 else None  # every node runs it the same way: say how, once
     label = (
-        text(
-            "tables", "floor_row", ctx.lang, model=llm.name, precision=prec.name, verdict=ctx.verdict_text(cells[0].fit)
-        )
-        if same_verdict
+        text("tables", "floor_row", ctx.lang, model=llm.name, precision=prec.name, how=how)
+        if how is not None
         else text("tables", "floor_row_plain", ctx.lang, model=llm.name, precision=prec.name)
     )
     rows.append(
         [
             label,
             *[
-                ctx.f.speed(c.speed.typical, c.speed.floor, in_a_cell=True)
-                if c.speed is not None
+                ctx.f.speed(c.layout.typical, c.layout.floor, in_a_cell=True)
+                if c.layout is not None
                 else ctx.verdict_text(c.fit)
                 for c in cells
             ],

@@ -10,7 +10,6 @@ it shows was written here, once."""
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,40 +210,31 @@ def _notes(ctx: MacroContext, row: Offer) -> Markup:
 
 
 def _speed(ctx: MacroContext, row: Offer) -> str:
-    if row.speed is not None:
-        return ctx.f.speed(row.speed.typical, row.speed.floor, in_a_cell=True)
+    if row.layout is not None:
+        return ctx.f.speed(row.layout.typical, row.layout.floor, in_a_cell=True)
     if row.jobs is not None:
         return _t(ctx, "jobs", value=ctx.f.number(row.jobs))
     return _t(ctx, "none")
 
 
 def _load(ctx: MacroContext, row: Offer) -> str:
-    """Streams that fit, their typical total and the cost of a million tokens at that load; how many streams
-    the memory beside the weights holds, where memory sets the count (not the engine's cap, nor a context
-    shortened to fit)."""
-    price = row.price_per_million_tokens(ctx.catalog)
-    if row.speed is None or price is None:
+    """How the node runs the model at full load (``MacroContext.load_text``), with how many streams the memory
+    beside the weights holds where memory sets the count (not the engine's cap, nor a context shortened to fit)."""
+    if row.layout is None:
         return _t(ctx, "none")
-    streams = row.speed.streams_on(row.node)
-    values = {
-        "streams": ctx.f.streams(streams),
-        "total": ctx.f.speed_number(row.speed.total_on(row.node)),
-        "price": ctx.f.money(price, "USD", digits=2),
-    }
-    room = _room(ctx, row)
-    return _t(ctx, "load", **values) if room is None else _t(ctx, "load_room", **values, **room)
+    return ctx.load_text(row.layout, row.node, _room(ctx, row))
 
 
 def _room(ctx: MacroContext, row: Offer) -> dict[str, str] | None:
-    """The memory a card keeps beside the weights and what one stream's KV cache takes of it, with the
+    """The memory a card of a copy keeps beside the weights and what one stream's KV cache takes of it, with the
     decimals that show why it holds that many streams and not one more: "4.0 GiB free, 2.0 GiB each" holds
     two, "3.99 GiB free, 2.00 GiB each" one. None where memory does not set the count, or no figures up to four
     decimals divide to it."""
-    fit, speed = row.fit, row.speed
-    per_stream = fit.need.kv_cache
-    cap = min(ctx.catalog.assumptions.max_running_streams.value, fit.max_num_seqs or sys.maxsize)
-    if speed is None or speed.streams_per_copy >= cap:
+    layout = row.layout
+    if layout is None or layout.streams_per_copy >= layout.most_streams:
         return None  # no stream, or the engine's cap sets the count
+    fit = layout.fit
+    per_stream = fit.need.kv_cache
     if fit.tight_by in ("context", "gpu_layers") or per_stream <= 0:
         return None  # a shorter context, or cards full of layers, sets the count
     held = fit.tight_need or fit.need
@@ -253,7 +243,7 @@ def _room(ctx: MacroContext, row: Offer) -> dict[str, str] | None:
 
     def holds(digits: int) -> bool:
         shown = round(per_stream, digits)
-        return shown > 0 and int(round(beside, digits) // shown) == speed.streams_per_copy
+        return shown > 0 and int(round(beside, digits) // shown) == layout.streams_per_copy
 
     digits = next((d for d in (1, 2, 3, 4) if holds(d)), None)
     if digits is None:
@@ -291,17 +281,6 @@ def row_cells(ctx: MacroContext, row: Offer, llm: bool) -> list[str]:
 
 
 # --- what the page says above the table ---------------------------------------------------------------
-def _how(ctx: MacroContext, row: Offer) -> str:
-    """How the cheapest node that runs the model uses its cards: "on its single card", "split across its 4
-    cards", "split across 6 of its 8 cards", "one copy on each of its 2 cards"."""
-    used, cards = row.fit.cards, row.node.cards
-    if used == cards:
-        return _t(ctx, "how_single") if cards == 1 else _t(ctx, "how_split_all", cards=ctx.f.number(cards))
-    if used == 1:
-        return _t(ctx, "how_copies", cards=ctx.f.number(cards))
-    return _t(ctx, "how_split_some", used=ctx.f.number(used), cards=ctx.f.number(cards))
-
-
 def summary_lines(ctx: MacroContext, rows: list[Offer]) -> list[str]:
     """The cheapest node that runs the model, with its cards counted; where a single card holds it when that
     is another node; a cheaper node where it fits only just."""
@@ -316,7 +295,12 @@ def summary_lines(ctx: MacroContext, rows: list[Offer]) -> list[str]:
             if tight is None
             else named("summary_tight_only", tight, verdict=ctx.verdict_text(tight.fit))
         ]
-    lines = [named("summary_runs", runs, how=_how(ctx, runs))]
+    if runs.layout is None:  # an image or video pipeline: one job per card, or one spread over a few
+        jobs = runs.jobs or 1
+        how = ctx.cards_text(runs.fit.cards, jobs if runs.fit.cards == 1 else 1, runs.node.cards)
+    else:
+        how = ctx.layout_text(runs.layout, runs.node)
+    lines = [named("summary_runs", runs, how=how)]
     if single is None:
         lines.append(_t(ctx, "summary_no_single"))
     elif single.configuration.id != runs.configuration.id:
@@ -464,14 +448,11 @@ def full_load_with_kv_cache(
 ) -> str:
     """How many streams a node serves at once at the context with the KV cache in ``kv_cache``, and their
     typical total tokens per second, as the configurator's FP8 page shows them."""
-    speed, chosen = _kv_cell(ctx, model, precision, node, context, kv_cache).speed, ctx.node(node)
-    if speed is None:
+    layout = _kv_cell(ctx, model, precision, node, context, kv_cache).layout
+    if layout is None:
         raise MacroError(f"'{model}' in {precision} runs no stream on '{node}' with a {kv_cache} KV cache")
     return ctx.text(
-        "guides",
-        "full_load",
-        streams=ctx.f.streams(speed.streams_on(chosen)),
-        total=ctx.f.tokens_per_s(speed.total_on(chosen)),
+        "guides", "full_load", streams=ctx.f.streams(layout.streams), total=ctx.f.tokens_per_s(layout.total)
     )
 
 

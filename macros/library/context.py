@@ -20,6 +20,7 @@ from sizing.catalog.configurations import Configuration
 from sizing.catalog.errors import closest
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DiffusionModel, Gpu, Interconnect, Llm, Node, Precision
+from sizing.engine.deployment import Layout
 from sizing.engine.fit import Fit, Verdict, tight_setting
 from sizing.engine.specs import LlmShape, llm_shape
 from sizing.views.matrix import Cell, VerdictMatrix
@@ -106,6 +107,18 @@ class MacroContext:
             )
         return self.matrix.cell(model_id, precision_id, node_id, context)
 
+    def layout_at(self, model_id: str, precision_id: str | None, node_id: str, context: int | None = None) -> Layout:
+        """How ``node`` runs a language model in a format (its default one when None) at a context; MacroError
+        when an id is unknown or the node does not hold the model."""
+        precision = precision_id or self.llm(model_id).default_precision
+        cell = self.cell(model_id, precision, node_id, context)
+        if cell.layout is None:
+            raise MacroError(
+                f"'{model_id}' in {precision} {self.verdict_text(cell.fit)} on '{node_id}' at this context: no "
+                "speed; choose a node the configurator shows it running on"
+            )
+        return cell.layout
+
     def check_pair(self, model_id: str, precision_id: str) -> None:
         """MacroError unless both ids are known and the precision applies to the model."""
         self.cell(model_id, precision_id, next(iter(self.catalog.nodes)))
@@ -124,10 +137,49 @@ class MacroContext:
         several = "_cards" if fit.cards > 1 else ""
         tokens = None if fit.longest_context_tokens is None else self.f.number(fit.longest_context_tokens)
         setting = tight_setting(self.catalog, fit)
-        if setting is None:
+        if fit.tight_by == "context" or setting is None:
             return self.text("tight", "context" + several, cards=cards, tokens=tokens)
         text = self.text("tight", "utilization" + several, cards=cards, setting=setting)
         return text if tokens is None else text + self.text("tight", "or_context", tokens=tokens)
+
+    def cards_text(self, per_copy: int, copies: int, cards: int) -> str:
+        """How a node of ``cards`` cards holds ``copies`` copies of ``per_copy`` cards each: "on its single card",
+        "one copy on each of its 4 cards", "split across its 4 cards", "split across 6 of its 8 cards", "2 copies,
+        each split across 2 of its 4 cards"."""
+        n = self.f.number
+        if cards == 1:
+            return self.text("layouts", "single")
+        if per_copy == 1 and copies == cards:
+            return self.text("layouts", "copies", cards=n(cards))
+        if copies == 1:
+            if per_copy == cards:
+                return self.text("layouts", "split_all", cards=n(cards))
+            return self.text("layouts", "split_some", used=n(per_copy), cards=n(cards))
+        return self.text("layouts", "copies_split", copies=n(copies), per_copy=n(per_copy), cards=n(cards))
+
+    def layout_text(self, layout: Layout, node: Node) -> str:
+        """How ``node`` runs a language model (``cards_text``), with the setting its copies need, if any."""
+        how = self.cards_text(layout.cards, layout.copies, node.cards)
+        setting = tight_setting(self.catalog, layout.fit)
+        return how if setting is None else self.text("layouts", "with_setting", how=how, setting=setting)
+
+    def load_text(self, layout: Layout, node: Node, room: Mapping[str, str] | None = None) -> str:
+        """What ``node`` serves at full load as the configurator writes it: how it runs the model (on a node of
+        several cards), the streams, their typical total and a million tokens' cost; with ``room``, the memory a card
+        keeps beside the weights and what one stream takes of it."""
+        hours = self.catalog.assumptions.hours_per_month.value
+        price = layout.price_per_million_tokens(node.price_per_month.amount, hours)
+        if price is None:
+            return self.text("configurator", "none")
+        values = {
+            "streams": self.f.streams(layout.streams),
+            "total": self.f.speed_number(layout.total),
+            "price": self.f.money(price, "USD", digits=2),
+        }
+        load = self.text("configurator", "load" if room is None else "load_room", **values, **(room or {}))
+        if node.cards == 1:
+            return load
+        return self.text("configurator", "load_as", how=self.layout_text(layout, node), load=load)
 
     def node_label(self, node: Node, full: bool = False) -> str:
         """ "4 × A100 80GB PCIe": the card count and the GPU's short name (its full name with ``full``)."""

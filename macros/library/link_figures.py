@@ -14,7 +14,7 @@ from macros.output.html import table
 from sizing.catalog.schema import HealthyAllreduce, Node
 from sizing.catalog.units import GIB, KIB, MIB
 from sizing.engine import links, training
-from sizing.engine.speeds import Speed, speed_on_cards
+from sizing.engine.deployment import Layout
 
 _t = section_text("links")
 
@@ -104,18 +104,22 @@ def claim_allreduce_bound(ctx: MacroContext, model: str, node: str, tokens: int,
 
 
 # --- one model split, or copies side by side ----------------------------------------------------------------
-def _split(ctx: MacroContext, model: str, precision: str, node: str, cards: int, context: int | None) -> Speed:
-    ctx.check_pair(model, precision)
+def _split(ctx: MacroContext, model: str, precision: str, node: str, cards: int, context: int | None) -> Layout:
+    """One of the layouts the deployment weighed for the node (``sizing.engine.deployment``): copies of ``cards``
+    cards each, the one it runs or one it set aside."""
     chosen = ctx.node(node)
     if not 1 <= cards <= chosen.cards:
         raise MacroError(f"'{node}' has {chosen.cards} cards: cards must be between 1 and {chosen.cards}")
-    speed = speed_on_cards(ctx.catalog, ctx.llm(model), ctx.precision(precision), chosen, cards, context)
-    if speed is None:
+    ctx.llm(model)
+    deployment = ctx.cell(model, precision, node, context).deployment
+    weighed = () if deployment is None else deployment.layouts
+    layout = next((x for x in weighed if x.cards == cards), None)
+    if layout is None:
         raise MacroError(
             f"'{model}' in {precision} cannot run on {cards} cards of '{node}' (the split is not "
             "allowed by its heads, or does not fit): pick another card count"
         )
-    return speed
+    return layout
 
 
 @macro
@@ -132,12 +136,9 @@ def split_full_load(
 ) -> str:
     """The whole node at full load with one copy of the model on every ``cards`` cards: streams at once and
     their typical total tokens per second."""
-    speed, chosen = _split(ctx, model, precision, node, cards, context), ctx.node(node)
+    layout = _split(ctx, model, precision, node, cards, context)
     return ctx.text(
-        "guides",
-        "full_load",
-        streams=ctx.f.streams(speed.streams_on(chosen)),
-        total=ctx.f.tokens_per_s(speed.total_on(chosen)),
+        "guides", "full_load", streams=ctx.f.streams(layout.streams), total=ctx.f.tokens_per_s(layout.total)
     )
 
 
@@ -160,8 +161,7 @@ def claim_serves_more(
 ) -> str:
     """Fails the build unless the node at full load serves more tokens per second in total with copies on
     ``cards`` cards each than with copies on ``than_cards`` cards each."""
-    chosen = ctx.node(node)
-    more, less = (_split(ctx, model, precision, node, k, context).total_on(chosen) for k in (cards, than_cards))
+    more, less = (_split(ctx, model, precision, node, k, context).total for k in (cards, than_cards))
     return claim(
         more > less,
         f"'{node}' at full load serves more of '{model}' in {precision} with copies on {cards} cards "

@@ -11,8 +11,9 @@ from macros.library.claims import claim
 from macros.library.context import MacroContext, section_text
 from macros.library.registry import macro
 from macros.output.html import table
-from sizing.catalog.schema import Llm, Node
+from sizing.catalog.schema import Node
 from sizing.catalog.units import GIB
+from sizing.engine.deployment import Layout
 from sizing.engine.memory import (
     embedding_params,
     kv_bytes_per_token,
@@ -21,7 +22,6 @@ from sizing.engine.memory import (
     weight_bytes_read_per_step,
 )
 from sizing.engine.specs import llm_shape, precision_spec
-from sizing.engine.speeds import Speed, speed_on_cards
 from sizing.views.comparisons import effective_bits_per_parameter, kv_cache_bytes_in
 
 _t = section_text("guides")
@@ -145,18 +145,16 @@ def claim_smaller(ctx: MacroContext, model: str, precision: str, than: str) -> s
 
 @macro
 def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node: str) -> str:
-    """Every format of a model: bits, weights, share of BF16, KV cache, verdict on a one-card node, and speed on
-    the same cards of a larger node for every format (as many as the largest format needs there)."""
+    """Every format of a model: bits, weights, share of BF16, KV cache, verdict on a one-card node, and the speed of
+    one stream as a larger node runs each format (``sizing.engine.deployment``), with how it lays it out."""
     llm = ctx.llm(model)
     one, big = ctx.node(gpu_node), ctx.node(split_node)
     context = ctx.catalog.assumptions.default_context_tokens.value
     kv = kv_cache_bytes(llm_shape(llm), context, 1, ctx.catalog.assumptions.kv_cache_bytes_per_element.value)
     bf16 = model_weight_bytes(llm, ctx.catalog.precisions["bf16"])
-    cards = _cards_every_format_needs(ctx, llm, big)
     rows = []
     for prec in ctx.catalog.precisions_for(llm):
         size = model_weight_bytes(llm, prec)
-        speed = speed_on_cards(ctx.catalog, llm, prec, big, cards)
         rows.append(
             [
                 prec.name,
@@ -166,10 +164,9 @@ def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node:
                 _t(ctx, "percent", value=ctx.f.number(100 * size / bf16)),
                 ctx.f.gib_from_bytes(kv),
                 ctx.verdict_text(ctx.cell(model, prec.id, one.id).fit),
-                _speed_cell(ctx, speed),
+                _speed_cell(ctx, ctx.cell(model, prec.id, big.id).layout, big),
             ]
         )
-    same_cards = ctx.text("units", "node_name", cards=cards, gpu=ctx.catalog.gpu_of(big).short_name)
     headers = [
         _t(ctx, "format"),
         _t(ctx, "bits_linear"),
@@ -178,7 +175,7 @@ def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node:
         _t(ctx, "of_bf16"),
         _t(ctx, "kv_cache", context=ctx.f.context(context)),
         _t(ctx, "verdict_on", node=ctx.node_label(one)),
-        _t(ctx, "floor_on", node=same_cards),
+        _t(ctx, "floor_on", node=ctx.node_label(big)),
     ]
     return table(
         ctx.text(
@@ -186,7 +183,6 @@ def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node:
             "quant_caption",
             model=llm.name,
             gpu=ctx.catalog.gpu_of(one).short_name,
-            cards=ctx.f.cards(cards),
             node=ctx.node_label(big),
         ),
         headers,
@@ -196,38 +192,35 @@ def quantization_table(ctx: MacroContext, model: str, gpu_node: str, split_node:
 
 @macro
 def claim_fewer_bytes_faster(ctx: MacroContext, model: str, node: str) -> str:
-    """Fails the build unless, on the cards ``quantization_table`` times every format on (as many as the
-    heaviest format needs on the node), each engine runs the formats with lighter weights faster."""
-    llm, big = ctx.llm(model), ctx.node(node)
-    cards = _cards_every_format_needs(ctx, llm, big)
-    by_engine: dict[str, list[tuple[float, float, str]]] = {}
+    """Fails the build unless, on the same cards of ``node`` (every card count two formats of one engine are both
+    laid out on), the engine runs the format with lighter weights faster."""
+    llm, chosen = ctx.llm(model), ctx.node(node)
+    by_engine_cards: dict[tuple[str, int], list[tuple[float, float, str]]] = {}
     for prec in ctx.catalog.precisions_for(llm):
-        speed = speed_on_cards(ctx.catalog, llm, prec, big, cards)
-        if speed is not None:
-            by_engine.setdefault(ctx.catalog.engine_of(prec).id, []).append(
-                (model_weight_bytes(llm, prec), speed.typical, prec.id)
-            )
-    slower = [(a[2], b[2]) for runs in by_engine.values() for a, b in itertools.pairwise(sorted(runs)) if a[1] <= b[1]]
+        deployment = ctx.cell(model, prec.id, chosen.id).deployment
+        for layout in () if deployment is None else deployment.layouts:
+            key = (ctx.catalog.engine_of(prec).id, layout.cards)
+            by_engine_cards.setdefault(key, []).append((model_weight_bytes(llm, prec), layout.typical, prec.id))
+    slower = [
+        (a[2], b[2], cards)
+        for (_, cards), runs in by_engine_cards.items()
+        for a, b in itertools.pairwise(sorted(runs))
+        if a[1] <= b[1]
+    ]
     return claim(
         not slower,
-        f"on {cards} cards of '{node}', '{model}' runs faster in lighter formats of one engine",
-        "; ".join(f"{light} is not faster than {heavy}" for light, heavy in slower),
+        f"on the same cards of '{node}', '{model}' runs faster in lighter formats of one engine",
+        "; ".join(f"{light} is not faster than {heavy} on {cards} cards" for light, heavy, cards in slower),
     )
 
 
-def _cards_every_format_needs(ctx: MacroContext, llm: Llm, node: Node) -> int:
-    """The cards the most demanding format uses on ``node``: every format is timed on that many."""
-    fits = [ctx.cell(llm.id, p.id, node.id).fit for p in ctx.catalog.precisions_for(llm)]
-    used = [f.cards for f in fits if f.fits]
-    if not used:
-        raise MacroError(f"'{llm.id}' fits on '{node.id}' in no format: name a larger node")
-    return max(used)
-
-
-def _speed_cell(ctx: MacroContext, speed: Speed | None) -> str:
-    if speed is None:
+def _speed_cell(ctx: MacroContext, layout: Layout | None, node: Node) -> str:
+    if layout is None:
         return ctx.text("comparisons", "no_fit_on_cards")
-    return ctx.f.speed(speed.typical, speed.floor, in_a_cell=True)
+    speed = ctx.f.speed(layout.typical, layout.floor, in_a_cell=True)
+    if node.cards == 1:
+        return speed
+    return ctx.text("comparisons", "speed_as", speed=speed, how=ctx.layout_text(layout, node))
 
 
 @macro

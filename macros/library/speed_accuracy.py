@@ -15,7 +15,7 @@ from macros.library.registry import macro
 from macros.output.html import block, code, id_code, table
 from macros.output.svg import LogScatterChart, draw
 from sizing.catalog.schema import DecodeMeasurement, FigureOrigin, LlamaCppEngine
-from sizing.engine.scenarios import resolve
+from sizing.engine.scenarios import measured_setup
 from sizing.views.accuracy import (
     MAX_KV_CACHE_ERROR,
     MAX_MEDIAN_ABS_ERROR,
@@ -117,7 +117,7 @@ def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
         streams=ctx.f.number(record.concurrency),
         engine=_engine(ctx, record.engine),
     )
-    resolved = resolve(ctx.catalog, record)
+    resolved = measured_setup(ctx.catalog, record)
     in_host = resolved.host_layers
     if in_host is None:
         return setup
@@ -242,7 +242,7 @@ SPEED_CONSTANTS = (
     "decode_floor_factor",
     "decode_bandwidth_fraction_host",
     "decode_host_crossing_seconds",
-    "max_running_streams",
+    "layout_tie_share",
 )
 
 
@@ -253,7 +253,7 @@ def speed_constant(ctx: MacroContext, name: str) -> str:
     if name not in SPEED_CONSTANTS:
         raise MacroError(f"unknown speed constant '{name}'; one of {', '.join(SPEED_CONSTANTS)}")
     value = getattr(ctx.catalog.assumptions, name).value
-    if name.endswith(("_fraction", "_fraction_server", "_fraction_llama_cpp", "_fraction_host", "_factor")):
+    if name.endswith(("_fraction", "_fraction_server", "_fraction_llama_cpp", "_fraction_host", "_factor", "_share")):
         return _percent(ctx, value)
     if name.endswith("_seconds") or "_seconds_" in name:
         if value >= 1e-3:
@@ -513,6 +513,7 @@ def _engine_figures(ctx: MacroContext) -> dict[str, str]:
         "tight_memory_utilization": n(server.tight_memory_utilization.value, 2),
         "llama_cpp_ubatch_tokens": n(llama_cpp.ubatch_tokens.value),
         "llama_cpp_cuda_context_gib": _gib(ctx, llama_cpp.cuda_context_gib.value),
+        "llama_cpp_parallel_slots": n(llama_cpp.parallel_slots.value),
     }
 
 

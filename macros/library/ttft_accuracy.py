@@ -9,7 +9,7 @@ from macros.library.context import MacroContext
 from macros.library.registry import macro
 from macros.output.html import id_code, table
 from sizing.catalog.schema import PrefillMeasurement
-from sizing.views.plan import node_scenario, ttft_of
+from sizing.engine.prefill import PrefillConstants, estimate_ttft
 from sizing.views.prefill_accuracy import (
     MAX_MEDIAN_ABS_ERROR_HELD_OUT,
     TtftCheck,
@@ -104,17 +104,16 @@ def ttft_example(
     precision: str | None = None,
     figure: str = "typical",
 ) -> str:
-    """The time to first token of a prompt of ``prompt_tokens`` among ``users`` users on every card of ``node``
-    (as ``python -m sizing.plan`` counts it): ``typical`` or ``at_most``."""
+    """The time to first token of a prompt of ``prompt_tokens`` among ``users`` users of one copy of the model as
+    ``node`` runs it at that context (``sizing.engine.deployment``; as ``python -m sizing.plan`` counts it):
+    ``typical`` or ``at_most``."""
     if figure not in ("typical", "at_most"):
         raise MacroError(f"unknown figure '{figure}'; one of typical, at_most")
-    c = ctx.catalog
-    chosen = c.nodes[node]
-    fmt = c.precisions[precision or c.models[model].default_precision]
-    scenario = node_scenario(
-        c, chosen, chosen.cards, model=model, precision=fmt, streams=users, context_tokens=prompt_tokens + output_tokens
+    layout = ctx.layout_at(model, precision, node, prompt_tokens + output_tokens)
+    prefill = PrefillConstants.from_assumptions(ctx.catalog.assumptions)
+    e = estimate_ttft(
+        layout.setup, prefill, prompt_tokens=prompt_tokens, output_tokens=output_tokens, concurrency=users
     )
-    e = ttft_of(c, scenario, prompt_tokens, output_tokens)
     return _seconds(ctx, e.typical_seconds if figure == "typical" else e.at_most_seconds)
 
 

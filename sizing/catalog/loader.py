@@ -430,7 +430,8 @@ def _check_engines(
     precisions: Mapping[str, Precision],
     problems: list[Problem],
 ) -> None:
-    """Every precision an engine names exists; every language-model precision is run by exactly one engine;
+    """Every precision an engine names (runs by default, or also runs) exists; every language-model precision is run
+    by exactly one engine;
     there is one server engine (a card's budget when no precision is named)."""
     runs: dict[str, str] = {}
     for engine, raw in zip(engines, raw_list, strict=True):
@@ -456,6 +457,17 @@ def _check_engines(
                     )
                 )
             runs.setdefault(pid, engine.id)
+        for pid in engine.also_runs:
+            if pid not in precisions:
+                problems.append(
+                    Problem(
+                        path,
+                        line_of(raw, "also_runs"),
+                        engine.id,
+                        "also_runs",
+                        f"unknown precision '{pid}' (not in precisions.yml); {did_you_mean(pid, precisions)}",
+                    )
+                )
     for pid, precision in precisions.items():
         if "llm" in precision.applies_to and pid not in runs:
             problems.append(

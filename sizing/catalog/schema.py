@@ -540,7 +540,7 @@ class Assumptions(Record):
     host_memory_per_card_memory: Assumption[Annotated[Positive, within(0.5, 16, "times the cards' memory")]]
     host_memory_reserved_gib: Assumption[Gib]
     host_memory_bandwidth_gbps: Assumption[HostBandwidthGbps]
-    max_running_streams: Assumption[Annotated[PositiveInt, within(1, 100_000, "streams")]]
+    layout_tie_share: Assumption[Annotated[Fraction, within(0, 0.5, "a share of the tokens per second")]]
     prefill_compute_fraction: FittedAssumption[ComputeShare]
     prefill_compute_fraction_llama_cpp: FittedAssumption[ComputeShare]
     prefill_request_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
@@ -595,7 +595,9 @@ class ServerEngine(Record):
     utilization_flag: Text
     kv_cache_dtype_flag: Text
     max_num_seqs_flag: Text
+    context_flag: Text
     precisions: Annotated[list[Id], Field(min_length=1)]
+    also_runs: list[Id] = []
     tight_memory_utilization: Figure[CardShare]
     tight_min_card_gib: Figure[Annotated[Positive, within(1, 1024, "GiB")]]
     tight_max_num_seqs: Figure[Annotated[PositiveInt, within(1, 256, "sequences")]]
@@ -616,7 +618,10 @@ class LlamaCppEngine(Record):
     kind: Literal["llama.cpp"]
     name: Text
     parallelism: Literal["layers"]
+    context_flag: Text
     precisions: Annotated[list[Id], Field(min_length=1)]
+    also_runs: list[Id] = []
+    parallel_slots: Figure[Annotated[PositiveInt, within(1, 4_096, "server slots")]]
     gpu_layers_flag: SourcedFlag
     cpu_moe_flag: SourcedFlag
     cuda_context_gib: Figure[Gib]
@@ -684,6 +689,7 @@ class InlineLlm(Record):
     vocab_size: Annotated[int, Field(gt=0, le=10_000_000)] | None = None
     tie_word_embeddings: bool = False
     attention: Annotated[MlaAttention | SlidingAttention | HybridAttention, Field(discriminator="type")] | None = None
+    max_context_tokens: ContextTokens | None = None  # the longest context its makers advertise, where known
     source: Text | None = None
 
     @model_validator(mode="after")
@@ -752,7 +758,7 @@ class DecodeScenario(Record):
     gpu: GpuRef
     cards: Annotated[int, Field(gt=0, le=MAX_SCENARIO_CARDS)] = 1
     link: LinkRef = "none"
-    parallelism: Parallelism = "tensor"
+    parallelism: Parallelism | None = None  # the engine's own (engines.yml) unless given; must agree with it
     model: LlmRef
     precision: PrecisionRef | None = None
     concurrency: Annotated[int, Field(gt=0, le=65_536)] = 1  # streams decoding together

@@ -23,7 +23,7 @@ CPU (two per layer whose experts alone stay in host memory) costs a fixed time.
 A layer split runs the cards one after another: the step is the single-card step plus one hand-over per card
 boundary. The floor is the typical speed times a factor that published measurements beat.
 
-Plain records in, a frozen ``DecodeEstimate`` out; the constants come from ``assumptions.yml``
+Plain records in (a ``DecodeSetup``), a frozen ``StepSeconds`` out; the constants come from ``assumptions.yml``
 (``DecodeConstants.from_assumptions``) and ``sizing.engine.scenarios`` resolves catalog ids into these records.
 Units are in the names: ``_seconds``, ``_bytes``, ``_gbps`` (1e9 B/s), ``_tflops`` (1e12 FLOP/s), ``_us``.
 """
@@ -39,9 +39,7 @@ from sizing.engine.links import seconds_per_allreduce, sublayers, tensor_paralle
 from sizing.engine.memory import (
     bytes_read_per_step_on_cards_and_host,
     kv_cache_bytes,
-    kv_cache_bytes_per_card,
     kv_layer_tokens,
-    weight_bytes,
     weight_bytes_read_per_step,
 )
 from sizing.engine.specs import GpuSpec, HostLayers, LinkSpec, LlmShape, PrecisionSpec
@@ -61,7 +59,6 @@ class DecodeConstants:
     step_host_seconds_server: float
     step_host_seconds_llama_cpp: float
     floor_factor: float
-    max_running_streams: int
     kv_cache_bytes_per_element: float
     allreduces_per_layer: int
     bandwidth_fraction_host: float
@@ -81,7 +78,6 @@ class DecodeConstants:
             step_host_seconds_server=a.decode_step_host_seconds_server.value,
             step_host_seconds_llama_cpp=a.decode_step_host_seconds_llama_cpp.value,
             floor_factor=a.decode_floor_factor.value,
-            max_running_streams=a.max_running_streams.value,
             kv_cache_bytes_per_element=a.kv_cache_bytes_per_element.value,
             allreduces_per_layer=a.allreduces_per_layer.value,
             bandwidth_fraction_host=a.decode_bandwidth_fraction_host.value,
@@ -90,12 +86,28 @@ class DecodeConstants:
 
 
 @dataclass(frozen=True)
-class CardMemory:
-    """What one card offers the KV cache: its budget (``fit.card_budget``) less what the runtime reserves
-    (activation peak and runtime overhead, as ``fit.llm_need``)."""
+class DecodeSetup:
+    """One copy of a model as its decode steps run: the card, the link a split of it crosses (None on one card),
+    the model's shape and format, its cards and how they share it (every layer cut across them, or the layers
+    shared out), the context each stream holds, the engine and its constants, whether a step computes logits,
+    the prompt tokens each output token brings into the steps, and the layers left in host memory (llama.cpp)."""
 
-    card_budget_bytes: float
-    reserved_bytes: float
+    gpu: GpuSpec
+    link: LinkSpec | None
+    model: LlmShape
+    precision: PrecisionSpec
+    cards: int
+    parallelism: Parallelism
+    context_tokens: int
+    constants: DecodeConstants
+    engine_class: EngineClass = "server"
+    prompt_tokens_per_output_token: float = 0.0
+    reads_output_head: bool = True
+    host_layers: HostLayers | None = None
+
+    def __post_init__(self) -> None:
+        if self.cards > 1 and self.link is None:
+            raise ValueError(f"a split over {self.cards} cards needs a link")
 
 
 @dataclass(frozen=True)
@@ -108,14 +120,6 @@ class StepSeconds:
     communication: float
     overhead: float
     total: float
-
-
-@dataclass(frozen=True)
-class DecodeEstimate:
-    typical_tokens_per_s_per_stream: float
-    floor_tokens_per_s_per_stream: float
-    streams_that_fit: int
-    typical_tokens_per_s_total: float
 
 
 # --- the terms of a step ---------------------------------------------------------------------------
@@ -203,83 +207,54 @@ def layer_split_seconds(single_card_step_seconds: float, cards: int, handover_se
     return single_card_step_seconds + (cards - 1) * handover_seconds
 
 
-def step_seconds(
-    *,
-    gpu: GpuSpec,
-    link: LinkSpec | None,
-    model: LlmShape,
-    precision: PrecisionSpec,
-    cards: int,
-    parallelism: Parallelism,
-    concurrency: int,
-    context_tokens: int,
-    constants: DecodeConstants,
-    engine_class: EngineClass = "server",
-    prompt_tokens_per_output_token: float = 0.0,
-    reads_output_head: bool = True,
-    host_layers: HostLayers | None = None,
-) -> StepSeconds:
-    """The time of one decode step of ``concurrency`` streams at ``context_tokens``, term by term (a step that
-    computes no logits, as llama-bench's prompt test at microbatch 1, skips the output head). With
-    ``host_layers`` (llama.cpp), the layers left in host memory are read at the host's bandwidth, after those
-    on the cards."""
-    if cards > 1 and link is None:
-        raise ValueError(f"a split over {cards} cards needs a link")
-    if parallelism == "layers" and cards > 1:
-        assert link is not None
-        single = step_seconds(
-            gpu=gpu,
-            link=None,
-            model=model,
-            precision=precision,
-            cards=1,
-            parallelism="tensor",
-            concurrency=concurrency,
-            context_tokens=context_tokens,
-            constants=constants,
-            engine_class=engine_class,
-            prompt_tokens_per_output_token=prompt_tokens_per_output_token,
-            reads_output_head=reads_output_head,
-            host_layers=host_layers,
-        )
-        handover = seconds_handing_over(model, link, concurrency)
+def step_seconds(setup: DecodeSetup, concurrency: int) -> StepSeconds:
+    """The time of one decode step of ``concurrency`` streams of one copy, term by term (a step that computes no
+    logits, as llama-bench's prompt test at microbatch 1, skips the output head). With host layers (llama.cpp),
+    the layers left in host memory are read at the host's bandwidth, after those on the cards."""
+    model, constants, cards = setup.model, setup.constants, setup.cards
+    if setup.parallelism == "layers" and cards > 1:
+        assert setup.link is not None
+        single = step_seconds(replace(setup, link=None, cards=1, parallelism="tensor"), concurrency)
+        handover = seconds_handing_over(model, setup.link, concurrency)
         return replace(
             single, communication=(cards - 1) * handover, total=layer_split_seconds(single.total, cards, handover)
         )
-    fraction = (
-        constants.bandwidth_fraction_llama_cpp if engine_class == "llama.cpp" else constants.bandwidth_fraction_server
-    )
+    llama_cpp = setup.engine_class == "llama.cpp"
+    fraction = constants.bandwidth_fraction_llama_cpp if llama_cpp else constants.bandwidth_fraction_server
+    host_layers = setup.host_layers
     if host_layers is None:
-        bytes_read = weight_bytes_read_per_step(
-            model, precision, concurrency, reads_output_head
-        ) / cards + kv_cache_bytes(model, context_tokens, concurrency, constants.kv_cache_bytes_per_element, cards)
-        memory = seconds_reading_memory(bytes_read, gpu.memory_bandwidth_gbps, fraction)
+        weights = weight_bytes_read_per_step(model, setup.precision, concurrency, setup.reads_output_head)
+        kv_cache = kv_cache_bytes(model, setup.context_tokens, concurrency, constants.kv_cache_bytes_per_element, cards)
+        bytes_read = weights / cards + kv_cache
+        memory = seconds_reading_memory(bytes_read, setup.gpu.memory_bandwidth_gbps, fraction)
     else:
         on_cards, in_host = bytes_read_per_step_on_cards_and_host(
             model,
-            precision,
+            setup.precision,
             concurrency,
-            context_tokens,
+            setup.context_tokens,
             constants.kv_cache_bytes_per_element,
             host_layers.gpu_layers,
-            reads_output_head,
+            setup.reads_output_head,
             host_layers.cpu_moe_layers,
         )
-        memory = seconds_reading_memory(on_cards, gpu.memory_bandwidth_gbps, fraction) + seconds_reading_memory(
+        memory = seconds_reading_memory(on_cards, setup.gpu.memory_bandwidth_gbps, fraction) + seconds_reading_memory(
             in_host, host_layers.bandwidth_gbps, constants.bandwidth_fraction_host
         )
-    tflops = tensor_tflops(gpu, precision)
+    tflops = tensor_tflops(setup.gpu, setup.precision)
     compute = seconds_computing(
-        concurrency * flops_per_token(model, context_tokens), tflops, constants.compute_fraction, cards
+        concurrency * flops_per_token(model, setup.context_tokens), tflops, constants.compute_fraction, cards
     )
-    prompt_tokens = prefill_tokens_per_step(concurrency, prompt_tokens_per_output_token)
+    prompt_tokens = prefill_tokens_per_step(concurrency, setup.prompt_tokens_per_output_token)
     prefill = seconds_computing(
-        prompt_tokens * flops_per_token(model, context_tokens // 2), tflops, constants.compute_fraction, cards
+        prompt_tokens * flops_per_token(model, setup.context_tokens // 2), tflops, constants.compute_fraction, cards
     )
     communication = (
-        0.0 if link is None else seconds_communicating(model, link, cards, concurrency, constants.allreduces_per_layer)
+        0.0
+        if setup.link is None
+        else seconds_communicating(model, setup.link, cards, concurrency, constants.allreduces_per_layer)
     )
-    overhead = seconds_overhead(model, constants, engine_class)
+    overhead = seconds_overhead(model, constants, setup.engine_class)
     if host_layers is not None:
         overhead += crossings_per_step(model.layers, host_layers) * constants.host_crossing_seconds
     total = seconds_memory_and_compute(memory, compute, constants.combine_exponent) + prefill + communication + overhead
@@ -305,47 +280,3 @@ def streams_that_fit(
 def price_per_million_tokens(monthly_price: float, hours_per_month: float, tokens_per_s_total: float) -> float:
     """What a million generated tokens cost on a node rented by the month and kept busy at ``tokens_per_s_total``."""
     return monthly_price / (hours_per_month * 3600 * tokens_per_s_total) * 1e6
-
-
-# --- the estimate ----------------------------------------------------------------------------------
-def estimate_decode(
-    *,
-    gpu: GpuSpec,
-    link: LinkSpec | None,
-    model: LlmShape,
-    precision: PrecisionSpec,
-    cards: int,
-    parallelism: Parallelism,
-    concurrency: int,
-    context_tokens: int,
-    constants: DecodeConstants,
-    card_memory: CardMemory,
-    engine_class: EngineClass = "server",
-    prompt_tokens_per_output_token: float = 0.0,
-    host_layers: HostLayers | None = None,
-) -> DecodeEstimate:
-    """Typical and floor tokens/s per stream at ``concurrency``; how many streams of ``context_tokens`` fit;
-    the typical total when that many run (a MoE step then touches more experts, compute grows)."""
-    setup = {
-        "gpu": gpu,
-        "link": link,
-        "model": model,
-        "precision": precision,
-        "cards": cards,
-        "parallelism": parallelism,
-        "context_tokens": context_tokens,
-        "constants": constants,
-        "engine_class": engine_class,
-        "prompt_tokens_per_output_token": prompt_tokens_per_output_token,
-        "host_layers": host_layers,
-    }
-    typical = 1 / step_seconds(concurrency=concurrency, **setup).total  # type: ignore[arg-type]
-    fitting = streams_that_fit(
-        card_memory.card_budget_bytes,
-        weight_bytes(model, precision) / cards,
-        card_memory.reserved_bytes,
-        kv_cache_bytes_per_card(model, context_tokens, 1, constants.kv_cache_bytes_per_element, cards, parallelism),
-        constants.max_running_streams,
-    )
-    total = fitting / step_seconds(concurrency=fitting, **setup).total if fitting else 0.0  # type: ignore[arg-type]
-    return DecodeEstimate(typical, typical * constants.floor_factor, fitting, total)

@@ -11,7 +11,7 @@ memory holds them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
@@ -36,9 +36,10 @@ from sizing.engine.memory import (
     kv_cache_bytes_per_card,
     model_weight_bytes,
     require_precision,
+    weight_bytes,
 )
 from sizing.engine.reserve import BatchBudget, llama_cpp_reserve, server_batch_budget, server_reserve
-from sizing.engine.specs import LlmShape, llm_shape, precision_spec
+from sizing.engine.specs import Checkpoint, LlmShape, checkpoint
 
 Engine = ServerEngine | LlamaCppEngine
 
@@ -260,6 +261,68 @@ def engine_reserve_bytes(
     return reserve.activations, reserve.overhead
 
 
+@dataclass(frozen=True)
+class FitQuery:
+    """What a language model's verdict is asked about: a checkpoint that ``engine`` runs on cards of ``gpu``, at
+    ``context_tokens`` for ``batch`` sequences, the KV cache kept in ``kv_cache_dtype``."""
+
+    catalog: Catalog
+    checkpoint: Checkpoint
+    engine: Engine
+    gpu: Gpu | InlineGpu
+    context_tokens: int
+    batch: int = 1
+    kv_cache_dtype: KvCacheDtype = "bf16"
+
+    def need(
+        self,
+        cards: int,
+        *,
+        context_tokens: int | None = None,
+        kv_cache_dtype: KvCacheDtype | None = None,
+        max_num_seqs: int | None = None,
+        cuda_graphs: bool = True,
+    ) -> MemoryNeed:
+        """What each card of a ``cards``-way split needs (at another context or KV-cache precision where given); a
+        server engine profiles its default batch, or at most ``max_num_seqs`` sequences of it, and keeps CUDA
+        graphs unless ``cuda_graphs`` is False."""
+        c, model = self.catalog, self.checkpoint.model
+        context = self.context_tokens if context_tokens is None else context_tokens
+        element = kv_element_bytes(c, self.kv_cache_dtype if kv_cache_dtype is None else kv_cache_dtype)
+        kv_cache = kv_cache_bytes_per_card(model, context, self.batch, element, cards, self.engine.parallelism)
+        budget = with_max_num_seqs(batch_budget_on(self.engine, self.gpu, c), max_num_seqs)
+        reserve = engine_reserve_bytes(self.engine, model, context, self.batch, cards, budget, cuda_graphs)
+        activations, overhead = reserve
+        return MemoryNeed(weight_bytes(model, self.checkpoint.precision) / cards, kv_cache, activations, overhead)
+
+    def splits(self, max_cards: int) -> list[int]:
+        """The card counts up to ``max_cards`` the engine can spread the model over, fewest first."""
+        return engine_splits(self.engine, self.checkpoint.model, max_cards)
+
+    def budget(self, utilization: float | None = None) -> float:
+        """Bytes the engine may use on one card: its default share, or ``utilization``."""
+        return card_budget(self.catalog, self.gpu, self.engine, utilization)
+
+    def longest_context(self, cards: int, budget: float) -> int | None:
+        """The longest context, in whole tokens, shorter than the one asked for (and at most the model's), whose
+        need on each of ``cards`` cards stays within ``budget``; None when not even ``tight_min_context_tokens``
+        fits."""
+        low = self.catalog.assumptions.tight_min_context_tokens.value
+        high = self.context_tokens - 1
+        if self.checkpoint.max_context_tokens is not None:
+            high = min(high, self.checkpoint.max_context_tokens)
+
+        def fits(tokens: int) -> bool:
+            return self.need(cards, context_tokens=tokens).total <= budget
+
+        if low > high or not fits(low):
+            return None
+        while low < high:  # need grows with the context: the last that fits, by bisection
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if fits(middle) else (low, middle - 1)
+        return low
+
+
 def llm_need(
     catalog: Catalog,
     model: Llm,
@@ -268,242 +331,108 @@ def llm_need(
     batch: int,
     cards: int,
     *,
-    gpu: Gpu | InlineGpu | None = None,
+    gpu: Gpu | InlineGpu,
     kv_cache_dtype: KvCacheDtype = "bf16",
-    max_num_seqs: int | None = None,
-    cuda_graphs: bool = True,
 ) -> MemoryNeed:
-    """What each card of a ``cards``-way split of ``gpu`` needs, with the engine that runs ``precision`` and the
-    KV cache in ``kv_cache_dtype``; a server engine profiles its default batch, or at most ``max_num_seqs``
-    sequences of it, and keeps CUDA graphs unless ``cuda_graphs`` is False."""
+    """What each card of a ``cards``-way split of ``gpu`` needs for a models.yml model in a precisions.yml format,
+    with the engine that runs the format."""
     engine = catalog.engine_of(precision)
-    shape = llm_shape(model)
-    bytes_per_element = kv_element_bytes(catalog, kv_cache_dtype)
-    kv_cache = kv_cache_bytes_per_card(shape, context_tokens, batch, bytes_per_element, cards, engine.parallelism)
-    budget = with_max_num_seqs(batch_budget_on(engine, gpu, catalog), max_num_seqs)
-    activations, overhead = engine_reserve_bytes(engine, shape, context_tokens, batch, cards, budget, cuda_graphs)
-    return MemoryNeed(model_weight_bytes(model, precision) / cards, kv_cache, activations, overhead)
-
-
-def split_needs(
-    catalog: Catalog,
-    model: Llm,
-    precision: Precision,
-    max_cards: int,
-    context_tokens: int | None = None,
-    batch: int | None = None,
-    *,
-    gpu: Gpu | InlineGpu | None = None,
-    kv_cache_dtype: KvCacheDtype = "bf16",
-) -> dict[int, MemoryNeed]:
-    """What one card of ``gpu`` needs for each split k ≤ ``max_cards`` the engine allows, smallest k first. It
-    depends on the model and on the card's class (the engine's default batch), not on the node: one computation
-    serves every node of a class."""
-    a = catalog.assumptions
-    context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
-    batch = a.default_batch.value if batch is None else batch
-    engine = catalog.engine_of(precision)
-    return {
-        k: llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype=kv_cache_dtype)
-        for k in engine_splits(engine, llm_shape(model), max_cards)
-    }
-
-
-def longest_context(
-    catalog: Catalog,
-    model: Llm,
-    precision: Precision,
-    cards: int,
-    budget: float,
-    below: int,
-    batch: int | None = None,
-    *,
-    gpu: Gpu | InlineGpu | None = None,
-    kv_cache_dtype: KvCacheDtype = "bf16",
-) -> int | None:
-    """The longest context, in whole tokens, shorter than ``below`` (and at most the model's), whose need on each
-    of ``cards`` cards stays within ``budget``; None when not even ``tight_min_context_tokens`` fits."""
-    a = catalog.assumptions
-    batch = a.default_batch.value if batch is None else batch
-    low, high = a.tight_min_context_tokens.value, min(below - 1, model.max_context_tokens)
-
-    def fits(tokens: int) -> bool:
-        need = llm_need(catalog, model, precision, tokens, batch, cards, gpu=gpu, kv_cache_dtype=kv_cache_dtype)
-        return need.total <= budget
-
-    if low > high or not fits(low):
-        return None
-    while low < high:  # need grows with the context: the last that fits, by bisection
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if fits(middle) else (low, middle - 1)
-    return low
+    query = FitQuery(catalog, checkpoint(model, precision), engine, gpu, context_tokens, batch)
+    return query.need(cards, kv_cache_dtype=kv_cache_dtype)
 
 
 # --- verdicts ----------------------------------------------------------------------------------------------
-def fit_llm_on(
-    catalog: Catalog,
-    model: Llm,
-    precision: Precision,
-    gpu: Gpu,
-    cards: int,
-    context_tokens: int | None = None,
-    batch: int | None = None,
-    needs: dict[int, MemoryNeed] | None = None,
-    kv_cache_dtype: KvCacheDtype = "bf16",
-) -> Fit:
-    """The verdict for ``model`` on ``cards`` cards of ``gpu``, in order of preference: the fewest cards that
-    fit at the engine's default setting (ONE_CARD, SPLIT); else TIGHT: the fewest cards that fit at the context
-    asked for with the tight utilization, or else with the KV cache in FP8, or else with a server running at most
-    ``tight_max_num_seqs`` streams, or else with those streams and no CUDA graphs (at the default utilization, then
-    at the tight one where offered), or else the split that holds the longest context at the default setting, or
-    else (llama.cpp) every card with the layers that do not fit in host memory; else NO_FIT with the largest split
-    as the best attempt. ``needs`` (from ``split_needs`` for this card and
-    KV-cache precision, any ``max_cards`` ≥ ``cards``) saves recomputing them."""
-    a = catalog.assumptions
-    context_tokens = a.default_context_tokens.value if context_tokens is None else context_tokens
-    batch = a.default_batch.value if batch is None else batch
-    engine = catalog.engine_of(precision)
-    if needs is None:
-        needs = split_needs(
-            catalog, model, precision, cards, context_tokens, batch, gpu=gpu, kv_cache_dtype=kv_cache_dtype
-        )
-    splits = [k for k in needs if k <= cards]
-    share = default_utilization(catalog, engine)
-    shown = share if isinstance(engine, ServerEngine) else None
-    budget = card_budget(catalog, gpu, engine)
-    for k in splits:
-        if needs[k].total <= budget:
-            verdict = Verdict.ONE_CARD if k == 1 else Verdict.SPLIT
-            return Fit(verdict, k, needs[k], budget, engine.id, shown, kv_cache_dtype=kv_cache_dtype)
-
-    def longest(k: int) -> int | None:
-        return longest_context(
-            catalog, model, precision, k, budget, context_tokens, batch, gpu=gpu, kv_cache_dtype=kv_cache_dtype
-        )
-
-    higher = tight_utilization(catalog, engine, gpu)
-    if higher is not None:
-        tight_budget = card_budget(catalog, gpu, engine, higher)
-        for k in splits:
-            if needs[k].total <= tight_budget:
-                return Fit(
-                    Verdict.TIGHT,
-                    k,
-                    needs[k],
-                    tight_budget,
-                    engine.id,
-                    higher,
-                    "utilization",
-                    longest(k),
-                    kv_cache_dtype,
-                )
-    if isinstance(engine, ServerEngine):
-        lean = fit_with_server_settings(
-            catalog, model, precision, gpu, splits, needs, context_tokens, batch, kv_cache_dtype, longest
-        )
+def fit_split(query: FitQuery, cards: int, need: MemoryNeed | None = None) -> Fit:
+    """The verdict for one copy of the model spread over exactly ``cards`` cards (as ``--tensor-parallel-size``
+    forces it), at the first setting that makes it fit, in order: the engine's defaults (ONE_CARD, SPLIT); else
+    TIGHT with the tight utilization, or with the KV cache in FP8, or with a server running at most
+    ``tight_max_num_seqs`` streams, or with those streams and no CUDA graphs (at the default utilization, then at
+    the tight one where offered), or at the longest context that fits at the default setting, or (llama.cpp) with
+    the layers that do not fit in host memory; else NO_FIT. ``need``: that of these cards at the defaults, when
+    known."""
+    c, engine = query.catalog, query.engine
+    need = query.need(cards) if need is None else need
+    server = isinstance(engine, ServerEngine)
+    shown = default_utilization(c, engine) if server else None
+    budget = query.budget()
+    dtype = query.kv_cache_dtype
+    if need.total <= budget:
+        verdict = Verdict.ONE_CARD if cards == 1 else Verdict.SPLIT
+        return Fit(verdict, cards, need, budget, engine.id, shown, kv_cache_dtype=dtype)
+    higher = tight_utilization(c, engine, query.gpu)
+    if higher is not None and need.total <= (raised := query.budget(higher)):
+        longest = query.longest_context(cards, budget)
+        return Fit(Verdict.TIGHT, cards, need, raised, engine.id, higher, "utilization", longest, dtype)
+    if server:
+        lean = fit_with_server_settings(query, cards, need)
         if lean is not None:
             return lean
-    shorter = [(tokens, k) for k in splits if (tokens := longest(k)) is not None]
-    if shorter:
-        tokens, k = max(shorter, key=lambda found: (found[0], -found[1]))  # longest context, then fewest cards
-        return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "context", tokens, kv_cache_dtype)
-    k = splits[-1]
+    longest = query.longest_context(cards, budget)
+    if longest is not None:
+        return Fit(Verdict.TIGHT, cards, need, budget, engine.id, shown, "context", longest, dtype)
     if isinstance(engine, LlamaCppEngine):
-        in_host = fit_with_host_layers(
-            catalog, model, precision, gpu, k, context_tokens, batch, needs[k], kv_cache_dtype
-        )
+        in_host = fit_with_host_layers(query, cards, need)
         if in_host is not None:
             return in_host
-    return Fit(Verdict.NO_FIT, k, needs[k], budget, engine.id, shown, kv_cache_dtype=kv_cache_dtype)
+    return Fit(Verdict.NO_FIT, cards, need, budget, engine.id, shown, kv_cache_dtype=dtype)
 
 
-def fit_with_server_settings(
-    catalog: Catalog,
-    model: Llm,
-    precision: Precision,
-    gpu: Gpu,
-    splits: list[int],
-    needs: dict[int, MemoryNeed],
-    context_tokens: int,
-    batch: int,
-    kv_cache_dtype: KvCacheDtype,
-    longest: Callable[[int], int | None],
-) -> Fit | None:
+def fit_with_server_settings(query: FitQuery, cards: int, need: MemoryNeed) -> Fit | None:
     """TIGHT for a server engine at the context asked for with the KV cache in FP8, else with at most
     ``tight_max_num_seqs`` streams, else with those streams and no CUDA graphs (at the default utilization, then
-    at the tight one where offered), the fewest cards first; None when none of them fits."""
-    engine = catalog.engine_of(precision)
+    at the tight one where offered); None when none of them fits."""
+    c, engine = query.catalog, query.engine
     assert isinstance(engine, ServerEngine)
-    shown = default_utilization(catalog, engine)
-    budget = card_budget(catalog, gpu, engine)
-    higher = tight_utilization(catalog, engine, gpu)
-    if kv_cache_dtype == "bf16":
-        for k in splits:
-            fp8 = llm_need(catalog, model, precision, context_tokens, batch, k, gpu=gpu, kv_cache_dtype="fp8")
-            if fp8.total <= budget:
-                return Fit(Verdict.TIGHT, k, needs[k], budget, engine.id, shown, "kv_cache_dtype", longest(k), "fp8")
+    shown = default_utilization(c, engine)
+    budget = query.budget()
+    higher = tight_utilization(c, engine, query.gpu)
+    if query.kv_cache_dtype == "bf16" and query.need(cards, kv_cache_dtype="fp8").total <= budget:
+        longest = query.longest_context(cards, budget)
+        return Fit(Verdict.TIGHT, cards, need, budget, engine.id, shown, "kv_cache_dtype", longest, "fp8")
     few = engine.tight_max_num_seqs.value
-    lean_settings: list[tuple[TightBy, bool, float, float | None]] = [
-        ("max_num_seqs", True, budget, shown),
-        ("enforce_eager", False, budget, shown),
-    ]
-    if higher is not None:  # then the same with the higher utilization, where the card is large enough
-        raised = card_budget(catalog, gpu, engine, higher)
-        lean_settings += [("max_num_seqs", True, raised, higher), ("enforce_eager", False, raised, higher)]
-    for how, graphs, lean_budget, utilization in lean_settings:
-        for k in splits:
-            lean = llm_need(
-                catalog,
-                model,
-                precision,
-                context_tokens,
-                batch,
-                k,
-                gpu=gpu,
-                kv_cache_dtype=kv_cache_dtype,
+    for how, graphs, utilization in lean_settings(shown, higher):
+        lean_budget = query.budget(utilization)
+        lean = query.need(cards, max_num_seqs=few, cuda_graphs=graphs)
+        if lean.total <= lean_budget:
+            longest = query.longest_context(cards, budget)
+            return Fit(
+                Verdict.TIGHT,
+                cards,
+                need,
+                lean_budget,
+                engine.id,
+                utilization,
+                how,
+                longest,
+                query.kv_cache_dtype,
+                tight_need=lean,
                 max_num_seqs=few,
-                cuda_graphs=graphs,
             )
-            if lean.total <= lean_budget:
-                return Fit(
-                    Verdict.TIGHT,
-                    k,
-                    needs[k],
-                    lean_budget,
-                    engine.id,
-                    utilization,
-                    how,
-                    longest(k),
-                    kv_cache_dtype,
-                    tight_need=lean,
-                    max_num_seqs=few,
-                )
     return None
 
 
-def fit_with_host_layers(
-    catalog: Catalog,
-    model: Llm,
-    precision: Precision,
-    gpu: Gpu,
-    cards: int,
-    context_tokens: int,
-    batch: int,
-    need: MemoryNeed,
-    kv_cache_dtype: KvCacheDtype = "bf16",
-) -> Fit | None:
+def lean_settings(default: float, higher: float | None) -> list[tuple[TightBy, bool, float]]:
+    """A server's settings for fewer streams, lightest first: ``--max-num-seqs``, then without CUDA graphs too,
+    at the default utilization, then at the higher one where offered (how, CUDA graphs kept, utilization)."""
+    settings: list[tuple[TightBy, bool, float]] = [("max_num_seqs", True, default), ("enforce_eager", False, default)]
+    if higher is not None:
+        settings += [("max_num_seqs", True, higher), ("enforce_eager", False, higher)]
+    return settings
+
+
+def fit_with_host_layers(query: FitQuery, cards: int, need: MemoryNeed) -> Fit | None:
     """TIGHT with as many layers on the ``cards`` cards as fit beside llama.cpp's reserve and the others in host
     memory (``sizing.engine.host_layers``), when the host's memory holds them; else None. ``need`` is that of
     every layer on the cards."""
-    engine = catalog.engine_of(precision)
+    c, engine, model = query.catalog, query.engine, query.checkpoint.model
     assert isinstance(engine, LlamaCppEngine)
-    shape = llm_shape(model)
-    activations, overhead = engine_reserve_bytes(engine, shape, context_tokens, batch, cards)
-    budget = card_budget(catalog, gpu, engine)
+    activations, overhead = engine_reserve_bytes(engine, model, query.context_tokens, query.batch, cards)
+    budget = query.budget()
     room = budget - activations - overhead
-    bytes_per_element = kv_element_bytes(catalog, kv_cache_dtype)
-    plan = layers_on_cards(shape, precision_spec(precision), cards, room, context_tokens, batch, bytes_per_element)
-    if plan is None or plan.host_bytes > host_memory_bytes(catalog, gpu, cards):
+    element = kv_element_bytes(c, query.kv_cache_dtype)
+    precision = query.checkpoint.precision
+    plan = layers_on_cards(model, precision, cards, room, query.context_tokens, query.batch, element)
+    if plan is None or plan.host_bytes > host_memory_bytes(c, query.gpu, cards):
         return None
     on_card = MemoryNeed(plan.busiest_card_weight_bytes, plan.busiest_card_kv_bytes, activations, overhead)
     return Fit(
@@ -516,31 +445,59 @@ def fit_with_host_layers(
         tight_need=on_card,
         host_weight_bytes=plan.host_weight_bytes,
         gpu_layers=plan.gpu_layers,
-        kv_cache_dtype=kv_cache_dtype,
+        kv_cache_dtype=query.kv_cache_dtype,
     )
 
 
-def fit_on_cards(
-    catalog: Catalog, model: Llm, precision: Precision, gpu: Gpu, cards: int, context_tokens: int | None = None
-) -> Fit | None:
-    """The verdict on exactly ``cards`` cards (one copy of the model spread over all of them, as
-    ``--tensor-parallel-size`` forces it), None when the format's engine cannot split the model that way."""
-    needs = split_needs(catalog, model, precision, cards, context_tokens, gpu=gpu)
-    if cards not in needs:
-        return None
-    return fit_llm_on(catalog, model, precision, gpu, cards, context_tokens, needs={cards: needs[cards]})
+def preference(fit: Fit, default: float | None) -> tuple[float, ...]:
+    """How a practitioner ranks verdicts of the same model on different splits, smallest first: the engine's
+    defaults, then each tight setting in the order ``fit_split`` tries them (a setting at the default utilization
+    before the same at the higher one), each on the fewest cards; then the split that holds the longest context,
+    then layers in host memory on the most cards (the most layers on cards), then no fit on the most cards (the
+    best attempt)."""
+    order: dict[TightBy | None, int] = {None: 0, "utilization": 1, "kv_cache_dtype": 2}
+    if fit.verdict is Verdict.NO_FIT:
+        return (9, -fit.cards)
+    if fit.tight_by in ("max_num_seqs", "enforce_eager"):
+        raised = fit.memory_utilization not in (None, default)
+        return (3 + (fit.tight_by == "enforce_eager") + 2 * raised, fit.cards)
+    if fit.tight_by == "context":
+        return (7, -(fit.longest_context_tokens or 0), fit.cards)
+    if fit.tight_by == "gpu_layers":
+        return (8, -fit.cards)
+    return (order[fit.tight_by], fit.cards)
 
 
-def fit_llm(
+def fit_llm_on(query: FitQuery, cards: int, fits: Mapping[int, Fit] | None = None) -> Fit:
+    """The verdict for the model on ``cards`` cards: of every split of at most ``cards`` cards the engine can
+    make (``fit_split``, or ``fits`` where given), the one a practitioner prefers (``preference``): the fewest
+    cards that hold it at the engine's defaults (ONE_CARD, SPLIT), else the lightest tight setting on the fewest
+    cards, else NO_FIT with the largest split as the best attempt."""
+    found = fits if fits is not None else {k: fit_split(query, k) for k in query.splits(cards)}
+    default = default_utilization(query.catalog, query.engine) if isinstance(query.engine, ServerEngine) else None
+    return min((f for k, f in found.items() if k <= cards), key=lambda f: preference(f, default))
+
+
+def llm_query(
     catalog: Catalog,
     model: Llm,
     precision: Precision,
-    node: Node,
+    gpu: Gpu | InlineGpu,
     context_tokens: int | None = None,
-    batch: int | None = None,
-) -> Fit:
-    """The verdict for ``model`` on ``node`` (see ``fit_llm_on``)."""
-    return fit_llm_on(catalog, model, precision, catalog.gpu_of(node), node.cards, context_tokens, batch)
+    kv_cache_dtype: KvCacheDtype = "bf16",
+) -> FitQuery:
+    """The verdict's question for a models.yml model in a precisions.yml format on cards of ``gpu``, at the site's
+    default context unless given, with the engine that runs the format."""
+    a = catalog.assumptions
+    context = a.default_context_tokens.value if context_tokens is None else context_tokens
+    engine = catalog.engine_of(precision)
+    return FitQuery(catalog, checkpoint(model, precision), engine, gpu, context, a.default_batch.value, kv_cache_dtype)
+
+
+def fit_llm(catalog: Catalog, model: Llm, precision: Precision, node: Node, context_tokens: int | None = None) -> Fit:
+    """The verdict for ``model`` on ``node`` (``fit_llm_on``)."""
+    query = llm_query(catalog, model, precision, catalog.gpu_of(node), context_tokens)
+    return fit_llm_on(query, node.cards)
 
 
 def pipeline_need(catalog: Catalog, model: DiffusionModel, precision: Precision) -> MemoryNeed:
@@ -633,19 +590,19 @@ def fit(
     precision: Precision,
     node: Node,
     context_tokens: int | None = None,
-    batch: int | None = None,
 ) -> Fit:
+    """The verdict for a model of the catalog on a node: an image or video pipeline's, or a language model's."""
     if isinstance(model, DiffusionModel):
         return fit_diffusion(catalog, model, precision, node)
-    return fit_llm(catalog, model, precision, node, context_tokens, batch)
+    return fit_llm(catalog, model, precision, node, context_tokens)
 
 
 def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
     """The engine option a tight fit needs, as typed: ``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``,
     ``--max-num-seqs 16``, ``--max-num-seqs 16 --enforce-eager`` (after ``--gpu-memory-utilization 0.95`` where
-    that too is needed); llama.cpp's ``--n-gpu-layers N`` for layers in host memory; for a pipeline, the call that
-    makes its parts take
-    turns on the card (``pipe.enable_model_cpu_offload()``) or leaves part of its denoiser in host memory."""
+    that too is needed), ``--max-model-len N`` (llama.cpp: ``--ctx-size N``) for a shorter context; llama.cpp's
+    ``--n-gpu-layers N`` for layers in host memory; for a pipeline, the call that makes its parts take turns on
+    the card (``pipe.enable_model_cpu_offload()``) or leaves part of its denoiser in host memory."""
     if fit.verdict is not Verdict.TIGHT:
         return None
     pipeline_settings = {
@@ -655,6 +612,8 @@ def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
     if fit.tight_by in pipeline_settings:
         return pipeline_settings[fit.tight_by]
     engine = None if fit.engine is None else catalog.engines[fit.engine]
+    if engine is not None and fit.tight_by == "context":
+        return f"{engine.context_flag} {fit.longest_context_tokens}"
     if isinstance(engine, LlamaCppEngine) and fit.tight_by == "gpu_layers":
         return f"{engine.gpu_layers_flag.flag} {fit.gpu_layers}"
     if not isinstance(engine, ServerEngine):
@@ -668,7 +627,7 @@ def tight_setting(catalog: Catalog, fit: Fit) -> str | None:
 
 
 def server_setting(engine: ServerEngine, fit: Fit) -> str | None:
-    """The server option of a tight fit (``tight_setting``); None for a shorter context."""
+    """The server option of a tight fit at the context asked (``tight_setting``)."""
     settings = {
         "utilization": f"{engine.utilization_flag} {fit.memory_utilization or 0:g}",
         "kv_cache_dtype": f"{engine.kv_cache_dtype_flag} fp8",
@@ -680,7 +639,7 @@ def server_setting(engine: ServerEngine, fit: Fit) -> str | None:
 
 def tight_settings_offered(catalog: Catalog) -> dict[str, str]:
     """Every option a tight verdict may name, as ``tight_setting`` writes it, by ``Fit.tight_by`` (``N`` for the
-    layers on the cards, which vary)."""
+    layers on the cards and the longest context, which vary)."""
     engine = next(e for e in catalog.engines.values() if isinstance(e, ServerEngine))
     tight = Verdict.TIGHT
     offered = {
@@ -697,4 +656,8 @@ def tight_settings_offered(catalog: Catalog) -> dict[str, str]:
     }
     written = {how: tight_setting(catalog, fit) or "" for how, fit in offered.items()}
     llama_cpp = next(e for e in catalog.engines.values() if isinstance(e, LlamaCppEngine))
-    return written | {"gpu_layers": f"{llama_cpp.gpu_layers_flag.flag} N"}  # N: the layers on the cards
+    varying = {  # N: the layers on the cards, or the longest context that fits
+        "gpu_layers": f"{llama_cpp.gpu_layers_flag.flag} N",
+        "context": f"{engine.context_flag} N",
+    }
+    return written | varying

@@ -22,11 +22,11 @@ Units are in the names.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from sizing.catalog.schema import Assumptions, EngineClass, Parallelism
+from sizing.catalog.schema import Assumptions
 from sizing.engine.decode import (
-    DecodeConstants,
+    DecodeSetup,
     flops_per_token,
     seconds_computing,
     seconds_handing_over,
@@ -38,7 +38,7 @@ from sizing.engine.decode import (
 )
 from sizing.engine.links import tensor_sync_seconds
 from sizing.engine.memory import weight_bytes_read_per_step
-from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec
+from sizing.engine.specs import LlmShape
 
 
 @dataclass(frozen=True)
@@ -81,17 +81,6 @@ class PrefillEstimate:
     terms: TtftSeconds
 
 
-@dataclass(frozen=True)
-class Hardware:
-    """What a prompt runs on: the cards, their link and the engine, as the decode model takes them."""
-
-    gpu: GpuSpec
-    link: LinkSpec | None
-    cards: int
-    parallelism: Parallelism
-    engine_class: EngineClass = "server"
-
-
 # --- the prompt alone ------------------------------------------------------------------------------
 def prompt_flops(model: LlmShape, prompt_tokens: int) -> float:
     """Every prompt token's products and its attention over the tokens before it: on average half the prompt."""
@@ -103,73 +92,45 @@ def chunks(prompt_tokens: int, batch_tokens: int) -> int:
     return math.ceil(prompt_tokens / batch_tokens)
 
 
-def prompt_communication_seconds(
-    model: LlmShape, hardware: Hardware, prompt_tokens: int, allreduces_per_layer: int
-) -> float:
+def prompt_communication_seconds(setup: DecodeSetup, prompt_tokens: int) -> float:
     """Tensor split: every sub-layer all-reduces the prompt's activations, ``P × hidden size × 2`` bytes. Layer
     split: the activations cross each card boundary once."""
-    if hardware.cards == 1 or hardware.link is None:
+    if setup.cards == 1 or setup.link is None:
         return 0.0
-    if hardware.parallelism == "layers":
-        return (hardware.cards - 1) * seconds_handing_over(model, hardware.link, prompt_tokens)
-    return tensor_sync_seconds(hardware.link, hardware.cards, model, allreduces_per_layer, prompt_tokens)
+    if setup.parallelism == "layers":
+        return (setup.cards - 1) * seconds_handing_over(setup.model, setup.link, prompt_tokens)
+    return tensor_sync_seconds(
+        setup.link, setup.cards, setup.model, setup.constants.allreduces_per_layer, prompt_tokens
+    )
 
 
-def prompt_seconds(
-    model: LlmShape,
-    precision: PrecisionSpec,
-    hardware: Hardware,
-    *,
-    prompt_tokens: int,
-    decode: DecodeConstants,
-    prefill: PrefillConstants,
-) -> float:
+def prompt_seconds(setup: DecodeSetup, prompt_tokens: int, prefill: PrefillConstants) -> float:
     """The prompt read once with no other stream: compute and weight reads overlapping, the link, and one step's
     fixed cost per chunk. Cards of a layer split work in turn; those of a tensor split at once."""
-    working = hardware.cards if hardware.parallelism == "tensor" else 1
-    llama_cpp = hardware.engine_class == "llama.cpp"
+    decode, model = setup.constants, setup.model
+    working = setup.cards if setup.parallelism == "tensor" else 1
+    llama_cpp = setup.engine_class == "llama.cpp"
     efficiency = prefill.compute_fraction_llama_cpp if llama_cpp else prefill.compute_fraction
     compute = seconds_computing(
-        prompt_flops(model, prompt_tokens), tensor_tflops(hardware.gpu, precision), efficiency, working
+        prompt_flops(model, prompt_tokens), tensor_tflops(setup.gpu, setup.precision), efficiency, working
     )
-    fraction = (
-        decode.bandwidth_fraction_llama_cpp
-        if hardware.engine_class == "llama.cpp"
-        else decode.bandwidth_fraction_server
-    )
-    weights = weight_bytes_read_per_step(model, precision, prompt_tokens) / hardware.cards
-    memory = seconds_reading_memory(weights, hardware.gpu.memory_bandwidth_gbps, fraction) * (hardware.cards / working)
+    fraction = decode.bandwidth_fraction_llama_cpp if llama_cpp else decode.bandwidth_fraction_server
+    weights = weight_bytes_read_per_step(model, setup.precision, prompt_tokens) / setup.cards
+    memory = seconds_reading_memory(weights, setup.gpu.memory_bandwidth_gbps, fraction) * (setup.cards / working)
     steps = chunks(prompt_tokens, prefill.batch_tokens)
     return (
         seconds_memory_and_compute(memory, compute, decode.combine_exponent)
-        + prompt_communication_seconds(model, hardware, prompt_tokens, decode.allreduces_per_layer)
-        + steps * seconds_overhead(model, decode, hardware.engine_class)
+        + prompt_communication_seconds(setup, prompt_tokens)
+        + steps * seconds_overhead(model, decode, setup.engine_class)
     )
 
 
 # --- among other streams ---------------------------------------------------------------------------
-def decode_step_seconds(
-    model: LlmShape,
-    precision: PrecisionSpec,
-    hardware: Hardware,
-    *,
-    streams: int,
-    context_tokens: int,
-    decode: DecodeConstants,
-) -> float:
-    """One decode step of ``streams`` streams on this hardware (``decode.step_seconds``)."""
-    return step_seconds(
-        gpu=hardware.gpu,
-        link=hardware.link,
-        model=model,
-        precision=precision,
-        cards=hardware.cards,
-        parallelism=hardware.parallelism,
-        concurrency=streams,
-        context_tokens=context_tokens,
-        constants=decode,
-        engine_class=hardware.engine_class,
-    ).total
+def decode_step_seconds(setup: DecodeSetup, streams: int, context_tokens: int) -> float:
+    """One decode step of ``streams`` streams of ``context_tokens`` on the setup's cards (``decode.step_seconds``),
+    no prompt inside it."""
+    at = replace(setup, context_tokens=context_tokens, prompt_tokens_per_output_token=0.0)
+    return step_seconds(at, streams).total
 
 
 def queue_seconds(others: int, own_prompt_seconds: float, request_cycle_seconds: float) -> float:
@@ -181,33 +142,17 @@ def queue_seconds(others: int, own_prompt_seconds: float, request_cycle_seconds:
 
 
 def estimate_ttft(
-    *,
-    model: LlmShape,
-    precision: PrecisionSpec,
-    hardware: Hardware,
-    prompt_tokens: int,
-    output_tokens: int,
-    concurrency: int,
-    decode: DecodeConstants,
-    prefill: PrefillConstants,
+    setup: DecodeSetup, prefill: PrefillConstants, *, prompt_tokens: int, output_tokens: int, concurrency: int
 ) -> PrefillEstimate:
     """Typical and "at most" time to first token of a prompt of ``prompt_tokens`` among ``concurrency`` streams,
     each of which generates ``output_tokens`` per request."""
     context = prompt_tokens + output_tokens // 2
-    request = prefill.request_seconds_server if hardware.engine_class == "server" else 0.0
-    prompt = prompt_seconds(model, precision, hardware, prompt_tokens=prompt_tokens, decode=decode, prefill=prefill)
+    request = prefill.request_seconds_server if setup.engine_class == "server" else 0.0
+    prompt = prompt_seconds(setup, prompt_tokens, prefill)
     others = concurrency - 1
     shared = (
-        chunks(prompt_tokens, prefill.batch_tokens)
-        * decode_step_seconds(model, precision, hardware, streams=others, context_tokens=context, decode=decode)
-        if others > 0
-        else 0.0
+        chunks(prompt_tokens, prefill.batch_tokens) * decode_step_seconds(setup, others, context) if others > 0 else 0.0
     )
-    cycle = (
-        request
-        + prompt
-        + output_tokens
-        * decode_step_seconds(model, precision, hardware, streams=concurrency, context_tokens=context, decode=decode)
-    )
+    cycle = request + prompt + output_tokens * decode_step_seconds(setup, concurrency, context)
     terms = TtftSeconds(request, prompt, shared, queue_seconds(others, prompt, cycle))
     return PrefillEstimate(terms.total, terms.total * prefill.ceiling_factor, terms)

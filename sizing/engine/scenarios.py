@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from sizing.catalog.errors import SizingError, did_you_mean
 from sizing.catalog.loader import Catalog
@@ -16,13 +16,13 @@ from sizing.catalog.schema import (
     InlineLlm,
     InlinePrecision,
     Llm,
-    Parallelism,
 )
-from sizing.engine.decode import CardMemory, DecodeConstants, DecodeEstimate, StepSeconds, estimate_decode, step_seconds
-from sizing.engine.fit import Engine, batch_budget_on, card_budget, engine_reserve_bytes, kv_element_bytes
+from sizing.engine.decode import DecodeConstants, DecodeSetup
+from sizing.engine.deployment import NodeCards
+from sizing.engine.fit import Engine, FitQuery, kv_element_bytes
 from sizing.engine.links import link_spec, node_bus_link
 from sizing.engine.specs import (
-    GpuSpec,
+    Checkpoint,
     HostLayers,
     LinkSpec,
     LlmShape,
@@ -37,42 +37,6 @@ NVLINK_TOPOLOGIES = {"nvlink": ("nvswitch", "mesh"), "nvlink-bridge": ("bridged-
 
 class ScenarioError(SizingError):
     """A scenario names something the catalog lacks, or asks what the model cannot answer."""
-
-
-@dataclass(frozen=True)
-class ResolvedScenario:
-    gpu: GpuSpec
-    link: LinkSpec | None
-    model: LlmShape
-    precision: PrecisionSpec
-    cards: int
-    parallelism: Parallelism
-    concurrency: int
-    context_tokens: int
-    engine_class: EngineClass
-    prompt_tokens_per_output_token: float
-    card_memory: CardMemory
-    constants: DecodeConstants
-    host_layers: HostLayers | None = None
-
-    def setup(self) -> dict[str, object]:
-        return {
-            name: getattr(self, name)
-            for name in (
-                "gpu",
-                "link",
-                "model",
-                "precision",
-                "cards",
-                "parallelism",
-                "concurrency",
-                "context_tokens",
-                "engine_class",
-                "prompt_tokens_per_output_token",
-                "constants",
-                "host_layers",
-            )
-        }
 
 
 def _unknown(field: str, value: str, table: str, choices: object) -> ScenarioError:
@@ -184,6 +148,15 @@ def scenario_precision(
     return precision_spec(record)
 
 
+def scenario_checkpoint(catalog: Catalog, scenario: DecodeScenario) -> Checkpoint:
+    """The model in its format, with the longest context its makers advertise where known."""
+    shape = scenario_shape(catalog, scenario.model)
+    precision = scenario_precision(catalog, scenario.precision, scenario.model)
+    model = catalog.models[scenario.model] if isinstance(scenario.model, str) else scenario.model
+    assert isinstance(model, Llm | InlineLlm)  # scenario_shape refuses an image or video model
+    return Checkpoint(shape, precision, model.max_context_tokens)
+
+
 def engine_of_class(catalog: Catalog, engine_class: EngineClass) -> Engine:
     """The engines.yml profile a scenario's ``engine_class`` sizes memory with (its budget and reserve, as the
     fit verdicts do)."""
@@ -221,42 +194,73 @@ def host_bandwidth_gbps(catalog: Catalog, scenario: DecodeScenario) -> float:
     return catalog.assumptions.host_memory_bandwidth_gbps.value if given is None else given
 
 
-def resolve(catalog: Catalog, scenario: DecodeScenario) -> ResolvedScenario:
-    """Every id looked up, every default filled in; raises ScenarioError naming what is wrong."""
-    a = catalog.assumptions
-    gpu = gpu_record(catalog, scenario.gpu)
-    model = scenario_shape(catalog, scenario.model)
-    precision = scenario_precision(catalog, scenario.precision, scenario.model)
-    link = resolve_link(catalog, scenario.link, gpu, scenario.cards)
-    context_tokens = scenario.context_tokens or a.default_context_tokens.value
+def scenario_engine(catalog: Catalog, scenario: DecodeScenario) -> Engine:
+    """The engine of the scenario's class; ScenarioError when the scenario's parallelism is not the engine's."""
     engine = engine_of_class(catalog, scenario.engine_class)
-    budget = batch_budget_on(engine, gpu, catalog)
-    reserved = sum(engine_reserve_bytes(engine, model, context_tokens, a.default_batch.value, scenario.cards, budget))
-    return ResolvedScenario(
-        gpu=gpu_spec(gpu),
-        link=link,
-        model=model,
-        precision=precision,
-        cards=scenario.cards,
-        parallelism=scenario.parallelism,
-        concurrency=scenario.concurrency,
-        context_tokens=context_tokens,
-        engine_class=scenario.engine_class,
-        prompt_tokens_per_output_token=scenario.prompt_tokens_per_output_token,
-        card_memory=CardMemory(card_budget(catalog, gpu, engine), reserved),
-        constants=replace(
-            DecodeConstants.from_assumptions(a),
-            kv_cache_bytes_per_element=kv_element_bytes(catalog, scenario.kv_cache_dtype),
-        ),
-        host_layers=host_layers_asked(catalog, scenario, model),
+    if scenario.parallelism not in (None, engine.parallelism):
+        raise ScenarioError(
+            f"parallelism '{scenario.parallelism}' with engine_class '{scenario.engine_class}': {engine.name} "
+            f"{'splits every layer (tensor)' if engine.parallelism == 'tensor' else 'shares out the layers (layers)'}"
+            "; leave parallelism out"
+        )
+    precision = scenario.precision
+    if precision is None and isinstance(scenario.model, str) and scenario.model in catalog.models:
+        precision = catalog.models[scenario.model].default_precision
+    if isinstance(precision, str) and precision in catalog.precisions:
+        runs = [*engine.precisions, *engine.also_runs]
+        if precision not in runs:
+            raise ScenarioError(
+                f"precision '{precision}' does not run on {engine.name} (engines.yml: {', '.join(runs)}); "
+                f"use engine_class '{catalog.engine_of(catalog.precisions[precision]).kind}' or another precision"
+            )
+    elif isinstance(precision, InlinePrecision) and precision.compute_format == "fp8" and engine.kind == "llama.cpp":
+        raise ScenarioError(f"{engine.name} has no FP8 kernels: give compute_format bf16 or engine_class 'server'")
+    return engine
+
+
+def scenario_query(catalog: Catalog, scenario: DecodeScenario) -> FitQuery:
+    """What the verdict for the scenario's hardware is asked: its checkpoint run by the engine of its class on its
+    GPU, at its context (the site's default unless given), the KV cache in its precision."""
+    a = catalog.assumptions
+    return FitQuery(
+        catalog,
+        scenario_checkpoint(catalog, scenario),
+        scenario_engine(catalog, scenario),
+        gpu_record(catalog, scenario.gpu),
+        scenario.context_tokens or a.default_context_tokens.value,
+        a.default_batch.value,
+        scenario.kv_cache_dtype,
     )
 
 
-def estimate(catalog: Catalog, scenario: DecodeScenario) -> DecodeEstimate:
-    resolved = resolve(catalog, scenario)
-    return estimate_decode(card_memory=resolved.card_memory, **resolved.setup())  # type: ignore[arg-type]
+def scenario_node(catalog: Catalog, scenario: DecodeScenario) -> NodeCards:
+    """The scenario's cards as a node: its GPU, its card count, the link a split over k of them crosses and its
+    host's memory bandwidth."""
+    gpu = gpu_record(catalog, scenario.gpu)
+    links = tuple(None if k < 2 else resolve_link(catalog, scenario.link, gpu, k) for k in range(scenario.cards + 1))
+    if scenario.cards > 1 or scenario.link != "none":  # a split's link, or 'none' refused for a split
+        resolve_link(catalog, scenario.link, gpu, scenario.cards)
+    return NodeCards(gpu, scenario.cards, links, host_bandwidth_gbps(catalog, scenario))
 
 
-def step(catalog: Catalog, scenario: DecodeScenario) -> StepSeconds:
-    """The step at the scenario's own concurrency, term by term."""
-    return step_seconds(**resolve(catalog, scenario).setup())  # type: ignore[arg-type]
+def measured_setup(catalog: Catalog, scenario: DecodeScenario) -> DecodeSetup:
+    """The decode setup of a run as it was measured: its own cards, context, KV cache, engine and layers in host
+    memory, with no verdict deciding any of them (the accuracy checks compare it with the published speed)."""
+    query = scenario_query(catalog, scenario)
+    constants = replace(
+        DecodeConstants.from_assumptions(catalog.assumptions),
+        kv_cache_bytes_per_element=kv_element_bytes(catalog, scenario.kv_cache_dtype),
+    )
+    return DecodeSetup(
+        gpu=gpu_spec(query.gpu),
+        link=resolve_link(catalog, scenario.link, query.gpu, scenario.cards),
+        model=query.checkpoint.model,
+        precision=query.checkpoint.precision,
+        cards=scenario.cards,
+        parallelism=query.engine.parallelism,
+        context_tokens=query.context_tokens,
+        constants=constants,
+        engine_class=scenario.engine_class,
+        prompt_tokens_per_output_token=scenario.prompt_tokens_per_output_token,
+        host_layers=host_layers_asked(catalog, scenario, query.checkpoint.model),
+    )

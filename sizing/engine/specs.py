@@ -66,6 +66,16 @@ class PrecisionSpec:
 
 
 @dataclass(frozen=True)
+class Checkpoint:
+    """A language model in one weight format, as an engine loads it: the model's shape, the format, and the
+    longest context its makers advertise (None for a model given by its shape alone)."""
+
+    model: LlmShape
+    precision: PrecisionSpec
+    max_context_tokens: int | None = None
+
+
+@dataclass(frozen=True)
 class HostLayers:
     """llama.cpp with ``gpu_layers`` of a model's layers on the cards (``--n-gpu-layers``; above the layer count,
     the output head too) and the routed experts of the first ``cpu_moe_layers`` layers in host memory
@@ -103,3 +113,8 @@ def llm_shape(model: Llm) -> LlmShape:
 def precision_spec(precision: Precision) -> PrecisionSpec:
     """The spec of a precisions.yml format (its experts are as wide as the rest)."""
     return PrecisionSpec(precision.bits_per_weight, precision.keeps_embeddings_16bit, None, precision.compute_format)
+
+
+def checkpoint(model: Llm, precision: Precision) -> Checkpoint:
+    """A models.yml language model in a precisions.yml format."""
+    return Checkpoint(llm_shape(model), precision_spec(precision), model.max_context_tokens)

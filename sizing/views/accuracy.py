@@ -16,7 +16,13 @@ from sizing.engine.decode import DecodeConstants, StepSeconds, step_seconds
 from sizing.engine.fit import visible_memory
 from sizing.engine.memory import weight_bytes
 from sizing.engine.reserve import BatchBudget, kv_cache_room_bytes, server_batch_budget, server_reserve
-from sizing.engine.scenarios import engine_of_class, gpu_record, resolve, scenario_precision, scenario_shape
+from sizing.engine.scenarios import (
+    engine_of_class,
+    gpu_record,
+    measured_setup,
+    scenario_precision,
+    scenario_shape,
+)
 
 MIN_FLOOR_AT_OR_BELOW_MEASURED = 0.90
 MAX_MEDIAN_ABS_ERROR = 0.25
@@ -58,12 +64,13 @@ def check_records(
     and floor speed, under ``constants`` (by default those of assumptions.yml)."""
     checks = []
     for m in catalog.measurements if records is None else records:
-        resolved = resolve(catalog, m)
+        setup = replace(measured_setup(catalog, m), reads_output_head=m.logits_every_step)
         if constants is not None:
-            resolved = replace(resolved, constants=constants)
-        seconds = step_seconds(**resolved.setup(), reads_output_head=m.logits_every_step)  # type: ignore[arg-type]
+            element = setup.constants.kv_cache_bytes_per_element
+            setup = replace(setup, constants=replace(constants, kv_cache_bytes_per_element=element))
+        seconds = step_seconds(setup, m.concurrency)
         typical = 1 / seconds.total
-        floor = typical * resolved.constants.floor_factor
+        floor = typical * setup.constants.floor_factor
         checks.append(
             RecordCheck(m.id, m.concurrency, m.tokens_per_s_per_stream, typical, floor, seconds, m.unreliable)
         )

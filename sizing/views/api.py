@@ -10,17 +10,18 @@ from pydantic import BaseModel
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Gpu, Interconnect, KvCacheDtype, Llm, ModelKind, Node, Workload
 from sizing.catalog.units import GIB
+from sizing.engine.deployment import Layout
 from sizing.engine.fit import Verdict, card_budget, tight_setting
-from sizing.engine.speeds import Speed
 from sizing.views.matrix import VerdictMatrix, context_presets
 from sizing.views.offers import FP8_NOT_NATIVE, SPLIT_OVER_PCIE, price_per_gpu_hour, warnings_for
 
-SCHEMA_VERSION = 8  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost;
+SCHEMA_VERSION = 9  # 2: fit cells per hardware configuration, not per node; 3: typical and floor speeds, load, cost;
 # 4: api/plan.json, the figures a plan is made of (speeds at a ladder of streams, times to first token)
 # 5: api/plan.json per candidate of the plan (KV tokens per context, decode steps per streams × context, prompt times)
 # 6: a plan's copy gives the room for the KV cache, one stream's cache and the most streams per context (kv_room)
 # 7: a fit cell ends at its last field that holds something (the fields after it are null, the warnings none)
 # 8: a context's cells are a list in the order of ``configurations`` (no configuration id beside every cell)
+# 9: a cell says how the node runs the model (cards per copy, the setting a copy needs): its speeds are that layout's
 NO_CONTEXT = "0"  # context key of image and video models, which have no context length
 
 
@@ -30,17 +31,18 @@ def speed_for_display(tokens_per_s: float) -> float:
     return round(tokens_per_s) if tokens_per_s >= 9.95 else round(tokens_per_s, 1)
 
 
-def speed_fields(catalog: Catalog, speed: Speed | None, node: Node) -> list[Any]:
-    """[typical, floor, streams, total, price per million tokens] of a cell, the last three for the whole
-    node (every copy of the model it holds at full load); nulls when nothing runs."""
-    if speed is None:
-        return [None, None, None, None, None]
-    price = speed.price_per_million_tokens(catalog, node)
+def speed_fields(catalog: Catalog, layout: Layout | None, node: Node) -> list[Any]:
+    """[cards per copy, typical, floor, streams, total, price per million tokens] of a cell as the node runs the
+    model, the last three for the whole node (every copy at full load); nulls when nothing runs."""
+    if layout is None:
+        return [None, None, None, None, None, None]
+    price = layout.price_per_million_tokens(node.price_per_month.amount, catalog.assumptions.hours_per_month.value)
     return [
-        speed_for_display(speed.typical),
-        speed_for_display(speed.floor),
-        speed.streams_on(node),
-        speed_for_display(speed.total_on(node)),
+        layout.cards,
+        speed_for_display(layout.typical),
+        speed_for_display(layout.floor),
+        layout.streams,
+        speed_for_display(layout.total),
         None if price is None else round(price, 2),
     ]
 
@@ -85,14 +87,15 @@ def context_keys(catalog: Catalog, model_id: str) -> list[str]:
 def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
     """Every model × precision × context preset × hardware configuration: ``api/fit.json``.
 
-    A cell is ``[verdict, cards, need_gib_per_card, jobs, typical, floor, streams, total, usd_per_million_tokens,
-    tight_setting, longest_context_tokens, warnings]``: for a ``tight`` verdict, the engine option it needs
-    (``--gpu-memory-utilization 0.95``, ``--kv-cache-dtype fp8``) or the longest context that fits at the
-    default setting; jobs an image
-    or video model runs at once; for a language model, the typical and floor
-    tokens per second of one stream; the streams the node serves at once at the context (every copy of the
-    model it holds), their typical total tokens per second and what a million output tokens cost at that load
-    on the configuration's cheapest node; null where it does not apply or the model does not fit. A cell
+    A cell is ``[verdict, cards, need_gib_per_card, jobs, cards_per_copy, typical, floor, streams, total,
+    usd_per_million_tokens, tight_setting, longest_context_tokens, copy_setting, warnings]``: the verdict on the
+    fewest cards that hold the model, and for a ``tight`` one the engine option it needs (``--gpu-memory-utilization
+    0.95``, ``--kv-cache-dtype fp8``) or the longest context that fits at the default setting; jobs an image or video
+    model runs at once; for a language model, how the node runs it (``sizing.engine.deployment``): the cards each
+    copy uses, the typical and floor tokens per second of one stream, the streams the node serves at once at the
+    context (every copy), their typical total tokens per second, what a million output tokens cost at that load on
+    the configuration's cheapest node, and the option a copy needs; null where it does not apply or the model does
+    not fit. A cell
     ends at its last field that holds something (``cell_without_empty_tail``).
     A context's cells are a list, one per configuration in the order of the document's ``configurations``
     (``catalog.json`` maps every node to its configuration): the nodes of one configuration share every figure
@@ -117,10 +120,11 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
                                 fit.cards,
                                 round(fit.need.total / GIB, 1),
                                 jobs,
-                                *speed_fields(catalog, cell.speed, node),
+                                *speed_fields(catalog, cell.layout, node),
                                 tight_setting(catalog, fit),
                                 fit.longest_context_tokens if fit.verdict is Verdict.TIGHT else None,
-                                list(warnings_for(catalog, model, precision.id, node, fit)),
+                                None if cell.layout is None else tight_setting(catalog, cell.layout.fit),
+                                list(warnings_for(catalog, precision.id, node, cell)),
                             ]
                         )
                     )
@@ -146,6 +150,7 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
             "cards",
             "need_gib_per_card",
             "jobs",
+            "cards_per_copy",
             "tokens_per_s_typical",
             "tokens_per_s_floor",
             "streams_that_fit",
@@ -153,6 +158,7 @@ def fit_document(catalog: Catalog, matrix: VerdictMatrix) -> dict[str, Any]:
             "usd_per_million_tokens",
             "tight_setting",
             "longest_context_tokens",
+            "copy_setting",
             "warnings",
         ],
         "models": models,
@@ -167,6 +173,7 @@ CELL_SCHEMA: dict[str, dict[str, Any]] = {
     "cards": {"type": "integer", "minimum": 1},
     "need_gib_per_card": {"type": "number", "minimum": 0},
     "jobs": {"type": ["integer", "null"], "minimum": 1},
+    "cards_per_copy": {"type": ["integer", "null"], "minimum": 1},
     "tokens_per_s_typical": {"type": ["number", "null"], "minimum": 0},
     "tokens_per_s_floor": {"type": ["number", "null"], "minimum": 0},
     "streams_that_fit": {"type": ["integer", "null"], "minimum": 0},
@@ -174,6 +181,7 @@ CELL_SCHEMA: dict[str, dict[str, Any]] = {
     "usd_per_million_tokens": {"type": ["number", "null"], "minimum": 0},
     "tight_setting": {"type": ["string", "null"]},
     "longest_context_tokens": {"type": ["integer", "null"], "minimum": 1},
+    "copy_setting": {"type": ["string", "null"]},
     "warnings": {"type": "array", "items": {"enum": [FP8_NOT_NATIVE, SPLIT_OVER_PCIE]}, "uniqueItems": True},
 }
 

@@ -90,9 +90,10 @@ def lowest_cost_node(
 ) -> tuple[Node, float] | None:
     """Of ``nodes``, the one whose million output tokens cost least at full load, with that price."""
     priced = []
+    hours = catalog.assumptions.hours_per_month.value
     for node in nodes:
-        speed = matrix.cell(model_id, precision_id, node.id).speed
-        price = speed.price_per_million_tokens(catalog, node) if speed is not None else None
+        layout = matrix.cell(model_id, precision_id, node.id).layout
+        price = None if layout is None else layout.price_per_million_tokens(node.price_per_month.amount, hours)
         if price is not None:
             priced.append((price, node.price_per_month.amount, node.id, node))
     if not priced:

@@ -1,43 +1,36 @@
-"""What ``python -m sizing.estimate`` answers for one scenario, with the rules the site applies: the streams
-that run at the scenario's concurrency and how many wait, speeds at that concurrency and at full load, the
-configurator's verdict and setting for the same hardware, and, when it does not fit, why and what would. A GGUF
-model whose weights exceed its cards runs, as llama.cpp runs it, with the layers that do not fit in host memory
-(``--n-gpu-layers``), one stream at a time, when the host's memory holds them."""
+"""What ``python -m sizing.estimate`` answers for one scenario: the run on exactly its cards, at the setting those
+cards need (``fit.fit_split``), the streams that run at the scenario's concurrency and how many wait, speeds at
+that concurrency and at full load, the verdict the configurator gives the same hardware, and, when it does not
+fit, why and what would. A GGUF model whose weights exceed its cards runs, as llama.cpp runs it, with the layers
+that do not fit in host memory (``--n-gpu-layers``), one stream at a time, when the host's memory holds them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DecodeScenario, Gpu, InlineGpu, InlinePrecision, KvCacheDtype, LlamaCppEngine, Llm
-from sizing.engine.decode import step_seconds, streams_that_fit
+from sizing.catalog.schema import DecodeScenario, InlinePrecision, KvCacheDtype, LlamaCppEngine
+from sizing.engine.decode import DecodeSetup, step_seconds, streams_that_fit
+from sizing.engine.deployment import NodeCards, decode_setup, stream_cap
 from sizing.engine.fit import (
     Fit,
+    FitQuery,
     Verdict,
-    batch_budget_on,
-    card_budget,
-    engine_reserve_bytes,
-    engine_splits,
     fit_llm_on,
-    host_memory_bytes,
+    fit_split,
     kv_element_bytes,
     tight_setting,
-    with_max_num_seqs,
 )
-from sizing.engine.host_layers import layers_on_cards
-from sizing.engine.memory import kv_cache_bytes_per_card, model_weight_bytes, weight_bytes
+from sizing.engine.memory import kv_cache_bytes_per_card, weight_bytes
 from sizing.engine.scenarios import (
-    ResolvedScenario,
-    engine_of_class,
     gpu_record,
-    host_bandwidth_gbps,
-    resolve,
+    measured_setup,
     resolve_link,
+    scenario_node,
     scenario_precision,
+    scenario_query,
     scenario_shape,
 )
-from sizing.engine.specs import HostLayers
-from sizing.engine.speeds import host_layers_of
 
 MAX_CARDS_SUGGESTED = 64
 
@@ -63,8 +56,9 @@ class Speeds:
 class Answer:
     """``fits``: the weights and the scenario's ``concurrency`` streams fit. ``reason`` when not: ``weights``
     (not even the weights), ``reserve`` (the weights, but not beside the engine's reserve), ``kv_cache`` (not
-    every stream's KV cache at this context). Speeds are None only when the weights do not fit. ``gpu_layers``: the
-    layers on the cards when llama.cpp leaves the others in host memory."""
+    every stream's KV cache at this context). Speeds are None when not one stream runs. ``verdict``: the
+    configurator's for the same GPU, cards, model, format and context; ``setting``: what this run needs on its
+    cards. ``gpu_layers``: the layers on the cards when llama.cpp leaves the others in host memory."""
 
     id: str | None
     engine_class: str
@@ -78,9 +72,9 @@ class Answer:
     note: str | None
     at_concurrency: Speeds | None
     at_full_load: Speeds | None
-    verdict: str | None
+    verdict: str
     setting: str | None
-    gpu_layers: int | None = None  # llama.cpp with layers in host memory: the layers on the cards
+    gpu_layers: int | None = None
 
 
 # --- ids ------------------------------------------------------------------------------------------------------
@@ -108,56 +102,17 @@ def runs_on_llama_cpp(catalog: Catalog, precision: str | InlinePrecision | None)
 
 
 def with_implied_engine(catalog: Catalog, scenario: DecodeScenario) -> DecodeScenario:
-    """A GGUF format runs on llama.cpp, its cards taking turns, unless the scenario says otherwise."""
+    """A GGUF format runs on llama.cpp unless the scenario says otherwise."""
     if "engine_class" in scenario.model_fields_set or not runs_on_llama_cpp(catalog, scenario.precision):
         return scenario
-    update: dict[str, str] = {"engine_class": "llama.cpp"}
-    if "parallelism" not in scenario.model_fields_set:
-        update["parallelism"] = "layers"
-    return scenario.model_copy(update=update)
+    return scenario.model_copy(update={"engine_class": "llama.cpp"})
 
 
-def with_kv_cache_dtype(catalog: Catalog, resolved: ResolvedScenario, dtype: KvCacheDtype) -> ResolvedScenario:
-    """The resolved scenario with its KV cache kept in ``dtype``."""
-    constants = replace(resolved.constants, kv_cache_bytes_per_element=kv_element_bytes(catalog, dtype))
-    return replace(resolved, constants=constants)
-
-
-# --- the configurator's cell ----------------------------------------------------------------------------------
-def cell_fit(catalog: Catalog, scenario: DecodeScenario, context_tokens: int) -> Fit | None:
-    """The verdict the configurator shows for this GPU, card count, model, format and context; None when the
-    scenario gives inline figures (no cell shows them)."""
-    if not isinstance(scenario.gpu, str) or not isinstance(scenario.model, str):
-        return None
-    model = catalog.models[scenario.model]
-    if not isinstance(model, Llm) or isinstance(scenario.precision, InlinePrecision):
-        return None
-    precision = catalog.precisions[scenario.precision or model.default_precision]
-    gpu = catalog.gpus[scenario.gpu]
-    return fit_llm_on(
-        catalog, model, precision, gpu, scenario.cards, context_tokens, kv_cache_dtype=scenario.kv_cache_dtype
-    )
-
-
-def scenario_budget(catalog: Catalog, gpu: Gpu | InlineGpu, scenario: DecodeScenario, fit: Fit | None) -> float:
-    """What the engine may use per card: the default, or the tight setting where the verdict needs it."""
-    engine = engine_of_class(catalog, scenario.engine_class)
-    if fit is not None and fit.verdict is Verdict.TIGHT and fit.memory_utilization is not None:
-        return card_budget(catalog, gpu, engine, fit.memory_utilization)
-    return card_budget(catalog, gpu, engine)
-
-
-# --- speeds ---------------------------------------------------------------------------------------------------
-def speeds_at(resolved: ResolvedScenario, streams: int) -> Speeds:
-    setup = resolved.setup() | {"concurrency": streams}
-    typical = 1 / step_seconds(**setup).total  # type: ignore[arg-type]
-    return Speeds(streams, typical, typical * resolved.constants.floor_factor)
-
-
-# --- why it does not fit, and what would ----------------------------------------------------------------------
+# --- one card's memory ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CardMemoryPlan:
-    """Per card: the budget, the weights, the engine's reserve and one stream's KV cache at the context."""
+    """Per card at a fit's setting: the budget, the weights, the engine's reserve and one stream's KV cache at the
+    context asked."""
 
     budget: float
     weights: float
@@ -169,32 +124,16 @@ class CardMemoryPlan:
         return self.budget - self.weights - self.reserve
 
 
-def card_plan(
-    catalog: Catalog,
-    resolved: ResolvedScenario,
-    gpu: Gpu | InlineGpu,
-    budget: float,
-    cards: int,
-    max_num_seqs: int | None = None,
-    cuda_graphs: bool = True,
-) -> CardMemoryPlan:
-    """The plan of one card of ``gpu`` when the model is spread over ``cards`` cards, the engine running at most
-    ``max_num_seqs`` streams, and without CUDA graphs, where the verdict's setting says so."""
-    engine = engine_of_class(catalog, resolved.engine_class)
-    batch = catalog.assumptions.default_batch.value
-    profiled = with_max_num_seqs(batch_budget_on(engine, gpu, catalog), max_num_seqs)
-    reserve = sum(
-        engine_reserve_bytes(engine, resolved.model, resolved.context_tokens, batch, cards, profiled, cuda_graphs)
-    )
+def card_plan(query: FitQuery, fit: Fit) -> CardMemoryPlan:
+    """One card of ``fit.cards`` at the fit's setting (its budget, its lean reserve where it names one; every layer
+    on the cards, where the fit leaves some in host memory), one stream's KV cache in the fit's precision at the
+    context asked."""
+    held = fit.need if fit.tight_by == "gpu_layers" else fit.tight_need or fit.need
+    element = kv_element_bytes(query.catalog, fit.kv_cache_dtype)
     kv = kv_cache_bytes_per_card(
-        resolved.model,
-        resolved.context_tokens,
-        1,
-        resolved.constants.kv_cache_bytes_per_element,
-        cards,
-        resolved.parallelism,
+        query.checkpoint.model, query.context_tokens, 1, element, fit.cards, query.engine.parallelism
     )
-    return CardMemoryPlan(budget, weight_bytes(resolved.model, resolved.precision) / cards, reserve, kv)
+    return CardMemoryPlan(fit.budget, held.weights, held.activations + held.overhead, kv)
 
 
 def reason_not_fitting(plan: CardMemoryPlan, fitting: int, concurrency: int) -> str | None:
@@ -205,33 +144,25 @@ def reason_not_fitting(plan: CardMemoryPlan, fitting: int, concurrency: int) -> 
     return "kv_cache" if fitting < concurrency else None
 
 
-def cards_that_hold_one_stream(
-    catalog: Catalog, resolved: ResolvedScenario, gpu: Gpu | InlineGpu, budget: float
-) -> int | None:
-    """The fewest cards the engine can split the model over that hold one stream of the context; None beyond
-    ``MAX_CARDS_SUGGESTED``."""
-    engine = engine_of_class(catalog, resolved.engine_class)
-    for cards in (k for k in engine_splits(engine, resolved.model, MAX_CARDS_SUGGESTED) if k > resolved.cards):
-        plan = card_plan(catalog, resolved, gpu, budget, cards)
-        if plan.room_for_kv >= plan.kv_per_stream:
-            return cards
+# --- what would make it fit -----------------------------------------------------------------------------------
+def cards_that_hold_one_stream(query: FitQuery, cards: int) -> int | None:
+    """The fewest cards beyond ``cards`` the engine can split the model over that hold one stream of the context
+    at the default setting; None beyond ``MAX_CARDS_SUGGESTED``."""
+    for k in (k for k in query.splits(MAX_CARDS_SUGGESTED) if k > cards):
+        if query.need(k).total <= query.budget():
+            return k
     return None
 
 
-def longest_context_for(resolved: ResolvedScenario, room: float, streams: int) -> int:
+def longest_context_for(query: FitQuery, fit: Fit, room: float, streams: int) -> int:
     """The longest context at which ``streams`` streams' KV caches fit in ``room`` bytes per card (0 if none)."""
+    element = kv_element_bytes(query.catalog, fit.kv_cache_dtype)
+    parallelism, model = query.engine.parallelism, query.checkpoint.model
 
     def kv(tokens: int) -> float:
-        return streams * kv_cache_bytes_per_card(
-            resolved.model,
-            tokens,
-            1,
-            resolved.constants.kv_cache_bytes_per_element,
-            resolved.cards,
-            resolved.parallelism,
-        )
+        return streams * kv_cache_bytes_per_card(model, tokens, 1, element, fit.cards, parallelism)
 
-    low, high = 0, resolved.context_tokens
+    low, high = 0, query.context_tokens
     while low < high:  # KV grows with the context: the last that fits, by bisection
         middle = (low + high + 1) // 2
         low, high = (middle, high) if kv(middle) <= room else (low, middle - 1)
@@ -247,38 +178,39 @@ def smaller_formats(catalog: Catalog, scenario: DecodeScenario, plan: CardMemory
     chosen = scenario.precision or model.default_precision
     engine = catalog.engine_of(catalog.precisions[chosen])
     room = plan.budget - plan.reserve - plan.kv_per_stream
+    shape = scenario_shape(catalog, scenario.model)
     return [
         p.id
         for p in catalog.precisions_for(model)
-        if p.id != chosen and catalog.engine_of(p) is engine and model_weight_bytes(model, p) / cards <= room
+        if p.id != chosen
+        and catalog.engine_of(p) is engine
+        and weight_bytes(shape, scenario_precision(catalog, p.id, scenario.model)) / cards <= room
     ]
 
 
 def ways_to_fit(
-    catalog: Catalog,
-    scenario: DecodeScenario,
-    resolved: ResolvedScenario,
-    gpu: Gpu | InlineGpu,
-    plan: CardMemoryPlan,
-    fitting: int,
+    catalog: Catalog, scenario: DecodeScenario, query: FitQuery, fit: Fit, plan: CardMemoryPlan, fitting: int
 ) -> list[str]:
-    """What would make every stream fit, each with its figure."""
-    concurrency, context = resolved.concurrency, resolved.context_tokens
+    """What would make every stream fit, each with its figure: more cards, a smaller format, fewer streams, a
+    shorter context (``--max-model-len``, at least ``tight_min_context_tokens``), the KV cache in FP8."""
+    concurrency, context = scenario.concurrency, query.context_tokens
     ways = []
     if plan.room_for_kv < plan.kv_per_stream:
-        cards = cards_that_hold_one_stream(catalog, resolved, gpu, plan.budget)
+        cards = cards_that_hold_one_stream(query, fit.cards)
         if cards is not None:
             ways.append(f"{cards} cards of this GPU hold the weights and one stream of {context:,} tokens")
-        formats = smaller_formats(catalog, scenario, plan, resolved.cards)
+        formats = smaller_formats(catalog, scenario, plan, fit.cards)
         if formats:
             ways.append(f"a smaller format on these cards: {', '.join(formats)}")
     if plan.room_for_kv > 0:
         if fitting >= 1:
             ways.append(f"at most {fitting} streams of {context:,} tokens at once")
-        longest = longest_context_for(resolved, plan.room_for_kv, concurrency)
-        if longest > 0:
-            ways.append(f"{concurrency} streams fit at a context of at most {longest:,} tokens")
-        if scenario.kv_cache_dtype == "bf16" and resolved.engine_class == "server":
+        longest = longest_context_for(query, fit, plan.room_for_kv, concurrency)
+        if longest >= catalog.assumptions.tight_min_context_tokens.value:
+            flag = getattr(query.engine, "context_flag", None)
+            at_most = f"{flag} {longest}: " if flag else ""
+            ways.append(f"{at_most}{concurrency} streams fit at a context of at most {longest:,} tokens")
+        if fit.kv_cache_dtype == "bf16" and query.engine.kind == "server":
             half, flag = plan.kv_per_stream / 2, catalog.server_engine.kv_cache_dtype_flag
             ways.append(
                 f"{flag} fp8: {int(plan.room_for_kv // half)} streams of {context:,} tokens fit "
@@ -288,12 +220,12 @@ def ways_to_fit(
 
 
 def notes(running: int, concurrency: int, room_for_kv: float, setting: str | None) -> str | None:
-    """What the figures assume beyond the scenario: the setting the verdict needs, and the streams that wait."""
+    """What the figures assume beyond the scenario: the setting the run needs, and the streams that wait."""
     said = []
     if setting is not None:
-        said.append(f"with {setting}, the setting the configurator names for this fit")
+        said.append(f"with {setting}, the setting these cards need")
     if room_for_kv <= 0:
-        said.append("the weights fit but not the engine's reserve beside them: figures are for one stream")
+        said.append("the weights fit but not the engine's reserve beside them")
     elif running < concurrency:
         said.append(
             f"{running} of the {concurrency} streams fit and run at once; the other {concurrency - running} wait "
@@ -302,47 +234,25 @@ def notes(running: int, concurrency: int, room_for_kv: float, setting: str | Non
     return "; ".join(said) or None
 
 
+# --- speeds ---------------------------------------------------------------------------------------------------
+def speeds_at(setup: DecodeSetup, streams: int) -> Speeds:
+    typical = 1 / step_seconds(setup, streams).total
+    return Speeds(streams, typical, typical * setup.constants.floor_factor)
+
+
 # --- layers in host memory -----------------------------------------------------------------------------------
-def with_host_layers(
-    catalog: Catalog,
-    scenario: DecodeScenario,
-    resolved: ResolvedScenario,
-    gpu: Gpu | InlineGpu,
-    fit: Fit | None,
-    plan: CardMemoryPlan,
-) -> ResolvedScenario:
-    """The scenario with the layers llama.cpp leaves in host memory: those it gives (``gpu_layers``), else those
-    of the configurator's verdict, else (inline figures) as many on the cards as fit when one stream does not,
-    if the host's memory holds the rest; unchanged otherwise."""
-    if resolved.host_layers is not None or resolved.engine_class != "llama.cpp":
-        return resolved
-    bandwidth = host_bandwidth_gbps(catalog, scenario)
-    if fit is not None:
-        return replace(resolved, host_layers=host_layers_of(fit, bandwidth))
-    if plan.room_for_kv >= plan.kv_per_stream:
-        return resolved
-    kv_bytes_per_element = resolved.constants.kv_cache_bytes_per_element
-    room = plan.budget - plan.reserve
-    found = layers_on_cards(
-        resolved.model, resolved.precision, resolved.cards, room, resolved.context_tokens, 1, kv_bytes_per_element
-    )
-    if found is None or found.host_bytes > host_memory_bytes(catalog, gpu, resolved.cards):
-        return resolved
-    return replace(resolved, host_layers=HostLayers(found.gpu_layers, bandwidth))
-
-
 def answer_with_host_layers(
-    catalog: Catalog, scenario: DecodeScenario, resolved: ResolvedScenario, fit: Fit | None
+    catalog: Catalog, scenario: DecodeScenario, setup: DecodeSetup, verdict: Fit, setting: str | None
 ) -> Answer:
     """A llama.cpp run with layers in host memory: the streams it gives run when it names its layers
-    (``gpu_layers``, ``cpu_moe_layers``); one at a time when the estimator chose them (the cards are full of
+    (``gpu_layers``, ``cpu_moe_layers``); one at a time when the verdict chose them (the cards are full of
     layers)."""
-    layers = resolved.host_layers
+    layers = setup.host_layers
     assert layers is not None
     named = scenario.gpu_layers is not None or scenario.cpu_moe_layers is not None
     running = scenario.concurrency if named else 1
     engine = next(e for e in catalog.engines.values() if isinstance(e, LlamaCppEngine))
-    total = resolved.model.layers
+    total = setup.model.layers
     where = [f"{min(layers.gpu_layers, total)} of the {total} layers on the cards"]
     if layers.cpu_moe_layers:
         first = min(layers.cpu_moe_layers, total)
@@ -353,7 +263,7 @@ def answer_with_host_layers(
     ]
     if running < scenario.concurrency:
         said.append(f"one stream runs at a time; the other {scenario.concurrency - running} wait in the engine's queue")
-    speeds = speeds_at(resolved, running)
+    speeds = speeds_at(setup, running)
     return Answer(
         id=scenario.id,
         engine_class=scenario.engine_class,
@@ -367,66 +277,77 @@ def answer_with_host_layers(
         note="; ".join(said),
         at_concurrency=speeds,
         at_full_load=speeds,
-        verdict=None if fit is None else fit.verdict.value,
-        setting=None if fit is None else cell_setting(catalog, fit),
+        verdict=verdict.verdict.value,
+        setting=setting,
         gpu_layers=layers.gpu_layers,
     )
 
 
 # --- the answer -----------------------------------------------------------------------------------------------
-def memory_of(
-    catalog: Catalog, scenario: DecodeScenario, *, keep_kv_cache_dtype: bool = False
-) -> tuple[DecodeScenario, ResolvedScenario, Fit | None, CardMemoryPlan]:
-    """The scenario as the estimator runs it (the KV cache in FP8 where the verdict needs it, unless
-    ``keep_kv_cache_dtype``), resolved, its verdict and the memory plan of one of its cards."""
+@dataclass(frozen=True)
+class Run:
+    """A scenario as the estimator runs it: its question, its cards as a node, the fit of exactly its cards (the
+    setting they need) and the configurator's verdict for the same hardware."""
+
+    scenario: DecodeScenario
+    query: FitQuery
+    node: NodeCards
+    fit: Fit
+    verdict: Fit
+
+    @property
+    def setup(self) -> DecodeSetup:
+        """One decode step of the run at the context asked, at the fit's setting (its KV cache, its layers in host
+        memory), with the scenario's prompt share; the layers the scenario names where it names them."""
+        setup = replace(
+            decode_setup(self.query, self.node, self.fit),
+            context_tokens=self.query.context_tokens,
+            prompt_tokens_per_output_token=self.scenario.prompt_tokens_per_output_token,
+        )
+        named = measured_setup(self.query.catalog, self.scenario).host_layers
+        return setup if named is None else replace(setup, host_layers=named)
+
+
+def run_of(catalog: Catalog, scenario: DecodeScenario) -> Run:
+    """The scenario resolved once: raises ScenarioError for an unknown id or a question the model cannot answer."""
     scenario = with_implied_engine(catalog, scenario)
-    resolved = resolve(catalog, scenario)
-    gpu = gpu_record(catalog, scenario.gpu)
-    fit = cell_fit(catalog, scenario, resolved.context_tokens)
-    if fit is not None and fit.tight_by == "kv_cache_dtype" and not keep_kv_cache_dtype:  # the verdict's setting
-        scenario = scenario.model_copy(update={"kv_cache_dtype": "fp8"})
-    resolved = with_kv_cache_dtype(catalog, resolved, scenario.kv_cache_dtype)
-    few = None if fit is None else fit.max_num_seqs  # the verdict's setting: at most this many streams at once
-    graphs = fit is None or fit.cuda_graphs
-    plan = card_plan(catalog, resolved, gpu, scenario_budget(catalog, gpu, scenario, fit), resolved.cards, few, graphs)
-    return scenario, resolved, fit, plan
-
-
-def most_streams(resolved: ResolvedScenario, fit: Fit | None) -> int:
-    """The most streams the engine runs at once: its cap, or the fewer the verdict's setting allows."""
-    cap = resolved.constants.max_running_streams
-    return cap if fit is None or fit.max_num_seqs is None else min(cap, fit.max_num_seqs)
+    query = scenario_query(catalog, scenario)
+    node = scenario_node(catalog, scenario)
+    return Run(scenario, query, node, fit_split(query, scenario.cards), fit_llm_on(query, scenario.cards))
 
 
 def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
     """Everything the estimator says about one scenario (raises ScenarioError for an unknown id)."""
-    scenario, resolved, fit, plan = memory_of(catalog, scenario)
-    gpu = gpu_record(catalog, scenario.gpu)
-    resolved = with_host_layers(catalog, scenario, resolved, gpu, fit, plan)
-    if resolved.host_layers is not None:
-        return answer_with_host_layers(catalog, scenario, resolved, fit)
-    fitting = streams_that_fit(plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, most_streams(resolved, fit))
+    run = run_of(catalog, scenario)
+    scenario, fit = run.scenario, run.fit
+    setting = tight_setting(catalog, fit)
+    setup = run.setup
+    if setup.host_layers is not None:
+        return answer_with_host_layers(catalog, scenario, setup, run.verdict, setting)
+    plan = card_plan(run.query, fit)
+    fitting = streams_that_fit(
+        plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, stream_cap(catalog, run.query, fit)
+    )
     reason = reason_not_fitting(plan, fitting, scenario.concurrency)
-    running = 0 if reason == "weights" else max(1, min(scenario.concurrency, fitting))
-    setting = None if fit is None else cell_setting(catalog, fit)
+    running = min(scenario.concurrency, fitting)
     return Answer(
         id=scenario.id,
         engine_class=scenario.engine_class,
-        kv_cache_dtype=scenario.kv_cache_dtype,
+        kv_cache_dtype=fit.kv_cache_dtype,
         fits=reason is None,
         reason=reason,
-        to_fit=[] if reason is None else ways_to_fit(catalog, scenario, resolved, gpu, plan, fitting),
+        to_fit=[] if reason is None else ways_to_fit(catalog, scenario, run.query, fit, plan, fitting),
         streams_that_fit=fitting,
         streams_running=running,
-        streams_waiting=scenario.concurrency - running if running else 0,
-        note=notes(running, scenario.concurrency, plan.room_for_kv, setting) if running else None,
-        at_concurrency=speeds_at(resolved, running) if running else None,
-        at_full_load=speeds_at(resolved, max(1, fitting)) if running else None,
-        verdict=None if fit is None else fit.verdict.value,
+        streams_waiting=scenario.concurrency - running,
+        note=notes(running, scenario.concurrency, plan.room_for_kv, setting),
+        at_concurrency=speeds_at(setup, running) if running else None,
+        at_full_load=speeds_at(setup, fitting) if fitting else None,
+        verdict=run.verdict.verdict.value,
         setting=setting,
     )
 
 
 def cell_setting(catalog: Catalog, fit: Fit) -> str | None:
-    """The engine option the verdict needs (``--gpu-memory-utilization 0.95``), None at the defaults."""
+    """The engine option a verdict needs (``--gpu-memory-utilization 0.95``), None at the defaults."""
     return tight_setting(catalog, fit) if fit.verdict is Verdict.TIGHT else None

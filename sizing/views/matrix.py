@@ -1,4 +1,4 @@
-"""Every verdict of the catalog, computed once per build: model × precision × context preset × node."""
+"""Every verdict and deployment of the catalog, computed once per build: model × precision × context preset × node."""
 
 from __future__ import annotations
 
@@ -6,19 +6,28 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from sizing.catalog.configurations import hardware_key
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import KvCacheDtype, Llm, Node, Precision
-from sizing.engine.fit import Fit, MemoryNeed, batch_budget_on, fit_diffusion, fit_llm_on, split_needs
+from sizing.engine.deployment import Deployment, Layout, NodeCards, deploy
+from sizing.engine.fit import Fit, MemoryNeed, batch_budget_on, fit_diffusion, llm_query
+from sizing.engine.links import node_link
 from sizing.engine.reserve import BatchBudget
-from sizing.engine.speeds import Speed, speed_for_fit
 
 Key = tuple[str, str, int | None, str]  # model, precision, context tokens (None for diffusion), node
 
 
 @dataclass(frozen=True)
 class Cell:
+    """A model on a node: the verdict a reader is told, and for a language model how the node runs it."""
+
     fit: Fit
-    speed: Speed | None  # decode speed of a language model that fits; None otherwise
+    deployment: Deployment | None = None
+
+    @property
+    def layout(self) -> Layout | None:
+        """The layout the node runs (a language model that fits), None otherwise."""
+        return None if self.deployment is None else self.deployment.chosen
 
 
 def context_presets(catalog: Catalog, model: Llm) -> list[int]:
@@ -27,20 +36,41 @@ def context_presets(catalog: Catalog, model: Llm) -> list[int]:
     return [c for c in presets if c <= model.max_context_tokens]
 
 
+def node_cards(catalog: Catalog, node: Node) -> NodeCards:
+    """A catalog node as the deployment reads it: its cards, the link a split over k of them crosses, its host."""
+    links = tuple(node_link(catalog, node, k) if k else None for k in range(node.cards + 1))
+    bandwidth = catalog.assumptions.host_memory_bandwidth_gbps.value
+    return NodeCards(catalog.gpu_of(node), node.cards, links, bandwidth)
+
+
+def deployment_on(
+    catalog: Catalog,
+    model: Llm,
+    precision: Precision,
+    node: Node,
+    context_tokens: int | None = None,
+    kv_cache_dtype: KvCacheDtype = "bf16",
+    needs: dict[int, MemoryNeed] | None = None,
+) -> Deployment:
+    """How ``node`` runs a language model of the catalog in a format at a context (the site's default unless
+    given), the KV cache in ``kv_cache_dtype``; ``needs``: what each split needs at the defaults, when known."""
+    query = llm_query(catalog, model, precision, catalog.gpu_of(node), context_tokens, kv_cache_dtype)
+    return deploy(query, node_cards(catalog, node), needs)
+
+
 class VerdictMatrix:
-    """Lazily filled, shared table of verdicts with the KV cache in ``kv_cache_dtype``; ``cell`` computes a
-    missing entry once."""
+    """Lazily filled, shared table of verdicts and deployments with the KV cache in ``kv_cache_dtype``; ``cell``
+    computes a missing entry once."""
 
     def __init__(self, catalog: Catalog, kv_cache_dtype: KvCacheDtype = "bf16"):
         self.catalog = catalog
         self.kv_cache_dtype = kv_cache_dtype
         self._cells: dict[Key, Cell] = {}
-        # A verdict and its floor depend on the GPU and the card count, not on which node (or price):
-        # nodes sharing both share one computation. What a card needs for each split depends on the
-        # model and on the engine's batch on the card (its class): one computation serves every GPU of a class.
-        self._by_hardware: dict[tuple[str, str, int | None, str, int], Cell] = {}
+        # A verdict and a deployment depend on the node's hardware, not on which node (or price): nodes sharing it
+        # share one computation. What a card needs for each split depends on the model and on the engine's batch
+        # on the card (its class): one computation serves every GPU of a class.
+        self._by_hardware: dict[tuple[object, ...], Cell] = {}
         self._needs: dict[tuple[str, str, int, BatchBudget | None], dict[int, MemoryNeed]] = {}
-        self._max_cards = max((n.cards for n in catalog.nodes.values()), default=1)
 
     def cell(self, model_id: str, precision_id: str, node_id: str, context_tokens: int | None = None) -> Cell:
         c = self.catalog
@@ -49,28 +79,28 @@ class VerdictMatrix:
         key = (model_id, precision_id, tokens if isinstance(model, Llm) else None, node_id)  # images: no context
         found = self._cells.get(key)
         if found is None:
-            hardware = (*key[:3], node.gpu, node.cards)
+            hardware = (*key[:3], *hardware_key(node))
             found = self._by_hardware.get(hardware)
             if found is None:
                 if isinstance(model, Llm):
                     found = self._llm_cell(model, precision, node, tokens)
                 else:
-                    found = Cell(fit_diffusion(c, model, precision, node), None)
+                    found = Cell(fit_diffusion(c, model, precision, node))
                 self._by_hardware[hardware] = found
             self._cells[key] = found
         return found
 
     def _llm_cell(self, model: Llm, precision: Precision, node: Node, context_tokens: int) -> Cell:
-        c, gpu, dtype = self.catalog, self.catalog.gpu_of(node), self.kv_cache_dtype
-        card_class = batch_budget_on(c.engine_of(precision), gpu, c)  # the engine's batch on this card
+        c = self.catalog
+        query = llm_query(c, model, precision, c.gpu_of(node), context_tokens, self.kv_cache_dtype)
+        card_class = batch_budget_on(query.engine, query.gpu, c)  # the engine's batch on this card
         needs_key = (model.id, precision.id, context_tokens, card_class)
         needs = self._needs.get(needs_key)
         if needs is None:
-            needs = self._needs[needs_key] = split_needs(
-                c, model, precision, self._max_cards, context_tokens, gpu=gpu, kv_cache_dtype=dtype
-            )
-        verdict = fit_llm_on(c, model, precision, gpu, node.cards, context_tokens, needs=needs, kv_cache_dtype=dtype)
-        return Cell(verdict, speed_for_fit(c, model, precision, node, verdict, context_tokens))
+            largest = max(n.cards for n in c.nodes.values())
+            needs = self._needs[needs_key] = {k: query.need(k) for k in query.splits(largest)}
+        deployment = deployment_on(c, model, precision, node, context_tokens, self.kv_cache_dtype, needs)
+        return Cell(deployment.verdict, deployment)
 
     def combinations(self) -> Iterator[Key]:
         """Every combination the configurator offers, one per hardware configuration."""

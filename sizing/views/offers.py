@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DiffusionModel, Llm, Node, Price
+from sizing.catalog.schema import Node, Price
+from sizing.engine.deployment import Layout
 from sizing.engine.fit import VERDICT_RANK, Fit, Verdict
 from sizing.engine.links import node_bus_link
-from sizing.engine.speeds import Speed
-from sizing.views.matrix import VerdictMatrix
+from sizing.views.matrix import Cell, VerdictMatrix
 
 FP8_NOT_NATIVE = "fp8-not-native"
 SPLIT_OVER_PCIE = "split-over-pcie"
@@ -21,7 +21,7 @@ SPLIT_OVER_PCIE = "split-over-pcie"
 class Offer:
     configuration: Configuration
     fit: Fit
-    speed: Speed | None  # language models that fit
+    layout: Layout | None  # language models that fit: how the node runs them
     jobs: int | None  # image and video models that fit: independent jobs the node runs at once
     warnings: tuple[str, ...]
     price_per_gpu_hour: float
@@ -38,24 +38,26 @@ class Offer:
 
     def price_per_million_tokens(self, catalog: Catalog) -> float | None:
         """What a million output tokens cost on the cheapest node at full load."""
-        return self.speed.price_per_million_tokens(catalog, self.node) if self.speed else None
+        if self.layout is None:
+            return None
+        return self.layout.price_per_million_tokens(
+            self.price_per_month.amount, catalog.assumptions.hours_per_month.value
+        )
 
 
-def warnings_for(
-    catalog: Catalog, model: Llm | DiffusionModel, precision_id: str, node: Node, fit: Fit
-) -> tuple[str, ...]:
-    """FP8 on a card without FP8 tensor cores; a tensor-parallel split whose all-reduces cross PCIe (an image
-    pipeline spread over cards hands data over once per image, and llama.cpp's cards once per step)."""
+def warnings_for(catalog: Catalog, precision_id: str, node: Node, cell: Cell) -> tuple[str, ...]:
+    """FP8 on a card without FP8 tensor cores; a tensor-parallel split, as the node runs it, whose all-reduces
+    cross PCIe (an image pipeline spread over cards hands data over once per image, and llama.cpp's cards once per
+    step)."""
     found = []
+    fit, layout = cell.fit, cell.layout
     if fit.fits and catalog.gpu_of(node).architecture not in catalog.precisions[precision_id].native_on:
         found.append(FP8_NOT_NATIVE)
     if (
-        isinstance(model, Llm)
-        and fit.fits
-        and fit.cards > 1
-        and fit.engine is not None
-        and catalog.engines[fit.engine].parallelism == "tensor"
-        and node_bus_link(catalog, node, fit.cards).family == "pcie"
+        layout is not None
+        and layout.cards > 1
+        and layout.setup.parallelism == "tensor"
+        and node_bus_link(catalog, node, layout.cards).family == "pcie"
     ):
         found.append(SPLIT_OVER_PCIE)
     return tuple(found)
@@ -75,12 +77,12 @@ def offers(
         node = configuration.cheapest
         cell = matrix.cell(model_id, precision_id, node.id, context_tokens)
         jobs = node.cards // cell.fit.cards if model.kind == "diffusion" and cell.fit.fits else None
-        warnings = warnings_for(catalog, model, precision_id, node, cell.fit)
+        warnings = warnings_for(catalog, precision_id, node, cell)
         rows.append(
             Offer(
                 configuration,
                 cell.fit,
-                cell.speed,
+                cell.layout,
                 jobs,
                 warnings,
                 price_per_gpu_hour(catalog, node),

@@ -19,14 +19,14 @@ from typing import Literal
 
 from sizing.catalog.configurations import Configuration
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DecodeScenario, KvCacheDtype, Llm, Node, Precision
-from sizing.engine.decode import price_per_million_tokens, step_seconds
-from sizing.engine.fit import engine_splits
-from sizing.engine.links import node_bus_link
-from sizing.engine.prefill import Hardware, PrefillConstants, PrefillEstimate, estimate_ttft
-from sizing.engine.scenarios import ResolvedScenario, resolve
+from sizing.catalog.schema import KvCacheDtype, Llm, Node, Precision
+from sizing.engine.decode import DecodeSetup, price_per_million_tokens, step_seconds
+from sizing.engine.deployment import decode_setup, layout_of, setting_class, stream_cap
+from sizing.engine.fit import Fit, engine_splits, fit_split, llm_query
+from sizing.engine.prefill import PrefillConstants, PrefillEstimate, estimate_ttft
 from sizing.engine.specs import llm_shape
-from sizing.views.estimates import answer
+from sizing.views.estimates import CardMemoryPlan, card_plan
+from sizing.views.matrix import node_cards
 
 Binding = Literal["memory", "speed", "ttft", "engine_cap", "users"]
 CARDS_PER_COPY = (1, 2, 4, 8)
@@ -100,110 +100,69 @@ class Option:
     meets: bool = True
 
 
-# --- the estimator's figures for one copy ------------------------------------------------------------------
-def node_scenario(
-    catalog: Catalog,
-    node: Node,
-    cards: int,
-    *,
-    model: str,
-    precision: Precision,
-    streams: int,
-    context_tokens: int,
-    kv_cache_dtype: KvCacheDtype = "bf16",
-) -> DecodeScenario:
-    """The ``python -m sizing.estimate`` scenario of one copy on ``cards`` cards of ``node``: its GPU, the link
-    those cards cross (``links.node_bus_link``), the engine of the format, the KV cache's precision."""
-    engine = catalog.engine_of(precision)
-    return DecodeScenario(
-        gpu=node.gpu,
-        cards=cards,
-        link="none" if cards == 1 else node_bus_link(catalog, node, cards).id,
-        parallelism=engine.parallelism,
-        model=model,
-        precision=precision.id,
-        concurrency=streams,
-        context_tokens=context_tokens,
-        engine_class=engine.kind,
-        kv_cache_dtype=kv_cache_dtype,
-    )
-
-
-def ttft_on(
-    resolved: ResolvedScenario, prefill: PrefillConstants, requirement_tokens: tuple[int, int], streams: int
-) -> PrefillEstimate:
-    """The time to first token of a prompt among ``streams`` streams on a resolved scenario's hardware."""
-    prompt_tokens, output_tokens = requirement_tokens
-    return estimate_ttft(
-        model=resolved.model,
-        precision=resolved.precision,
-        hardware=Hardware(resolved.gpu, resolved.link, resolved.cards, resolved.parallelism, resolved.engine_class),
-        prompt_tokens=prompt_tokens,
-        output_tokens=output_tokens,
-        concurrency=streams,
-        decode=resolved.constants,
-        prefill=prefill,
-    )
-
-
-def ttft_of(catalog: Catalog, scenario: DecodeScenario, prompt_tokens: int, output_tokens: int) -> PrefillEstimate:
-    """The time to first token of a prompt among the scenario's streams, on the scenario's hardware."""
-    prefill = PrefillConstants.from_assumptions(catalog.assumptions)
-    return ttft_on(resolve(catalog, scenario), prefill, (prompt_tokens, output_tokens), scenario.concurrency)
-
-
+# --- one copy ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Copy:
-    """One copy of the model on a candidate's cards at the requirement's context, as the estimator answers it:
-    the scenario it resolves (with the KV-cache precision it keeps, FP8 where the verdict needs it), the streams
-    whose KV cache fits beside the weights and the engine's reserve (0 when not even the weights fit)."""
+    """One copy of the model on a candidate's cards at a context, as ``sizing.engine.deployment`` lays it out at
+    the setting those cards need (``fit.fit_split``): its decode setup, the streams whose KV cache fits beside the
+    weights and the engine's reserve (0 when not one does, or only at a shorter context or with layers in host
+    memory), the most streams its engine runs, and the KV cache it keeps (FP8 where the setting needs it)."""
 
-    resolved: ResolvedScenario
+    setup: DecodeSetup
     streams_that_fit: int
+    most_streams: int
     prefill: PrefillConstants
     kv_cache_dtype: KvCacheDtype
 
 
-def copy_of(catalog: Catalog, candidate: Candidate, requirement: Requirement) -> Copy:
-    """What ``python -m sizing.estimate`` answers for one copy of the candidate at the requirement's context."""
-    scenario = node_scenario(
-        catalog,
-        candidate.node,
-        candidate.cards_per_copy,
-        model=requirement.model,
-        precision=candidate.precision,
-        streams=1,
-        context_tokens=requirement.context_tokens,
-        kv_cache_dtype=candidate.kv_cache_dtype,
-    )
-    said = answer(catalog, scenario)
-    # layers in host memory serve one stream at a time at the host's speed, their first token is not modelled:
-    # the plan serves its users from the cards
-    on_cards = said.at_concurrency is not None and said.gpu_layers is None
-    fitting = said.streams_that_fit if on_cards else 0
-    resolved = resolve(catalog, scenario.model_copy(update={"kv_cache_dtype": said.kv_cache_dtype}))
+def copy_at(
+    catalog: Catalog, candidate: Candidate, model: str, context_tokens: int
+) -> tuple[Copy, Fit, CardMemoryPlan]:
+    """The candidate's copy at ``context_tokens``, the fit of its cards there and one card's memory at that fit."""
+    llm = catalog.models[model]
+    assert isinstance(llm, Llm)
+    node = candidate.node
+    query = llm_query(catalog, llm, candidate.precision, catalog.gpu_of(node), context_tokens, candidate.kv_cache_dtype)
+    fit = fit_split(query, candidate.cards_per_copy)
+    layout = layout_of(query, node_cards(catalog, node), fit) if fit.fits else None
     prefill = PrefillConstants.from_assumptions(catalog.assumptions)
-    return Copy(resolved, fitting, prefill, said.kv_cache_dtype)
+    plan = card_plan(query, fit)
+    if layout is None or setting_class(fit)[0] > 1:  # a shorter context, or layers in host memory: no user fits
+        setup = replace(decode_setup(query, node_cards(catalog, node), fit), context_tokens=context_tokens)
+        return Copy(setup, 0, stream_cap(catalog, query, fit), prefill, fit.kv_cache_dtype), fit, plan
+    copy = Copy(layout.setup, layout.streams_per_copy, layout.most_streams, prefill, fit.kv_cache_dtype)
+    return copy, fit, plan
+
+
+def copy_of(catalog: Catalog, candidate: Candidate, requirement: Requirement) -> Copy:
+    """One copy of the candidate at the requirement's context (prompt + output tokens)."""
+    return copy_at(catalog, candidate, requirement.model, requirement.context_tokens)[0]
+
+
+def ttft_on(copy: Copy, requirement_tokens: tuple[int, int], streams: int) -> PrefillEstimate:
+    """The time to first token of a prompt among ``streams`` streams of one copy."""
+    prompt_tokens, output_tokens = requirement_tokens
+    return estimate_ttft(
+        copy.setup, copy.prefill, prompt_tokens=prompt_tokens, output_tokens=output_tokens, concurrency=streams
+    )
 
 
 def speed_of(copy: Copy, streams: int) -> float:
-    """The estimator's typical tokens/s per stream with ``streams`` streams (its decode step)."""
-    return 1 / step_seconds(**(copy.resolved.setup() | {"concurrency": streams})).total  # type: ignore[arg-type]
+    """The typical tokens/s per stream with ``streams`` streams (the decode step)."""
+    return 1 / step_seconds(copy.setup, streams).total
 
 
 def load_of(copy: Copy, requirement: Requirement, streams: int) -> Load:
-    """The estimator's speeds with ``streams`` streams (typical and floor) and the time to first token among
-    them."""
-    resolved = copy.resolved
+    """The speeds with ``streams`` streams (typical and floor) and the time to first token among them."""
     typical = speed_of(copy, streams)
-    ttft = ttft_on(resolved, copy.prefill, (requirement.prompt_tokens, requirement.output_tokens), streams)
+    ttft = ttft_on(copy, (requirement.prompt_tokens, requirement.output_tokens), streams)
     fits = copy.streams_that_fit >= streams
-    floor = typical * resolved.constants.floor_factor
+    floor = typical * copy.setup.constants.floor_factor
     return Load(streams, fits, copy.streams_that_fit, typical, floor, ttft, copy.kv_cache_dtype)
 
 
 def load_on(catalog: Catalog, candidate: Candidate, requirement: Requirement, streams: int) -> Load:
-    """What the estimator says of one copy serving ``streams`` users of the requirement."""
+    """What one copy serving ``streams`` users of the requirement reaches."""
     return load_of(copy_of(catalog, candidate, requirement), requirement, streams)
 
 
@@ -223,8 +182,8 @@ def users_per_copy(catalog: Catalog, candidate: Candidate, requirement: Requirem
     """The most users one copy serves within the requirement (0 when not even one), and the constraint that
     stops it at that number. Speed falls and the time to first token grows with users, memory runs out: the
     largest passing count is found by bisection up to the engine's cap."""
-    cap = catalog.assumptions.max_running_streams.value
     copy = copy_of(catalog, candidate, requirement)
+    cap = copy.most_streams
     first = failed_constraint(load_of(copy, requirement, 1), requirement)
     if first is not None:
         return 0, first

@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DecodeScenario, Llm, SlidingAttention
-from sizing.engine.decode import seconds_overhead, step_seconds, streams_that_fit
+from sizing.catalog.schema import Llm, SlidingAttention
+from sizing.engine.decode import seconds_overhead, step_seconds
 from sizing.engine.fit import Fit, Verdict
 from sizing.engine.links import node_bus_link
-from sizing.engine.prefill import Hardware, PrefillConstants, chunks, prompt_seconds
+from sizing.engine.prefill import chunks, prompt_seconds
 from sizing.engine.specs import llm_shape
 from sizing.views.api import SCHEMA_VERSION, _document
-from sizing.views.estimates import memory_of, most_streams
-from sizing.views.plan import Candidate, Copy, Requirement, candidates, node_scenario
+from sizing.views.plan import Candidate, Copy, Requirement, candidates
+from sizing.views.plan import copy_at as plan_copy_at
 
 STREAMS_LADDER = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 # a mixture of experts reads more experts with more streams, a curve the doubling ladder cuts too short
@@ -50,19 +50,6 @@ def doubling_ladder(first: int, last: int, factor: int = 2) -> list[int]:
 def rounded(value: float) -> float:
     """``value`` to ``SIGNIFICANT_DIGITS`` significant digits (interpolation needs no more)."""
     return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
-
-
-def scenario_at(catalog: Catalog, candidate: Candidate, model: str, context_tokens: int) -> DecodeScenario:
-    return node_scenario(
-        catalog,
-        candidate.node,
-        candidate.cards_per_copy,
-        model=model,
-        precision=candidate.precision,
-        streams=1,
-        context_tokens=context_tokens,
-        kv_cache_dtype=candidate.kv_cache_dtype,
-    )
 
 
 Setting = tuple[bool, str | None, float | None]
@@ -101,16 +88,16 @@ class At:
 
 
 def copy_at(catalog: Catalog, candidate: Candidate, model: str, context_tokens: int) -> At:
-    scenario = scenario_at(catalog, candidate, model, context_tokens)
-    ran, resolved, fit, card = memory_of(catalog, scenario)
-    switched = ran.kv_cache_dtype != candidate.kv_cache_dtype
-    if switched:
-        _, resolved, fit, card = memory_of(catalog, scenario, keep_kv_cache_dtype=True)
-    most = most_streams(resolved, fit)
-    prefill = PrefillConstants.from_assumptions(catalog.assumptions)
-    fitting = streams_that_fit(card.budget, card.weights, card.reserve, card.kv_per_stream, most)
-    copy = Copy(resolved, fitting, prefill, candidate.kv_cache_dtype)
-    return At(context_tokens, copy, card.room_for_kv, card.kv_per_stream, most, setting_of(fit), switched)
+    copy, fit, plan = plan_copy_at(catalog, candidate, model, context_tokens)
+    return At(
+        context_tokens,
+        copy,
+        plan.room_for_kv,
+        plan.kv_per_stream,
+        copy.most_streams,
+        setting_of(fit),
+        fit.kv_cache_dtype != candidate.kv_cache_dtype,
+    )
 
 
 def window_edges(model: Llm, contexts: list[int]) -> list[int]:
@@ -197,29 +184,15 @@ def fp8_contexts(catalog: Catalog, candidate: Candidate, model: Llm, ladder: lis
 
 def step_row(copy: Copy, streams_ladder: list[int]) -> list[float]:
     """The decode step's milliseconds with each count of streams of the ladder."""
-    setup = copy.resolved.setup()
-    return [rounded(1e3 * step_seconds(**(setup | {"concurrency": c})).total) for c in streams_ladder]  # type: ignore[arg-type]
-
-
-def hardware_of(copy: Copy) -> Hardware:
-    r = copy.resolved
-    return Hardware(r.gpu, r.link, r.cards, r.parallelism, r.engine_class)
+    return [rounded(1e3 * step_seconds(copy.setup, c).total) for c in streams_ladder]
 
 
 def prompt_row(copy: Copy, prompts: list[int]) -> list[float]:
     """Seconds reading each prompt alone, without the fixed cost of its chunks (``chunk_seconds`` each)."""
-    r, hardware = copy.resolved, hardware_of(copy)
-    overhead = seconds_overhead(r.model, r.constants, r.engine_class)
+    setup = copy.setup
+    overhead = seconds_overhead(setup.model, setup.constants, setup.engine_class)
     return [
-        rounded(
-            1e3
-            * (
-                prompt_seconds(
-                    r.model, r.precision, hardware, prompt_tokens=p, decode=r.constants, prefill=copy.prefill
-                )
-                - chunks(p, copy.prefill.batch_tokens) * overhead
-            )
-        )
+        rounded(1e3 * (prompt_seconds(setup, p, copy.prefill) - chunks(p, copy.prefill.batch_tokens) * overhead))
         for p in prompts
     ]
 
@@ -276,7 +249,7 @@ def copy_figures(
     kinks = [copy_at(catalog, candidate, model.id, x) for x in window_edges(model, contexts)]
     points = kv_points(catalog, candidate, model.id, sorted(ladder + kinks, key=lambda a: a.context_tokens))
     first = ladder[0].copy
-    r = first.resolved
+    r = first.setup
     key = (model.id, *copy_key(catalog, candidate)[:-1])
     return [
         [a.point for a in points],
@@ -328,7 +301,6 @@ def plan_document(catalog: Catalog) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "prices_as_of": catalog.prices_as_of.isoformat(),
         "hours_per_month": a.hours_per_month.value,
-        "max_running_streams": a.max_running_streams.value,
         "floor_factor": a.decode_floor_factor.value,
         "prefill_batch_tokens": a.prefill_batch_tokens.value,
         "prompt_tokens": prompt_ladder(catalog),
@@ -406,7 +378,6 @@ def plan_schema() -> dict[str, Any]:
         "schema_version": {"const": SCHEMA_VERSION},
         "prices_as_of": {"type": "string", "format": "date"},
         "hours_per_month": {"type": "number", "minimum": 1},
-        "max_running_streams": count,
         "floor_factor": {"type": "number", "minimum": 0, "maximum": 1},
         "prefill_batch_tokens": count,
         "prompt_tokens": ladder,

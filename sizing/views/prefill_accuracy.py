@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import PrefillMeasurement
-from sizing.engine.prefill import Hardware, PrefillConstants, TtftSeconds, estimate_ttft
-from sizing.engine.scenarios import ResolvedScenario, resolve
+from sizing.engine.prefill import PrefillConstants, TtftSeconds, estimate_ttft
+from sizing.engine.scenarios import measured_setup
 
 MAX_MEDIAN_ABS_ERROR_HELD_OUT = 0.25
 
@@ -42,22 +42,14 @@ class TtftMetrics:
     at_or_under_at_most: float
 
 
-def hardware_of(resolved: ResolvedScenario) -> Hardware:
-    return Hardware(resolved.gpu, resolved.link, resolved.cards, resolved.parallelism, resolved.engine_class)
-
-
 def check_record(catalog: Catalog, m: PrefillMeasurement, constants: PrefillConstants | None = None) -> TtftCheck:
-    resolved = resolve(catalog, m)
     prefill = PrefillConstants.from_assumptions(catalog.assumptions) if constants is None else constants
     e = estimate_ttft(
-        model=resolved.model,
-        precision=resolved.precision,
-        hardware=hardware_of(resolved),
+        measured_setup(catalog, m),
+        prefill,
         prompt_tokens=m.prompt_tokens,
         output_tokens=m.output_tokens,
         concurrency=m.concurrency,
-        decode=resolved.constants,
-        prefill=prefill,
     )
     return TtftCheck(
         m.id,

@@ -32,11 +32,13 @@ def test_fit_json_matches_the_engine_for_every_model_precision_context_and_node(
         assert published[1] == cell.fit.cards
         assert published[2] == round(cell.fit.need.total / GIB, 1)
         if catalog.models[model].kind == "llm":
-            speed = cell.speed
-            assert published[4:6] == (
-                [None, None] if speed is None else [speed_for_display(speed.typical), speed_for_display(speed.floor)]
+            layout = cell.layout  # how the node runs the model: its cards per copy, speeds and streams
+            assert published[4:7] == (
+                [None, None, None]
+                if layout is None
+                else [layout.cards, speed_for_display(layout.typical), speed_for_display(layout.floor)]
             )
-            assert published[6] == (None if speed is None else speed.streams_on(catalog.nodes[node]))
+            assert published[7] == (None if layout is None else layout.streams)
         checked += 1
     assert checked == len(matrix.everything) > 7000
 
@@ -47,6 +49,7 @@ def test_a_cell_names_its_fields(site: Path):
         "cards",
         "need_gib_per_card",
         "jobs",
+        "cards_per_copy",
         "tokens_per_s_typical",
         "tokens_per_s_floor",
         "streams_that_fit",
@@ -54,6 +57,7 @@ def test_a_cell_names_its_fields(site: Path):
         "usd_per_million_tokens",
         "tight_setting",
         "longest_context_tokens",
+        "copy_setting",
         "warnings",
     ]
 

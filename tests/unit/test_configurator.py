@@ -29,7 +29,7 @@ from macros.output.typography import typeset
 from macros.site.site_data import site_data
 from sizing.catalog.schema import KvCacheDtype, Llm
 from sizing.catalog.units import GIB
-from sizing.engine.fit import Verdict
+from sizing.engine.fit import Verdict, tight_setting
 from sizing.views.api import NO_CONTEXT, context_keys
 from sizing.views.matrix import VerdictMatrix
 from sizing.views.offers import offers
@@ -81,16 +81,24 @@ def test_the_first_line_names_the_cheapest_node_that_runs_it_with_its_cards_coun
         cheapest = min(runs, key=lambda r: r.price_per_month.amount)
         match = RUNS_LINE.fullmatch(first)
         assert match and int(match["cards"]) == cheapest.node.cards, (model.id, precision.id, context, first)
-        used, cards = cheapest.fit.cards, cheapest.node.cards
+        cards, layout = cheapest.node.cards, cheapest.layout
+        # how the node runs a language model (its layout), or an image or video model (one job per card, or split)
+        used, copies = (
+            (cheapest.fit.cards, cards // cheapest.fit.cards) if layout is None else (layout.cards, layout.copies)
+        )
         expected = (
             "on its single card"
             if cards == 1
             else f"one copy on each of its {cards} cards"
-            if used == 1
+            if used == 1 and copies == cards
             else f"split across its {cards} cards"
             if used == cards
             else f"split across {used} of its {cards} cards"
+            if copies == 1
+            else f"{copies} copies, each split across {used} of its {cards} cards"
         )
+        setting = None if layout is None else tight_setting(data.catalog, layout.fit)
+        expected += "" if setting is None else f", with {setting}"
         assert match["how"] == expected, (model.id, precision.id, context, first)
 
 
@@ -230,7 +238,7 @@ def test_the_fp8_pages_read_the_fp8_verdict_matrix(data):
     bf16, fp8 = (
         {r.node.id: r for r in rows_of(data, "llama-3.1-8b", "bf16", "32768", kv)}["1x-l40s"] for kv in ("bf16", "fp8")
     )
-    assert fp8.speed.streams_per_copy >= 2 * bf16.speed.streams_per_copy > 2
+    assert fp8.layout.streams_per_copy >= 2 * bf16.layout.streams_per_copy > 2
 
 
 def test_each_fp8_page_has_a_title_of_its_own(data):
@@ -295,7 +303,7 @@ def test_a_guide_links_an_fp8_choice_by_its_name_and_quotes_its_figures(data):
     )
     load = guide('full_load_with_kv_cache("llama-3.1-8b", "bf16", "1x-l40s", 32768, "fp8")')
     fp8 = next(r for r in rows_of(data, "llama-3.1-8b", "bf16", "32768", "fp8") if r.node.id == "1x-l40s")
-    assert load.startswith(f"{fp8.speed.streams_per_copy} streams at once, ~")
+    assert load.startswith(f"{fp8.layout.streams_per_copy} streams at once, ~")
     with pytest.raises(PageError, match="leave kv_cache out"):
         guide('verdict_with_kv_cache("llama-3.1-8b", "gguf-q8_0", "1x-l4", 32768, "fp8")')
 
@@ -433,18 +441,18 @@ def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang, kv_cache)
 def test_every_full_load_shows_its_speed_as_the_speed_column_does_and_says_why_so_many_streams(data, lang, kv_cache):
     ctx = ctx_for(data, lang)
     for model, precision, context, row in every_cell(data, kv_cache):
-        if row.speed is None:
+        if row.layout is None:
             continue
         where = (lang, kv_cache, model.id, precision.id, context, row.node.id)
         _, _, speed, load, *_ = row_cells(ctx, row, True)
         typical = speed_figures(speed, lang)[0]  # "~5.7 tok/s (at least 3.1)"
         (total,) = speed_figures(load, lang)
-        if row.speed.streams_on(row.node) == 1:  # one stream at full load is the one stream timed alone
+        if row.layout.streams == 1:  # one stream at full load is the one stream timed alone
             assert total == typical, (where, speed, load)
         room = gib_figures(load, lang)
         if room:  # "2 streams (4.0 GiB free per card, 2.0 GiB each)"
             beside, per_stream = room
-            assert int(beside // per_stream) == row.speed.streams_per_copy, (where, load)
+            assert int(beside // per_stream) == row.layout.streams_per_copy, (where, load)
 
 
 def test_two_cards_of_one_size_say_why_they_serve_more_or_fewer_streams(data):

@@ -8,7 +8,7 @@ from sizing.catalog.schema import DecodeScenario, EngineClass, MlaAttention, Par
 from sizing.catalog.units import GIB
 from sizing.engine.decode import (
     DecodeConstants,
-    estimate_decode,
+    DecodeSetup,
     flops_per_token,
     layer_split_seconds,
     price_per_million_tokens,
@@ -22,15 +22,17 @@ from sizing.engine.decode import (
     streams_that_fit,
     tensor_tflops,
 )
-from sizing.engine.fit import card_budget, llm_need
+from sizing.engine.deployment import layout_of
+from sizing.engine.fit import card_budget, fit_split, llm_need
 from sizing.engine.links import seconds_per_allreduce
 from sizing.engine.memory import (
     distinct_experts_touched,
     routed_expert_params,
     weight_bytes_read_per_step,
 )
-from sizing.engine.scenarios import resolve, scenario_shape, step
+from sizing.engine.scenarios import measured_setup, scenario_node, scenario_query, scenario_shape
 from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec
+from sizing.views.estimates import card_plan, run_of
 
 BF16 = PrecisionSpec(bits_per_weight=16, keeps_embeddings_16bit=True)
 FP8 = PrecisionSpec(bits_per_weight=8, keeps_embeddings_16bit=True, compute_format="fp8")
@@ -209,18 +211,8 @@ def test_a_layer_split_is_the_single_card_step_plus_handovers():
 
 def test_a_layer_split_step_adds_handovers_to_the_one_card_step(constants):
     gpu = GpuSpec(24, 1008, 165, 330)
-    common = {
-        "gpu": gpu,
-        "model": DENSE_8B,
-        "precision": BF16,
-        "parallelism": "layers",
-        "concurrency": 1,
-        "context_tokens": 1000,
-        "constants": constants,
-        "engine_class": "llama.cpp",
-    }
-    one = step_seconds(link=None, cards=1, **common)
-    three = step_seconds(link=PCIE, cards=3, **common)
+    on_one = DecodeSetup(gpu, None, DENSE_8B, BF16, 1, "layers", 1000, constants, "llama.cpp")
+    one, three = step_seconds(on_one, 1), step_seconds(replace(on_one, link=PCIE, cards=3), 1)
     # 2 hand-overs of 22 us + 4,096 x 2 / 24e9 (0.341 us)
     assert three.total - one.total == pytest.approx(2 * (22e-6 + 8192 / 24e9))
 
@@ -230,7 +222,7 @@ def test_llama_70b_fp8_on_two_h100_matches_the_hand_computation(catalog):
     scenario = DecodeScenario(
         gpu="h100-sxm5-80gb", cards=2, link="nvlink", model="llama-3.3-70b", precision="fp8", context_tokens=5250
     )
-    seconds = step(catalog, scenario)
+    seconds = step_seconds(measured_setup(catalog, scenario), scenario.concurrency)
     # weights: FP8 body 1 B + 16-bit head, input embedding not read: 70,553,706,496 B in all, / 2 cards
     # KV: 2 x (8/2 heads) x 128 x 2 B = 2,048 B x 80 layers x 5,250 tokens = 860,160,000 B per card
     # (35,276,853,248 + 860,160,000) B / (3,350e9 x 0.84) = 12.842 ms
@@ -257,19 +249,18 @@ def test_llama_70b_bf16_on_four_a100_holds_57_streams_of_8k(catalog):
     # and CUDA context 0.15 + CUDA graphs 0.5 + NCCL 0.4 GiB = 2.551 GiB. Left: 71.325 - weights 141.107e9 B / 4
     # (32.854 GiB) - 2.551 = 35.920 GiB; one stream of 8,192 tokens: 2.5 GiB of KV / 4 cards = 0.625 GiB;
     # 35.920 / 0.625 = 57.47 -> 57
-    resolved = resolve(
-        catalog, DecodeScenario(gpu="a100-sxm4-80gb", cards=4, link="nvlink", model="llama-3.3-70b", precision="bf16")
-    )
-    assert resolved.card_memory.card_budget_bytes == pytest.approx(71.325 * GIB)
-    assert resolved.card_memory.reserved_bytes == pytest.approx(2.551 * GIB, abs=0.001 * GIB)
-    estimate = estimate_decode(card_memory=resolved.card_memory, **resolved.setup())  # type: ignore[arg-type]  # setup() is the scenario's keyword arguments
-    assert estimate.streams_that_fit == 57
+    scenario = DecodeScenario(gpu="a100-sxm4-80gb", cards=4, link="nvlink", model="llama-3.3-70b", precision="bf16")
+    query = scenario_query(catalog, scenario)
+    fit = fit_split(query, 4)
+    plan = card_plan(query, fit)
+    assert plan.budget == pytest.approx(71.325 * GIB)
+    assert plan.reserve == pytest.approx(2.551 * GIB, abs=0.001 * GIB)
+    layout = layout_of(query, scenario_node(catalog, scenario), fit)
+    assert layout.streams_per_copy == 57
     floor_factor = catalog.assumptions.decode_floor_factor.value
-    assert estimate.floor_tokens_per_s_per_stream == pytest.approx(
-        floor_factor * estimate.typical_tokens_per_s_per_stream
-    )
+    assert layout.floor == pytest.approx(floor_factor * layout.typical)
     # 57 streams share each step: more per step, less per stream, far more in total
-    assert estimate.typical_tokens_per_s_total > 10 * estimate.typical_tokens_per_s_per_stream
+    assert layout.total_per_copy > 10 * layout.typical
 
 
 def test_price_per_million_tokens():
@@ -280,18 +271,9 @@ def test_price_per_million_tokens():
 def test_more_streams_share_a_step_slower_each_faster_in_all(constants):
     gpu = GpuSpec(80, 2039, 312, None)
     speeds = []
+    setup = DecodeSetup(gpu, NVLINK, MOE, BF16, 2, "tensor", 4096, constants)
     for streams in (1, 2, 8, 32, 128):
-        seconds = step_seconds(
-            gpu=gpu,
-            link=NVLINK,
-            model=MOE,
-            precision=BF16,
-            cards=2,
-            parallelism="tensor",
-            concurrency=streams,
-            context_tokens=4096,
-            constants=constants,
-        ).total
+        seconds = step_seconds(setup, streams).total
         speeds.append((1 / seconds, streams / seconds))
     per_stream, total = zip(*speeds, strict=True)
     assert list(per_stream) == sorted(per_stream, reverse=True)
@@ -299,13 +281,13 @@ def test_more_streams_share_a_step_slower_each_faster_in_all(constants):
 
 
 def test_a_scenario_reserves_what_the_fit_verdict_reserves(catalog):
-    """One memory rule: ``estimate`` charges each card the engine's reserve that ``fit.llm_need`` charges."""
+    """One memory rule: the estimator charges each card the engine's reserve that ``fit.llm_need`` charges."""
     setups: tuple[tuple[str, EngineClass, Parallelism, int], ...] = (
         ("bf16", "server", "tensor", 2),
         ("gguf-q4_k_m", "llama.cpp", "layers", 3),
     )
     for precision, engine_class, parallelism, cards in setups:
-        resolved = resolve(
+        run = run_of(
             catalog,
             DecodeScenario(
                 gpu="rtx-4090",
@@ -320,7 +302,8 @@ def test_a_scenario_reserves_what_the_fit_verdict_reserves(catalog):
         )
         model, chosen = catalog.models["llama-3.1-8b"], catalog.precisions[precision]
         need = llm_need(catalog, model, chosen, 4096, 1, cards, gpu=catalog.gpus["rtx-4090"])
-        assert resolved.card_memory.reserved_bytes == pytest.approx(need.activations + need.overhead)
-        assert resolved.card_memory.card_budget_bytes == pytest.approx(
+        plan = card_plan(run.query, run.fit)
+        assert plan.reserve == pytest.approx(need.activations + need.overhead)
+        assert plan.budget == pytest.approx(
             card_budget(catalog, catalog.gpus["rtx-4090"], catalog.engines[engine_class])
         )

@@ -12,8 +12,7 @@ from sizing.engine.fit import (
     tight_settings_offered,
     valid_splits,
 )
-from sizing.engine.speeds import speed_for_fit
-from sizing.views.matrix import VerdictMatrix
+from sizing.views.matrix import VerdictMatrix, deployment_on
 
 
 def verdict(catalog, model, precision, node, **kw):
@@ -106,15 +105,14 @@ def test_a_server_a_little_short_on_small_cards_fits_tightly_running_fewer_strea
     assert tight_setting(catalog, found) == "--max-num-seqs 16" and found.max_num_seqs == 16
     assert tight_settings_offered(catalog)["max_num_seqs"] == "--max-num-seqs 16"  # as the API reference lists it
     # the room beside the weights, 21.195 − 18.517 − 0.469 − 1.05 = 1.159 GiB, holds one 0.625 GiB stream
-    speed = speed_for_fit(
+    speed = deployment_on(
         catalog,
         catalog.models["llama-3.3-70b"],
         catalog.precisions["int4-awq-gptq"],
         catalog.nodes["2x-rtx-4090"],
-        found,
         4096,
-    )
-    assert speed is not None and speed.streams_per_copy == 1
+    ).chosen
+    assert speed is not None and speed.fit == found and speed.streams_per_copy == 1
 
 
 def test_a_server_still_short_with_few_streams_fits_tightly_without_cuda_graphs(catalog):

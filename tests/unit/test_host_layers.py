@@ -7,14 +7,15 @@ import pytest
 
 from sizing.catalog.schema import DecodeScenario
 from sizing.catalog.units import GIB
-from sizing.engine.decode import DecodeConstants, step_seconds
-from sizing.engine.fit import Verdict, fit, host_memory_bytes, tight_setting
+from sizing.engine.decode import DecodeConstants, DecodeSetup, step_seconds
+from sizing.engine.deployment import layout_of
+from sizing.engine.fit import Verdict, fit, host_memory_bytes, llm_query, tight_setting
 from sizing.engine.host_layers import crossings_per_step, layers_on_cards
 from sizing.engine.memory import bytes_read_per_step_on_cards_and_host
-from sizing.engine.scenarios import ScenarioError, resolve
+from sizing.engine.scenarios import ScenarioError, measured_setup
 from sizing.engine.specs import GpuSpec, HostLayers, LlmShape, PrecisionSpec
-from sizing.engine.speeds import speed_for_fit
 from sizing.views.estimates import answer
+from sizing.views.matrix import node_cards
 
 # A toy model whose figures add up by hand: 10 layers of 1e8 one-byte weights, embeddings and head of
 # 1,000 x 1,000 each (2e6 bytes), one KV head of 100: 2 x 100 x 2 B = 400 B per token and layer.
@@ -56,21 +57,20 @@ def test_the_host_share_is_read_at_the_hosts_bandwidth_after_the_cards_share(cat
         bandwidth_fraction_llama_cpp=0.5,
         bandwidth_fraction_host=0.5,
     )
+    gpu = GpuSpec(memory_gb=24, memory_bandwidth_gbps=1000, bf16_dense_tflops=100)
+    host = HostLayers(gpu_layers=6, bandwidth_gbps=100)
     step = step_seconds(
-        gpu=GpuSpec(memory_gb=24, memory_bandwidth_gbps=1000, bf16_dense_tflops=100),
-        link=None,
-        model=TOY,
-        precision=EIGHT_BITS,
-        cards=1,
-        parallelism="layers",
-        concurrency=1,
-        context_tokens=1000,
-        constants=constants,
-        engine_class="llama.cpp",
-        host_layers=HostLayers(gpu_layers=6, bandwidth_gbps=100),
+        DecodeSetup(gpu, None, TOY, EIGHT_BITS, 1, "layers", 1000, constants, "llama.cpp", host_layers=host), 1
     )
     # 6.024e8 B / (1,000 GB/s x 0.5) = 1.2048 ms on the cards; 4.026e8 B / (100 GB/s x 0.5) = 8.052 ms in the host
     assert step.memory == pytest.approx(1.2048e-3 + 8.052e-3)
+
+
+def q4_70b_layout(catalog, found):
+    """How one RTX 4090 runs Llama 3.3 70B in Q4_K_M at 8K with the fit ``found``."""
+    model, q4 = catalog.models["llama-3.3-70b"], catalog.precisions["gguf-q4_k_m"]
+    query = llm_query(catalog, model, q4, catalog.gpus["rtx-4090"], 8192)
+    return layout_of(query, node_cards(catalog, catalog.nodes["1x-rtx-4090"]), found)
 
 
 def test_llama_70b_q4_on_one_24_gb_card_fits_with_42_layers_on_it(catalog):
@@ -86,19 +86,10 @@ def test_llama_70b_q4_on_one_24_gb_card_fits_with_42_layers_on_it(catalog):
     assert found.host_weight_bytes / GIB == pytest.approx(19.72, abs=0.01)
     assert host_memory_bytes(catalog, catalog.gpus["rtx-4090"], 1) / GIB == pytest.approx(37.91, abs=0.01)
     assert found.tight_need is not None and found.tight_need.total <= found.budget < found.need.total
-    speed = speed_for_fit(
-        catalog, catalog.models["llama-3.3-70b"], catalog.precisions["gguf-q4_k_m"], node, found, 8192
-    )
-    assert speed is not None and speed.streams_per_copy == 1  # the cards are full of layers: one stream
-    on_cards_only = speed_for_fit(
-        catalog,
-        catalog.models["llama-3.3-70b"],
-        catalog.precisions["gguf-q4_k_m"],
-        node,
-        replace(found, tight_by=None),
-        8192,
-    )
-    assert on_cards_only is not None and speed.typical < on_cards_only.typical / 3  # the host's memory sets the pace
+    speed = q4_70b_layout(catalog, found)
+    assert speed.streams_per_copy == 1  # the cards are full of layers: one stream
+    on_cards_only = q4_70b_layout(catalog, replace(found, tight_by=None))
+    assert speed.typical < on_cards_only.typical / 3  # the host's memory sets the pace
 
 
 def test_a_model_the_hosts_memory_cannot_hold_does_not_fit(catalog):
@@ -115,8 +106,8 @@ def test_the_estimator_answers_as_the_configurator_with_the_layers_in_host_memor
     assert said.fits and said.verdict == "tight" and said.setting == "--n-gpu-layers 42" and said.gpu_layers == 42
     node = catalog.nodes["1x-rtx-4090"]
     cell = fit(catalog, catalog.models["llama-3.3-70b"], catalog.precisions["gguf-q4_k_m"], node, 8192)
-    speed = speed_for_fit(catalog, catalog.models["llama-3.3-70b"], catalog.precisions["gguf-q4_k_m"], node, cell, 8192)
-    assert speed is not None and said.at_concurrency is not None
+    speed = q4_70b_layout(catalog, cell)
+    assert said.at_concurrency is not None
     assert said.at_concurrency.per_stream_typical == pytest.approx(speed.typical)
 
 
@@ -139,19 +130,19 @@ def on_llama_cpp(model: str, **named: object) -> DecodeScenario:
 
 def test_a_scenario_names_its_layers_and_its_hosts_bandwidth(catalog):
     named = on_llama_cpp("llama-3.3-70b", gpu_layers=30, host_memory_bandwidth_gbps=76.8)
-    resolved = resolve(catalog, named)
+    resolved = measured_setup(catalog, named)
     assert resolved.host_layers == HostLayers(30, 76.8)
     fewer_on_cards = answer(catalog, named)
     assert fewer_on_cards.gpu_layers == 30
     default = answer(catalog, named.model_copy(update={"gpu_layers": None, "host_memory_bandwidth_gbps": None}))
     assert fewer_on_cards.at_concurrency.per_stream_typical < default.at_concurrency.per_stream_typical
-    everything_on_cards = resolve(catalog, named.model_copy(update={"gpu_layers": 81}))
+    everything_on_cards = measured_setup(catalog, named.model_copy(update={"gpu_layers": 81}))
     assert everything_on_cards.host_layers is None
 
 
 def test_layers_in_host_memory_are_for_llama_cpp_only(catalog):
     with pytest.raises(ScenarioError, match=r"engine_class: llama\.cpp"):
-        resolve(catalog, DecodeScenario(gpu="rtx-4090", model="llama-3.1-8b", precision="bf16", gpu_layers=10))
+        measured_setup(catalog, DecodeScenario(gpu="rtx-4090", model="llama-3.1-8b", precision="bf16", gpu_layers=10))
 
 
 # A toy mixture of experts: the dense body 5e8 one-byte weights, 1e9 of routed experts in 10 experts of which a
@@ -184,12 +175,12 @@ def test_a_scenario_keeps_the_experts_of_its_first_layers_in_host_memory(catalog
     moe = on_llama_cpp("qwen3-235b-a22b", cpu_moe_layers=60)
     layers = catalog.models["qwen3-235b-a22b"].layers
     node_host = catalog.assumptions.host_memory_bandwidth_gbps.value
-    assert resolve(catalog, moe).host_layers == HostLayers(layers + 1, node_host, 60)  # every layer and the head
+    assert measured_setup(catalog, moe).host_layers == HostLayers(layers + 1, node_host, 60)  # every layer and the head
     said = answer(catalog, moe.model_copy(update={"concurrency": 2}))
     assert said.at_concurrency is not None and said.note is not None and "--n-cpu-moe 60" in said.note
     assert said.streams_running == 2  # the run names its layers: its streams run
     with pytest.raises(ScenarioError, match="has none"):
-        resolve(catalog, moe.model_copy(update={"model": "llama-3.1-8b"}))
+        measured_setup(catalog, moe.model_copy(update={"model": "llama-3.1-8b"}))
 
 
 def test_a_step_passes_twice_between_card_and_cpu_per_layer_whose_experts_alone_wait_in_host_memory():
@@ -203,18 +194,8 @@ def test_a_step_passes_twice_between_card_and_cpu_per_layer_whose_experts_alone_
 
 def test_each_pass_costs_the_fitted_time(catalog):
     constants = DecodeConstants.from_assumptions(catalog.assumptions)
-    setup = {
-        "gpu": GpuSpec(memory_gb=24, memory_bandwidth_gbps=1000, bf16_dense_tflops=100),
-        "link": None,
-        "model": TOY_MOE,
-        "precision": EIGHT_BITS,
-        "cards": 1,
-        "parallelism": "layers",
-        "concurrency": 1,
-        "context_tokens": 1000,
-        "constants": constants,
-        "engine_class": "llama.cpp",
-    }
-    on_cards = step_seconds(**setup, host_layers=HostLayers(11, 100))  # type: ignore[arg-type]
-    experts_away = step_seconds(**setup, host_layers=HostLayers(11, 100, cpu_moe_layers=4))  # type: ignore[arg-type]
+    gpu = GpuSpec(memory_gb=24, memory_bandwidth_gbps=1000, bf16_dense_tflops=100)
+    setup = DecodeSetup(gpu, None, TOY_MOE, EIGHT_BITS, 1, "layers", 1000, constants, "llama.cpp")
+    on_cards = step_seconds(replace(setup, host_layers=HostLayers(11, 100)), 1)
+    experts_away = step_seconds(replace(setup, host_layers=HostLayers(11, 100, cpu_moe_layers=4)), 1)
     assert experts_away.overhead - on_cards.overhead == pytest.approx(8 * constants.host_crossing_seconds)

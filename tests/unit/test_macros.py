@@ -170,7 +170,7 @@ def test_a_speed_is_written_as_typical_then_floor(lang, expected):
 
 
 def test_the_throughput_macro_gives_the_cells_typical_speed_and_floor(data):
-    speed = data.matrix.cell("llama-3.3-70b", "bf16", "4x-a100-sxm4-80gb").speed
+    speed = data.matrix.cell("llama-3.3-70b", "bf16", "4x-a100-sxm4-80gb").layout
     assert (
         render(data, '{{ throughput("llama-3.3-70b", "bf16", "4x-a100-sxm4-80gb") }}')
         == f"about {round(speed.typical)} tok/s, at least {round(speed.floor)}"
@@ -461,17 +461,21 @@ def test_the_headroom_comparison_picks_the_cheapest_card_with_more_memory(data):
     assert render(data, calls) == "A40 48 GB 6.1 GiB | A100 80GB PCIe 80 GB 37.5 GiB $0.71"
 
 
-def test_the_quantization_table_times_every_format_on_the_same_cards(data):
-    from sizing.engine.speeds import speed_on_cards
-
+def test_the_quantization_table_shows_each_format_as_the_node_runs_it(data):
     c = data.catalog
-    llm, node = c.models["llama-3.3-70b"], c.nodes["8x-h100-sxm5-80gb"]
-    # BF16 needs 4 H100s (131.4 GiB / 2 = 65.7 GiB + KV, activations and runtime > 0.9 × 79.2 GiB = 71.3 GiB)
     html = render(data, '{{ quantization_table("llama-3.3-70b", "1x-h100-pcie-80gb", "8x-h100-sxm5-80gb") }}')
-    assert "Speed on 4 × H100 SXM5" in html and "131.4 GiB" in html
-    speeds = {p: speed_on_cards(c, llm, c.precisions[p], node, 4) for p in ("bf16", "fp8", "int4-awq-gptq")}
-    assert {s.cards for s in speeds.values()} == {4}
-    assert speeds["bf16"].typical < speeds["fp8"].typical < speeds["int4-awq-gptq"].typical
+    assert "Speed on 8 × H100 SXM5" in html and "131.4\xa0GiB" in html
+    for p in ("bf16", "fp8", "int4-awq-gptq"):
+        layout = data.matrix.cell("llama-3.3-70b", p, "8x-h100-sxm5-80gb").layout
+        assert layout is not None
+        row = re.search(rf"<th scope=\"row\">{re.escape(c.precisions[p].name)}</th>(.*?)</tr>", html).group(1)
+        assert f"~{round(layout.typical)}\xa0tok/s" in row and "its 8 cards" in row  # with how the node runs it
+    # on the same cards, an engine runs the lighter format faster (the layouts the deployment weighed)
+    same = [
+        {x.cards: x for x in data.matrix.cell("llama-3.3-70b", p, "8x-h100-sxm5-80gb").deployment.layouts}[4]
+        for p in ("bf16", "fp8", "int4-awq-gptq")
+    ]
+    assert same[0].typical < same[1].typical < same[2].typical
     assert render(data, '{{ claim_fewer_bytes_faster("llama-3.3-70b", "8x-h100-sxm5-80gb") }}') == ""
 
 
@@ -491,9 +495,9 @@ def test_the_lowest_cost_node_is_the_one_whose_million_tokens_cost_least_at_full
     c = data.catalog
     prices = {}
     for node in nodes_that_hold(c, data.matrix, "deepseek-v3", "fp8"):
-        speed = data.matrix.cell("deepseek-v3", "fp8", node.id).speed
-        # monthly price / (730 h × 3,600 s × total tok/s at full load) × 10^6
-        prices[node.id] = node.price_per_month.amount / (730 * 3600 * speed.total_on(node)) * 1e6
+        layout = data.matrix.cell("deepseek-v3", "fp8", node.id).layout
+        # monthly price / (730 h × 3,600 s × total tok/s at full load, every copy) × 10^6
+        prices[node.id] = node.price_per_month.amount / (730 * 3600 * layout.total) * 1e6
     cheapest = min(prices, key=prices.__getitem__)
     assert render(data, '{{ lowest_cost_node("deepseek-v3", "fp8") }}') == render(
         data, f'{{{{ node_name("{cheapest}") }}}}'

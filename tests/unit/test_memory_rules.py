@@ -140,8 +140,9 @@ def test_llama_cpp_compute_buffer_grows_with_context_and_ubatch(catalog):
 def test_llama_cpp_shares_out_layers_so_kv_heads_are_never_replicated(catalog):
     qwen = catalog.models["qwen3-235b-a22b"]  # 4 KV heads, 94 layers
     whole = kv_cache_bytes(llm_shape(qwen), 8192, 1, 2)
-    gguf = llm_need(catalog, qwen, catalog.precisions["gguf-q4_k_m"], 8192, 1, 8)
-    bf16 = llm_need(catalog, qwen, catalog.precisions["bf16"], 8192, 1, 8)
+    h100 = catalog.gpus["h100-sxm5-80gb"]
+    gguf = llm_need(catalog, qwen, catalog.precisions["gguf-q4_k_m"], 8192, 1, 8, gpu=h100)
+    bf16 = llm_need(catalog, qwen, catalog.precisions["bf16"], 8192, 1, 8, gpu=h100)
     assert gguf.kv_cache == whole / 8  # a layer split: 1/8 of the layers, every head
     assert bf16.kv_cache == whole / 4  # tensor split beyond 4 KV heads: one head per card, replicated
     # any card count for a layer split, only head-dividing ones for tensor parallelism
@@ -248,4 +249,5 @@ def test_a_tight_fit_through_the_setting_also_gives_the_context_that_fits_withou
 
 def test_weights_of_a_gguf_split_are_shared_out_evenly(catalog):
     model, q8 = catalog.models["llama-3.1-8b"], catalog.precisions["gguf-q8_0"]
-    assert llm_need(catalog, model, q8, 8192, 1, 3).weights == pytest.approx(model_weight_bytes(model, q8) / 3)
+    need = llm_need(catalog, model, q8, 8192, 1, 3, gpu=catalog.gpus["rtx-4090"])
+    assert need.weights == pytest.approx(model_weight_bytes(model, q8) / 3)

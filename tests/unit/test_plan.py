@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from sizing.catalog.schema import DecodeScenario
 from sizing.views.estimates import answer
 from sizing.views.plan import (
     Candidate,
@@ -13,7 +14,6 @@ from sizing.views.plan import (
     candidates,
     closest,
     load_on,
-    node_scenario,
     option_for,
     plan,
     relax,
@@ -48,14 +48,8 @@ def test_one_plan_by_hand(catalog, one_a100):
 
 def test_a_node_holds_as_many_users_as_the_estimator_says(catalog, one_a100):
     """The plan's figures are those of python -m sizing.estimate for the same node, streams and context."""
-    scenario = node_scenario(
-        catalog,
-        one_a100.node,
-        1,
-        model="llama-3.1-8b",
-        precision=one_a100.precision,
-        streams=50,
-        context_tokens=2400,
+    scenario = DecodeScenario(
+        gpu="a100-pcie-80gb", model="llama-3.1-8b", precision="bf16", concurrency=50, context_tokens=2400
     )
     said = answer(catalog, scenario)
     assert said.at_concurrency is not None
@@ -164,9 +158,7 @@ def test_a_copy_with_layers_in_host_memory_is_not_a_candidate(catalog):
     # asking 1 token/s is served by nodes that hold every layer, never by that one
     one_user = Requirement("llama-3.3-70b", 500, 200, 1, 1, "gguf-q4_k_m")
     q4 = catalog.precisions["gguf-q4_k_m"]
-    scenario = node_scenario(
-        catalog, catalog.nodes["1x-rtx-4090"], 1, model="llama-3.3-70b", precision=q4, streams=1, context_tokens=700
-    )
+    scenario = DecodeScenario(gpu="rtx-4090", model="llama-3.3-70b", precision="gguf-q4_k_m", context_tokens=700)
     assert answer(catalog, scenario).gpu_layers is not None  # the estimator runs it so
     assert option_for(catalog, Candidate(catalog.configurations["1x-rtx-4090"], q4, 1), one_user) is None
     chosen = {option.candidate.configuration.id for option in plan(catalog, one_user)}

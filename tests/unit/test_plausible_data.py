@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 
 from sizing.catalog.errors import CatalogError
 from sizing.catalog.loader import DATA_DIR, FILES, load_catalog
-from sizing.engine.fit import fit
-from sizing.engine.speeds import speed_for_fit
+from sizing.views.matrix import deployment_on
 
 
 def problems_of(data: Path) -> list[str]:
@@ -177,8 +176,7 @@ def assert_plausible(catalog) -> None:
     for model in llms[:4]:
         precision = catalog.precisions[model.default_precision]
         for node in list(catalog.nodes.values())[::6]:
-            verdict = fit(catalog, model, precision, node, 8192)
-            speed = speed_for_fit(catalog, model, precision, node, verdict, 8192)
+            speed = deployment_on(catalog, model, precision, node, 8192).chosen
             if speed is not None:
                 assert math.isfinite(speed.typical) and 0 < speed.floor <= speed.typical, (model.id, node.id)
 

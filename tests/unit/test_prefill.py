@@ -4,9 +4,8 @@ from dataclasses import replace
 
 import pytest
 
-from sizing.engine.decode import DecodeConstants
+from sizing.engine.decode import DecodeConstants, DecodeSetup
 from sizing.engine.prefill import (
-    Hardware,
     PrefillConstants,
     chunks,
     estimate_ttft,
@@ -24,7 +23,6 @@ DENSE_8B = LlmShape(params=8e9, layers=32, hidden_size=4096, attention_heads=32,
 GPU = GpuSpec(memory_gb=80, memory_bandwidth_gbps=2000, bf16_dense_tflops=1000)
 NVLINK = LinkSpec(allreduce_latency_us=8, allreduce_busbw_gbps=370)
 PCIE = LinkSpec(allreduce_latency_us=22, allreduce_busbw_gbps=24)
-ONE_CARD = Hardware(GPU, None, 1, "tensor")
 # p = 1 adds memory and compute: every term below adds up by hand
 DECODE = DecodeConstants(
     bandwidth_fraction_server=0.8,
@@ -38,12 +36,12 @@ DECODE = DecodeConstants(
     step_host_seconds_server=0,
     step_host_seconds_llama_cpp=0,
     floor_factor=0.5,
-    max_running_streams=256,
     kv_cache_bytes_per_element=2,
     allreduces_per_layer=2,
     bandwidth_fraction_host=0.5,
     host_crossing_seconds=0,
 )
+ONE_CARD = DecodeSetup(GPU, None, DENSE_8B, BF16, 1, "tensor", 1000, DECODE)
 PREFILL = PrefillConstants(
     compute_fraction=0.5,
     compute_fraction_llama_cpp=0.5,
@@ -65,31 +63,27 @@ def test_attention_makes_a_long_prompt_cost_more_than_its_length():
 def test_a_prompt_on_one_card_adds_compute_weights_and_one_step():
     # compute 1.6262144e13 / (1e15 × 0.5) = 32.524288 ms; weights 1.6e10 B / (2,000 GB/s × 0.8) = 10 ms;
     # one chunk: 64 sub-layers × 40 µs = 2.56 ms
-    seconds = prompt_seconds(DENSE_8B, BF16, ONE_CARD, prompt_tokens=1000, decode=DECODE, prefill=PREFILL)
+    seconds = prompt_seconds(ONE_CARD, 1000, PREFILL)
     assert seconds == pytest.approx(0.032524288 + 0.010 + 0.00256)
 
 
 def test_a_tensor_split_all_reduces_the_whole_prompt_after_every_sublayer():
     # 1,000 × 4,096 × 2 B = 8.192 MB; ring over 2 cards: 8.192e6 / 370e9 = 22.14 µs, + 8 µs latency; × 64
-    two = Hardware(GPU, NVLINK, 2, "tensor")
-    assert prompt_communication_seconds(DENSE_8B, two, 1000, 2) == pytest.approx(64 * (8e-6 + 8.192e6 / 370e9))
+    two = replace(ONE_CARD, link=NVLINK, cards=2)
+    assert prompt_communication_seconds(two, 1000) == pytest.approx(64 * (8e-6 + 8.192e6 / 370e9))
 
 
 def test_the_link_matters_far_more_for_a_prompt_than_for_a_token():
-    nvlink, pcie = Hardware(GPU, NVLINK, 2, "tensor"), Hardware(GPU, PCIE, 2, "tensor")
-    prompt_gap = prompt_communication_seconds(DENSE_8B, pcie, 4000, 2) - prompt_communication_seconds(
-        DENSE_8B, nvlink, 4000, 2
-    )
-    token_gap = prompt_communication_seconds(DENSE_8B, pcie, 1, 2) - prompt_communication_seconds(
-        DENSE_8B, nvlink, 1, 2
-    )
+    nvlink, pcie = replace(ONE_CARD, link=NVLINK, cards=2), replace(ONE_CARD, link=PCIE, cards=2)
+    prompt_gap = prompt_communication_seconds(pcie, 4000) - prompt_communication_seconds(nvlink, 4000)
+    token_gap = prompt_communication_seconds(pcie, 1) - prompt_communication_seconds(nvlink, 1)
     assert prompt_gap > 50 * token_gap  # 83 ms against 0.9 ms, where latency decides
 
 
 def test_a_layer_split_hands_the_prompt_over_once_per_card_boundary():
     # 3 boundaries × (22 µs + 8.192e6 B / 24 GB/s)
-    four = Hardware(GPU, PCIE, 4, "layers", "llama.cpp")
-    assert prompt_communication_seconds(DENSE_8B, four, 1000, 2) == pytest.approx(3 * (22e-6 + 8.192e6 / 24e9))
+    four = replace(ONE_CARD, link=PCIE, cards=4, parallelism="layers", engine_class="llama.cpp")
+    assert prompt_communication_seconds(four, 1000) == pytest.approx(3 * (22e-6 + 8.192e6 / 24e9))
 
 
 def test_a_prompt_longer_than_the_batch_budget_is_read_in_chunks():
@@ -104,14 +98,11 @@ def test_a_prompt_waits_for_the_share_of_other_prompts_being_read():
 
 def test_one_user_waits_for_the_request_and_the_prompt_only():
     e = estimate_ttft(
-        model=DENSE_8B,
-        precision=BF16,
-        hardware=ONE_CARD,
+        ONE_CARD,
+        PREFILL,
         prompt_tokens=1000,
         output_tokens=200,
         concurrency=1,
-        decode=DECODE,
-        prefill=PREFILL,
     )
     assert e.typical_seconds == pytest.approx(0.04 + 0.032524288 + 0.010 + 0.00256)
     assert e.at_most_seconds == pytest.approx(1.3 * e.typical_seconds)
@@ -120,14 +111,11 @@ def test_one_user_waits_for_the_request_and_the_prompt_only():
 def test_more_users_never_shorten_the_time_to_first_token():
     def ttft(users: int) -> float:
         return estimate_ttft(
-            model=DENSE_8B,
-            precision=BF16,
-            hardware=ONE_CARD,
+            ONE_CARD,
+            PREFILL,
             prompt_tokens=4000,
             output_tokens=500,
             concurrency=users,
-            decode=DECODE,
-            prefill=PREFILL,
         ).typical_seconds
 
     times = [ttft(u) for u in (1, 2, 8, 32, 128)]
@@ -137,14 +125,11 @@ def test_more_users_never_shorten_the_time_to_first_token():
 def test_llama_cpp_pays_no_server_request_cost():
     hardware = replace(ONE_CARD, parallelism="layers", engine_class="llama.cpp")
     e = estimate_ttft(
-        model=DENSE_8B,
-        precision=BF16,
-        hardware=hardware,
+        hardware,
+        PREFILL,
         prompt_tokens=512,
         output_tokens=1,
         concurrency=1,
-        decode=DECODE,
-        prefill=PREFILL,
     )
     assert e.terms.request == 0
 

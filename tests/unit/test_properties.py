@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sizing.engine.fit import VERDICT_RANK, fit
-from sizing.engine.speeds import speed_for_fit
+from sizing.views.matrix import deployment_on
 
 
 def _ids(catalog):
@@ -55,13 +55,14 @@ def test_more_bandwidth_never_lowers_the_speed(catalog, llm_fits, data, factor):
     model_id, precision_id, node_id = data.draw(st.sampled_from(llm_fits))
     model, node = catalog.models[model_id], catalog.nodes[node_id]
     precision = next(p for p in catalog.precisions_for(model) if p.id == precision_id)
-    verdict = fit(catalog, model, precision, node, 8192)
     gpu = catalog.gpu_of(node)
     faster = replace(
         catalog,
         gpus=catalog.gpus
         | {gpu.id: gpu.model_copy(update={"memory_bandwidth_gbps": gpu.memory_bandwidth_gbps * factor})},
     )
-    before = speed_for_fit(catalog, model, precision, node, verdict, 8192)
-    after = speed_for_fit(faster, model, precision, node, verdict, 8192)
-    assert after.typical >= before.typical and after.floor <= after.typical
+    before = {x.cards: x for x in deployment_on(catalog, model, precision, node, 8192).layouts}
+    after = {x.cards: x for x in deployment_on(faster, model, precision, node, 8192).layouts}
+    assert before.keys() == after.keys()  # the bandwidth changes no memory
+    for cards, layout in after.items():  # each layout is at least as fast
+        assert layout.typical >= before[cards].typical and layout.floor <= layout.typical

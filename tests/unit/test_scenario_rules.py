@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from sizing.catalog.errors import shown_value
 from sizing.catalog.schema import DecodeScenario
-from sizing.engine.scenarios import ScenarioError, resolve
+from sizing.engine.scenarios import ScenarioError, measured_setup
 
 EIGHT_B = {"params_b": 8, "layers": 32, "hidden_size": 4096, "kv_heads": 8, "head_dim": 128}
 
@@ -61,9 +61,9 @@ def test_figures_outside_what_exists_are_refused(fields, field):
 
 def test_a_link_kind_joins_no_more_cards_than_the_catalogs_largest_node_of_it(catalog):
     with pytest.raises(ScenarioError, match="link 'nvlink' joins at most 8 h100-sxm5-80gb cards"):
-        resolve(catalog, scenario(cards=16, link="nvlink"))
+        measured_setup(catalog, scenario(cards=16, link="nvlink"))
     # bridged pairs beyond two cards meet over the host's PCIe: four bridged RTX A6000 are a known setup
-    four = resolve(
+    four = measured_setup(
         catalog,
         DecodeScenario.model_validate(
             {"gpu": "rtx-a6000", "cards": 4, "link": "nvlink-bridge", "model": "llama-3.1-8b"}

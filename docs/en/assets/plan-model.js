@@ -51,19 +51,28 @@
     return { figures: copyFigures(model, sibling[4]), kvCacheDtype: "fp8" };
   }
 
-  // streams whose cache fits: the published [context, room, one stream's cache, most streams] points; within one
-  // setting of the engine the room and one stream's cache are straight between two points (a change of setting
-  // has a point on either side), so each is read straight and the streams are the first over the second, rounded
-  // down, up to the most streams of the point whose setting the context has
-  function streamsThatFit(doc, model, copy, contextTokens) {
+  // the published [context, room, one stream's cache, most streams] points around a context
+  function pointsAround(copy, contextTokens) {
     const points = copy.figures.kvRoom;
-    const xs = points.map((p) => p[0]);
-    const i = points.length === 1 ? 0 : segment(xs, contextTokens);
-    const [p0, p1] = points.length === 1 ? [points[0], points[0]] : [points[i], points[i + 1]];
+    if (points.length === 1) return [points[0], points[0]];
+    const i = segment(points.map((p) => p[0]), contextTokens);
+    return [points[i], points[i + 1]];
+  }
+
+  // the most streams the engine runs at a context: that of the point whose setting the context has
+  function mostStreams(copy, contextTokens) {
+    const [p0, p1] = pointsAround(copy, contextTokens);
+    return contextTokens >= p1[0] ? p1[3] : p0[3];
+  }
+
+  // streams whose cache fits: within one setting of the engine the room and one stream's cache are straight
+  // between two points (a change of setting has a point on either side), so each is read straight and the
+  // streams are the first over the second, rounded down, up to the most streams
+  function streamsThatFit(doc, model, copy, contextTokens) {
+    const [p0, p1] = pointsAround(copy, contextTokens);
     const at = (k) => (p0 === p1 ? p0[k] : linear([p0[0], p1[0]], [p0[k], p1[k]], contextTokens));
     const [room, stream] = [at(1), at(2)];
-    const most = contextTokens >= p1[0] ? p1[3] : p0[3];
-    return room > 0 ? Math.max(0, Math.min(Math.floor(room / stream + 1e-9), most)) : 0;
+    return room > 0 ? Math.max(0, Math.min(Math.floor(room / stream + 1e-9), mostStreams(copy, contextTokens))) : 0;
   }
 
   // a row of decode steps at one context read at `streams` (a row stops a step beyond the streams that fit)
@@ -121,7 +130,7 @@
 
   // --- how many users a copy serves -------------------------------------------------------------------------------
   function usersPerCopy(doc, model, copy, requirement) {
-    const cap = doc.max_running_streams;
+    const cap = mostStreams(copy, requirement.prompt_tokens + requirement.output_tokens);
     const first = failedConstraint(loadOf(doc, model, copy, requirement, 1), requirement);
     if (first !== null) return [0, first];
     if (requirement.users <= 1) return [1, "users"];
