@@ -82,6 +82,7 @@ class Catalog:
     engines: Mapping[str, ServerEngine | LlamaCppEngine]
     prefill_measurements: tuple[PrefillMeasurement, ...] = ()
     held_out_prefill_measurements: tuple[PrefillMeasurement, ...] = ()
+    held_out_memory_measurements: tuple[MemoryMeasurement, ...] = ()
 
     def engine_of(self, precision: Precision) -> ServerEngine | LlamaCppEngine:
         """The engine that runs a language model in ``precision`` (engines.yml ``precisions``)."""
@@ -143,7 +144,16 @@ class Catalog:
         raise KeyError(f"no PCIe Gen{gpu.pcie_generation} interconnect in interconnects.yml")
 
     def precisions_for(self, model: Model) -> list[Precision]:
-        return [p for p in self.precisions.values() if model.kind in p.applies_to]
+        """The formats offered for a model: those that apply to its kind, made for it (a format published for some
+        models only) and among its own (a model published in some formats only)."""
+        own = getattr(model, "precisions", None)
+        return [
+            p
+            for p in self.precisions.values()
+            if model.kind in p.applies_to
+            and (p.models is None or model.id in p.models)
+            and (own is None or p.id in own)
+        ]
 
 
 # --- reading and schema validation -----------------------------------------------------------------
@@ -314,21 +324,58 @@ def _check_nodes(
 def _check_default_precisions(
     models: Mapping[str, Model], precisions: Mapping[str, Precision], raw: Any, path: Path, problems: list[Problem]
 ) -> None:
+    """A model's formats (``precisions``) exist and apply to it; its default is one of the formats it is offered
+    in; a format made for some models names models of models.yml."""
     raw_models = {r.get("id"): r for r in [*raw["llms"], *raw["diffusion"]] if isinstance(r, Mapping)}
+
+    def offered(model: Model) -> list[str]:
+        own = getattr(model, "precisions", None)
+        return [
+            p.id
+            for p in precisions.values()
+            if model.kind in p.applies_to
+            and (p.models is None or model.id in p.models)
+            and (own is None or p.id in own)
+        ]
+
     for model in models.values():
-        precision = precisions.get(model.default_precision)
-        if precision is None or model.kind not in precision.applies_to:
-            valid = [p.id for p in precisions.values() if model.kind in p.applies_to]
+        for pid in getattr(model, "precisions", None) or []:
+            found = precisions.get(pid)
+            made_for_others = found is not None and found.models is not None and model.id not in found.models
+            if found is None or model.kind not in found.applies_to or made_for_others:
+                problems.append(
+                    Problem(
+                        path,
+                        line_of(raw_models.get(model.id), "precisions"),
+                        model.id,
+                        "precisions",
+                        f"'{pid}' is not a format for this model (unknown, for another kind of model, or made for "
+                        f"other models); {did_you_mean(pid, precisions)}",
+                    )
+                )
+        if model.default_precision not in offered(model):
             problems.append(
                 Problem(
                     path,
                     line_of(raw_models.get(model.id), "default_precision"),
                     model.id,
                     "default_precision",
-                    f"'{model.default_precision}' is not a precision for a "
-                    f"{model.kind} model; use one of {', '.join(valid)}",
+                    f"'{model.default_precision}' is not a precision offered for this "
+                    f"{model.kind} model; use one of {', '.join(offered(model))}",
                 )
             )
+    for precision in precisions.values():
+        for mid in precision.models or []:
+            if mid not in models:
+                problems.append(
+                    Problem(
+                        path.with_name("precisions.yml"),
+                        None,
+                        precision.id,
+                        "models",
+                        f"unknown model '{mid}' (not in models.yml); {did_you_mean(mid, models)}",
+                    )
+                )
 
 
 def _check_figure_origins(
@@ -601,8 +648,8 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     )
     _check_measurements(
         {"gpus": gpus, "models": models, "precisions": precisions, "interconnects": links},
-        measured.memory,
-        raws["measurements"].get("memory", []),
+        [*measured.memory, *measured.memory_held_out],
+        [*raws["measurements"].get("memory", []), *raws["measurements"].get("memory_held_out", [])],
         path("measurements"),
         problems,
     )
@@ -629,5 +676,6 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         prefill_measurements=tuple(measured.prefill),
         held_out_prefill_measurements=tuple(measured.prefill_held_out),
         memory_measurements=tuple(measured.memory),
+        held_out_memory_measurements=tuple(measured.memory_held_out),
         engines=engines,
     )

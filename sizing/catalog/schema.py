@@ -307,13 +307,18 @@ class NodesFile(Record):
 
 # --- precisions.yml -------------------------------------------------------------------------------
 class Precision(Record):
+    """A weight format. ``expert_bits_per_weight``: the routed experts' bits where they differ from the rest (MXFP4);
+    ``models``: the only models published in this format (None: every model it applies to)."""
+
     id: Id
     name: Text
     bits_per_weight: Annotated[Positive, within(1, 32, "bits per weight")]
+    expert_bits_per_weight: Annotated[Positive, within(1, 32, "bits per weight")] | None = None
     keeps_embeddings_16bit: bool
     compute_format: Literal["bf16", "fp8"] = "bf16"
     native_on: list[Architecture]
     applies_to: Annotated[list[ModelKind], Field(min_length=1)]
+    models: Annotated[list[Id], Field(min_length=1)] | None = None
     sources: Sources
 
 
@@ -397,6 +402,7 @@ class Llm(Record):
     max_context_tokens: ContextTokens
     attention: Annotated[MlaAttention | SlidingAttention, Field(discriminator="type")] | None = None
     default_precision: Id = "bf16"
+    precisions: Annotated[list[Id], Field(min_length=1)] | None = None  # published only in these formats
     sources: Sources
 
     @property
@@ -857,26 +863,40 @@ class PrefillMeasurement(DecodeScenario):
         return self
 
 
+EngineKind = Literal["vllm", "sglang", "llama.cpp"]
+StartupOutcome = Literal["started", "kv_too_small", "out_of_memory"]
+
+
 class MemoryMeasurement(Record):
-    """KV-cache memory an engine reported at start-up ("Available KV cache memory: N GiB" in vLLM's log), with
-    the setup it started in. ``cuda_graphs_in_budget``: the engine charged its CUDA graphs inside the budget
-    (vLLM since v0.21) rather than outside it. ``unreliable`` (the reason) keeps a record out of the statistics."""
+    """What an engine reported of its memory at start-up, with the setup it started in: the KV-cache memory it
+    gave itself ("Available KV cache memory: N GiB" in vLLM's log, SGLang's K and V sizes, llama.cpp's KV buffer), the
+    weights it loaded, or that it failed for lack of memory (``outcome``). vLLM takes ``gpu_memory_utilization``,
+    SGLang ``mem_fraction_static`` (its default for the card when None); ``cuda_graphs_in_budget``: the engine charged
+    its CUDA graphs inside the budget (vLLM since v0.21) rather than outside it. ``unreliable`` (the reason) keeps a
+    record out of the statistics."""
 
     id: Id
     engine: Text
-    engine_class: EngineClass = "server"
+    engine_kind: EngineKind = "vllm"
     gpu: GpuRef
     cards: PositiveInt = 1
     model: LlmRef
     precision: PrecisionRef | None = None
-    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)]
+    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] | None = None
+    mem_fraction_static: Annotated[float, Field(gt=0, le=1)] | None = None
     max_model_len: PositiveInt
     max_num_seqs: PositiveInt | None = None
     max_num_batched_tokens: PositiveInt | None = None
     kv_cache_dtype: KvCacheDtype = "bf16"
-    cuda_graphs_in_budget: bool
-    kv_cache_gib: Positive
+    enforce_eager: bool = False
+    cuda_graphs_in_budget: bool = False
+    outcome: StartupOutcome = "started"
+    kv_cache_gib: float | None = None  # per card; negative where vLLM printed a shortfall
     kv_cache_tokens: PositiveInt | None = None
+    weights_gib: Positive | None = None  # per card, as the engine printed it ("Model loading took")
+    compute_buffer_mib: Positive | None = None  # llama.cpp, the busiest card
+    flash_attention: bool | None = None  # llama.cpp
+    parallel_slots: PositiveInt | None = None  # llama.cpp's --parallel
     source: Text
     quote: Text
     assumed: Text | None = None
@@ -888,16 +908,22 @@ class MemoryMeasurement(Record):
             value = getattr(self, field)
             if not isinstance(value, (str, type(None))) and value.source is None:
                 raise ValueError(f"inline {field} needs a source")
+        if self.engine_kind == "vllm" and self.gpu_memory_utilization is None:
+            raise ValueError("a vLLM record gives its gpu_memory_utilization (0.9 when the run kept the default)")
+        if self.outcome == "started" and self.kv_cache_gib is None and self.weights_gib is None:
+            raise ValueError("a record of a start gives the KV-cache memory or the weights the engine reported")
         return self
 
 
 class MeasurementsFile(Record):
     """``decode``: the records the constants are fitted on and the build checks; ``held_out``: records never
     fitted, to judge the model on figures it has not seen; ``prefill`` and ``prefill_held_out``: the same for the
-    time to first token; ``memory``: KV-cache memory engines reported at start-up, to judge the reserve."""
+    time to first token; ``memory`` and ``memory_held_out``: what engines reported of their memory at start-up, the
+    reserve's figures fitted on the first, judged on the second."""
 
     decode: Annotated[list[DecodeMeasurement], Field(min_length=1)]
     held_out: list[DecodeMeasurement] = []
     prefill: list[PrefillMeasurement] = []
     prefill_held_out: list[PrefillMeasurement] = []
     memory: list[MemoryMeasurement] = []
+    memory_held_out: list[MemoryMeasurement] = []

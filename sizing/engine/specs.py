@@ -111,8 +111,13 @@ def llm_shape(model: Llm) -> LlmShape:
 
 
 def precision_spec(precision: Precision) -> PrecisionSpec:
-    """The spec of a precisions.yml format (its experts are as wide as the rest)."""
-    return PrecisionSpec(precision.bits_per_weight, precision.keeps_embeddings_16bit, None, precision.compute_format)
+    """The spec of a precisions.yml format."""
+    return PrecisionSpec(
+        precision.bits_per_weight,
+        precision.keeps_embeddings_16bit,
+        precision.expert_bits_per_weight,
+        precision.compute_format,
+    )
 
 
 def checkpoint(model: Llm, precision: Precision) -> Checkpoint:

@@ -205,7 +205,7 @@ def record_batch_budget(engine: ServerEngine, record: MemoryMeasurement, visible
 
 def check_memory_record(catalog: Catalog, record: MemoryMeasurement) -> MemoryCheck:
     """The KV-cache room the server engine profile predicts for one start-up record."""
-    engine = engine_of_class(catalog, record.engine_class)
+    engine = engine_of_class(catalog, "llama.cpp" if record.engine_kind == "llama.cpp" else "server")
     if not isinstance(engine, ServerEngine):
         raise AccuracyError(f"memory record '{record.id}': only server engines report a KV-cache budget")
     gpu = gpu_record(catalog, record.gpu)
