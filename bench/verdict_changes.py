@@ -1,10 +1,12 @@
-"""Every verdict of the configurator that differs between a git revision and the working tree: what a change to
-the sizing code or to data/ does to the figures customers choose by.
+"""Every verdict of the configurator that differs between a git revision and the working tree, and every change of
+how a node runs a model (its cards per copy): what a change to the sizing code or to data/ does to the figures
+customers choose by.
 
     .venv/bin/python bench/verdict_changes.py [--against HEAD]
 
 Prints a Markdown table (model, precision, context, configuration, old and new verdict with cards, need and
-budget per card in GiB) and a count per transition.
+budget per card in GiB) and a count per transition, then the count of cells whose cards per copy changed, per
+transition (a revision before the deployment of issue 34 ran each model on the fewest cards).
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ from sizing.catalog.units import GIB
 catalog = load_catalog(Path(sys.argv[1]) / "data")
 for (model, precision, context, configuration), cell in VerdictMatrix(catalog).everything.items():
     fit = cell.fit
+    runs = getattr(cell, "layout", None) or getattr(cell, "speed", None)  # how the node runs it, then and now
     print(json.dumps([model, precision, context, configuration, fit.verdict.value, fit.cards,
-                      round(fit.need.total / GIB, 2), round(fit.budget / GIB, 2)]))
+                      round(fit.need.total / GIB, 2), round(fit.budget / GIB, 2), runs and runs.cards]))
 """
 
 
@@ -64,6 +67,11 @@ def main() -> int:
     print("\n| transition | cells |\n|---|---:|")
     for (before, after), count in Counter((w[0], n[0]) for _, w, n in changed).most_common():
         print(f"| {before} → {after} | {count} |")
+    relaid = Counter((old[key][4], new[key][4]) for key in new if key in old and old[key][4] != new[key][4])
+    print(f"\n{sum(relaid.values())} cells run on another number of cards per copy\n")
+    print("| cards per copy, was → is | cells |\n|---|---:|")
+    for (before, after), count in sorted(relaid.items(), key=lambda item: -item[1]):
+        print(f"| {before or '—'} → {after or '—'} | {count} |")
     return 0
 
 

@@ -59,6 +59,12 @@ def _catalog_lines(catalog: Catalog, path: Path, index: int, raw: dict[str, Any]
         label = record_label(path, NOUN, index, raw, "model")
         return [f"{label}: {what} '{r.model}' (models.yml); {did_you_mean(r.model, llms)}"]
     offered = [p.id for p in catalog.precisions_for(model)]
+    if r.prompt_tokens + r.output_tokens > model.max_context_tokens:
+        label = record_label(path, NOUN, index, raw, "prompt_tokens")
+        return [
+            f"{label}: a prompt of {r.prompt_tokens:,} and an answer of {r.output_tokens:,} tokens exceed {r.model}'s "
+            f"window of {model.max_context_tokens:,} tokens (models.yml max_context_tokens): shorten them"
+        ]
     if r.precision is not None and r.precision not in (ANY_PRECISION, *offered):
         return [
             f"{record_label(path, NOUN, index, raw, 'precision')}: unknown precision '{r.precision}' for {r.model}; "

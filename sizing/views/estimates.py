@@ -23,6 +23,7 @@ from sizing.engine.fit import (
 )
 from sizing.engine.memory import kv_cache_bytes_per_card, weight_bytes
 from sizing.engine.scenarios import (
+    ScenarioError,
     gpu_record,
     measured_setup,
     resolve_link,
@@ -312,6 +313,12 @@ def run_of(catalog: Catalog, scenario: DecodeScenario) -> Run:
     """The scenario resolved once: raises ScenarioError for an unknown id or a question the model cannot answer."""
     scenario = with_implied_engine(catalog, scenario)
     query = scenario_query(catalog, scenario)
+    window = query.checkpoint.max_context_tokens
+    if window is not None and query.context_tokens > window:
+        raise ScenarioError(
+            f"context_tokens {query.context_tokens:,} exceed the model's window of {window:,} tokens "
+            "(models.yml max_context_tokens, or the inline model's): ask for at most that"
+        )
     node = scenario_node(catalog, scenario)
     return Run(scenario, query, node, fit_split(query, scenario.cards), fit_llm_on(query, scenario.cards))
 

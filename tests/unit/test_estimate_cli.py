@@ -151,6 +151,24 @@ def test_the_estimator_gives_the_configurator_cells_verdict_for_every_cell(catal
         assert cell_setting(catalog, fit) == tight_setting(catalog, cell.fit), (model, precision, context, node_id)
 
 
+def test_a_shorter_context_that_fits_is_named_by_the_engines_flag(tmp_path, capsys):
+    # Llama 3.1 8B in BF16 on one L4: the weights fit, not one stream of 128K beside them (16 GiB of KV cache)
+    text = "- gpu: l4\n  model: llama-3.1-8b\n  precision: bf16\n  context_tokens: 131072\n"
+    (r,) = answers(tmp_path, capsys, text)
+    assert not r["fits"] and r["reason"] == "kv_cache" and r["streams_running"] == 0
+    (shorter,) = [way for way in r["to_fit"] if way.startswith("--max-model-len ")]
+    tokens = int(shorter.split()[1].rstrip(":"))
+    assert 2048 <= tokens < 131072 and f"at most {tokens:,} tokens" in shorter
+
+
+def test_no_stream_runs_where_not_one_fits(tmp_path, capsys):
+    """Where the weights and the reserve fit but not one stream's KV cache, nothing runs: never "0 fit, 1 runs"."""
+    text = "- gpu: h100-pcie-80gb\n  model: qwen3-32b\n  precision: bf16\n  context_tokens: 32768\n  concurrency: 4\n"
+    (r,) = answers(tmp_path, capsys, text)
+    assert r["streams_running"] <= r["streams_that_fit"]
+    assert (r["tokens_per_s_per_stream"]["typical"] is None) == (r["streams_running"] == 0)
+
+
 def test_every_problem_of_a_file_is_reported_at_once_at_its_line(tmp_path, capsys):
     text = (
         "- gpu: a100-sxm4-80gb\n  model: llama-3.3-70b\n  precison: bf16\n"  # line 3: unknown key
@@ -196,6 +214,18 @@ def test_without_json_a_table(tmp_path, capsys):
             ["unknown key 'gpu.memory_bandwidth'"],
         ),
         ("- gpu: l4\n  model: llama-3.1-8b\n  parallelism: pipeline\n", ["parallelism", "'tensor' or 'layers'"]),
+        (
+            "- gpu: h100-sxm5-80gb\n  model: llama-3.1-8b\n  context_tokens: 200000\n",
+            ["context_tokens 200,000 exceed the model's window of 131,072 tokens"],
+        ),
+        (
+            "- gpu: h100-sxm5-80gb\n  model: llama-3.1-8b\n  precision: fp8\n  engine_class: llama.cpp\n",
+            ["precision 'fp8' does not run on llama.cpp", "use engine_class 'server'"],
+        ),
+        (
+            "- gpu: h100-sxm5-80gb\n  model: llama-3.1-8b\n  engine_class: llama.cpp\n  parallelism: tensor\n",
+            ["parallelism 'tensor' with engine_class 'llama.cpp'", "leave parallelism out"],
+        ),
     ],
 )
 def test_a_bad_scenario_is_one_error_line_naming_it(tmp_path, capsys, text, expected):

@@ -90,6 +90,17 @@ def test_the_table_names_the_cheapest_first_and_what_to_relax(tmp_path, capsys):
     assert "impossible: nothing meets it" in out and "to meet it:" in out
 
 
+def test_a_request_longer_than_the_models_window_is_refused_at_its_line(tmp_path, capsys):
+    text = (
+        "- model: qwen3-32b\n  prompt_tokens: 30000\n  output_tokens: 4000\n  users: 2\n"
+        "  min_tokens_per_s_per_user: 5\n"
+    )
+    code, out, err = run(tmp_path, text, capsys=capsys)
+    assert code == 2 and out == ""
+    assert f"{tmp_path / 'requirements.yml'}:2: requirement 1: a prompt of 30,000 and an answer of 4,000" in err
+    assert "exceed qwen3-32b's window of 32,768 tokens" in err
+
+
 def test_every_problem_is_one_line_at_its_file_and_line(tmp_path, capsys):
     bad = """\
 - id: typo
