@@ -1,8 +1,9 @@
 """The decode-speed model against every published measurement in data/measurements.yml: per record the
 measured and predicted tokens/s per stream, the ratio and the step's terms, then the accuracy statistics on the
 usable (unflagged) records and whether the targets hold (sizing/views/accuracy.py); then the same for the held-out
-records, which no constant was fitted on (reported, not enforced); then the KV-cache memory the engine profile
-predicts against what engines reported at start-up.
+records, which no constant was fitted on (reported, not enforced); then the KV-cache memory and weights the
+engines' memory rules predict against what engines reported at start-up (the records the rules were fitted on,
+then those kept out).
 
     .venv/bin/python bench/speed_accuracy.py
 
@@ -16,17 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sizing.catalog.loader import load_catalog
-from sizing.views.accuracy import (
-    MemoryCheck,
-    RecordCheck,
-    check_memory_records,
-    check_records,
-    memory_metrics,
-    memory_summary_lines,
-    metrics,
-    missed_targets,
-    summary_lines,
-)
+from sizing.views.accuracy import RecordCheck, check_records, metrics, missed_targets, summary_lines
+from sizing.views.memory_accuracy import MemoryCheck, check_memory_records, memory_metrics, memory_summary_lines
 
 
 def print_table(checks: list[RecordCheck]) -> None:
@@ -46,13 +38,16 @@ def print_table(checks: list[RecordCheck]) -> None:
 
 
 def print_memory_table(checks: list[MemoryCheck]) -> None:
-    print(f"{'id':40} {'measured':>8} {'predicted':>9} {'error':>7}  budget/weights/activations/overhead GiB  batch")
+    print(f"{'id':44} {'engine':6} {'start':8} {'KV':>7} {'pred':>7} {'gap':>7}  {'weights':>7} {'pred':>6} {'gap':>6}")
     for c in checks:
-        terms = f"{c.budget_gib:6.2f}/{c.weights_gib:6.2f}/{c.activations_gib:5.2f}/{c.overhead_gib:4.2f}"
-        flag = "" if c.unreliable is None else f"  [excluded: {c.unreliable[:50]}]"
+        kv_gap = "" if (e := c.kv_error) is None else f"{e:+.1%}"
+        w_gap = "" if (w := c.weights_error) is None else f"{w:+.1%}"
+        reported = "" if c.measured_kv_gib is None else f"{c.measured_kv_gib:7.2f}"
+        weights = "" if c.measured_weights_gib is None else f"{c.measured_weights_gib:7.2f}"
+        flag = "" if c.unreliable is None else f"  [left out: {c.unreliable[:40]}]"
         print(
-            f"{c.id[:40]:40} {c.measured_gib:8.2f} {c.predicted_gib:9.2f} {c.error:+7.1%}  {terms:>38}  "
-            f"{c.batch.tokens}/{c.batch.sequences}{flag}"
+            f"{c.id[:44]:44} {c.engine_kind[:6]:6} {c.outcome[:8]:8} {reported:>7} {c.predicted_kv_gib:7.2f} "
+            f"{kv_gap:>7}  {weights:>7} {c.predicted_weights_gib:6.2f} {w_gap:>6}{flag}"
         )
 
 
@@ -67,13 +62,13 @@ def main() -> int:
     print("targets: " + ("held" if not missed else "MISSED: " + "; ".join(missed)))
     if catalog.held_out_measurements:
         print("\nHeld out (never fitted):")
-        held_out = check_records(catalog, catalog.held_out_measurements)
-        print_table(held_out)
+        kept_out = check_records(catalog, catalog.held_out_measurements)
+        print_table(kept_out)
         print()
-        print("\n".join(summary_lines(metrics(held_out))))
-    if catalog.memory_measurements:
-        print("\nKV-cache memory at start-up (GiB per card):")
-        memory = check_memory_records(catalog)
+        print("\n".join(summary_lines(metrics(kept_out))))
+    for held_out, label in ((False, "fitted on"), (True, "kept out of the fit")):
+        print(f"\nMemory at start-up, the records the reserve's figures were {label} (GiB per card):")
+        memory = check_memory_records(catalog, held_out)
         print_memory_table(memory)
         print()
         print("\n".join(memory_summary_lines(memory_metrics(memory))))

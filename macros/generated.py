@@ -211,7 +211,7 @@ def not_found_words(site_url: str, languages: list[str]) -> dict[str, dict[str, 
 def write_site_files(site: Path, data: SiteData, languages: list[str], indexed_text: IndexedText) -> None:
     """Into a built ``site``: the API files, and one search index per language from the site's shared one
     (``indexed_text``: how the search plugin writes HTML as text)."""
-    for relative, content in api_files(data).items():
+    for relative, content in data.remembered("api files", lambda: api_files(data)).items():
         target = site / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")

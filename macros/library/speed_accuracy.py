@@ -14,25 +14,28 @@ from macros.library.context import MacroContext
 from macros.library.registry import macro
 from macros.output.html import block, code, id_code, table
 from macros.output.svg import LogScatterChart, draw
-from sizing.catalog.schema import DecodeMeasurement, FigureOrigin, LlamaCppEngine
+from sizing.catalog.schema import DecodeMeasurement, FigureOrigin, LlamaCppEngine, MemoryMeasurement, ServerEngine
+from sizing.engine.reserve import version_key
 from sizing.engine.scenarios import measured_setup
 from sizing.views.accuracy import (
-    MAX_KV_CACHE_ERROR,
     MAX_MEDIAN_ABS_ERROR,
     MIN_FLOOR_AT_OR_BELOW_MEASURED,
     AccuracyError,
     AccuracyMetrics,
-    MemoryCheck,
-    MemoryMetrics,
     RecordCheck,
-    check_memory_records,
     check_records,
     enforce_accuracy,
     floor_misses,
     held_out_sharing_a_setup,
     largest_floor_step,
-    memory_metrics,
     metrics,
+)
+from sizing.views.memory_accuracy import (
+    MAX_KV_CACHE_ERROR,
+    MemoryCheck,
+    MemoryMetrics,
+    check_memory_records,
+    memory_metrics,
 )
 
 COLOURS = {"used": "#3949ab", "left_out": "#9e9e9e"}
@@ -393,26 +396,50 @@ def link_figures_table(ctx: MacroContext) -> str:
     return table(ctx.text("speed_memory", "links_caption"), headers, rows)
 
 
-# --- memory: KV-cache room against what engines reported at start-up -----------------------------------------
-def _memory_checks(ctx: MacroContext) -> list[MemoryCheck]:
-    return ctx.data.remembered("memory checks", lambda: check_memory_records(ctx.catalog))
+# --- memory: what the rules predict against what engines reported at start-up --------------------------------
+def _memory_records(ctx: MacroContext, records: str) -> tuple[MemoryMeasurement, ...]:
+    """``fitted``: the start-ups the reserve's figures were fitted on; ``held_out``: those kept out of the fit."""
+    if records not in RECORD_SETS:
+        raise MacroError(f"unknown set of records '{records}'; one of {', '.join(RECORD_SETS)}")
+    c = ctx.catalog
+    return c.memory_measurements if records == "fitted" else c.held_out_memory_measurements
 
 
-def _memory_metrics(ctx: MacroContext) -> MemoryMetrics:
-    return ctx.data.remembered("memory metrics", lambda: memory_metrics(_memory_checks(ctx)))
+def _memory_checks(ctx: MacroContext, records: str) -> list[MemoryCheck]:
+    held_out = records == "held_out"
+    _memory_records(ctx, records)
+    return ctx.data.remembered(("memory checks", records), lambda: check_memory_records(ctx.catalog, held_out))
+
+
+def _memory_metrics(ctx: MacroContext, records: str) -> MemoryMetrics:
+    return ctx.data.remembered(("memory metrics", records), lambda: memory_metrics(_memory_checks(ctx, records)))
 
 
 @macro
-def memory_record_count(ctx: MacroContext) -> str:
-    """How many published start-up figures the engine reserve is judged on (those not left out)."""
-    return ctx.f.number(_memory_metrics(ctx).records)
+def memory_record_count(ctx: MacroContext, records: str = "fitted") -> str:
+    """How many start-up figures of the KV cache the engine's memory rules are judged on (not left out)."""
+    return ctx.f.number(_memory_metrics(ctx, records).kv_records)
 
 
 @macro
-def memory_within_target(ctx: MacroContext) -> str:
+def memory_within_target(ctx: MacroContext, records: str = "fitted") -> str:
     """How many of them the predicted KV-cache memory is within the target of: "6 of 7"."""
-    m = _memory_metrics(ctx)
-    return ctx.text("speed_memory", "n_of_m", n=ctx.f.number(m.within_target), m=ctx.f.number(m.records))
+    m = _memory_metrics(ctx, records)
+    return ctx.text("speed_memory", "n_of_m", n=ctx.f.number(m.kv_within), m=ctx.f.number(m.kv_records))
+
+
+@macro
+def memory_weights_within(ctx: MacroContext, records: str = "fitted") -> str:
+    """How many of the weights engines printed the predicted weights are within the target of: "28 of 28"."""
+    m = _memory_metrics(ctx, records)
+    return ctx.text("speed_memory", "n_of_m", n=ctx.f.number(m.weights_within), m=ctx.f.number(m.weights_records))
+
+
+@macro
+def memory_failed_seen(ctx: MacroContext, records: str = "fitted") -> str:
+    """How many starts that failed for lack of memory the rules also see failing: "5 of 9"."""
+    m = _memory_metrics(ctx, records)
+    return ctx.text("speed_memory", "n_of_m", n=ctx.f.number(m.failed_predicted), m=ctx.f.number(m.failed))
 
 
 @macro
@@ -422,9 +449,23 @@ def memory_target(ctx: MacroContext) -> str:
 
 
 @macro
-def memory_median_error(ctx: MacroContext) -> str:
+def memory_median_error(ctx: MacroContext, records: str = "fitted") -> str:
     """The median gap between predicted and reported KV-cache memory."""
-    return ctx.text("guides", "percent", value=ctx.f.number(100 * _memory_metrics(ctx).median_abs_error, 1))
+    median = _memory_metrics(ctx, records).kv_median_abs_error
+    return ctx.text("guides", "percent", value=ctx.f.number(100 * median, 1))
+
+
+@macro
+def memory_misses(ctx: MacroContext, records: str = "held_out") -> Markup:
+    """The records whose KV-cache memory the rules miss by more than the target (counted ones), as code."""
+    missed = [
+        c.id
+        for c in _memory_checks(ctx, records)
+        if c.unreliable is None and (e := c.kv_error) is not None and abs(e) > MAX_KV_CACHE_ERROR
+    ]
+    if not missed:
+        return Markup(ctx.text("speed_memory", "no_miss"))
+    return Markup(ctx.f.join([str(code(i)) for i in missed]))
 
 
 def _signed(ctx: MacroContext, value: float) -> str:
@@ -433,40 +474,51 @@ def _signed(ctx: MacroContext, value: float) -> str:
     return f"+{shown}" if value > 0 and not shown.startswith("-") else shown
 
 
-@macro
-def memory_accuracy_table(ctx: MacroContext) -> str:
-    """Every start-up record: setup, the KV-cache memory the engine reported and the one we predict, the gap,
-    and the terms of the prediction."""
+def _memory_setup(ctx: MacroContext, record: MemoryMeasurement) -> str:
+    """The card, the model and the engine's setting a record started with."""
     c = ctx.catalog
-    records = {r.id: r for r in c.memory_measurements}
+    gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) else _named(record.gpu)
+    model = c.models[record.model].name if isinstance(record.model, str) else _named(record.model)
+    if record.engine_kind == "sglang":
+        setting = f"--mem-fraction-static {record.mem_fraction_static}"
+    elif record.engine_kind == "vllm":
+        setting = f"--gpu-memory-utilization {record.gpu_memory_utilization}"
+    else:
+        setting = f"--ctx-size {record.max_model_len}"
+    return ctx.text(
+        "speed_memory", "memory_setup", cards=record.cards, gpu=gpu, model=model, setting=setting, engine=record.engine
+    )
+
+
+@macro
+def memory_accuracy_table(ctx: MacroContext, records: str = "fitted") -> str:
+    """Every start-up record of a set: its setup, the KV-cache memory the engine reported and the one the rules
+    give, the gap, the weights reported and predicted, what the start did, and whether it is counted."""
+    chosen = {r.id: r for r in _memory_records(ctx, records)}
     rows = []
-    for check in _memory_checks(ctx):
-        record = records[check.id]
-        gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) else _named(record.gpu)
-        model = c.models[record.model].name if isinstance(record.model, str) else _named(record.model)
+    for check in _memory_checks(ctx, records):
+        record = chosen[check.id]
+        gap = check.kv_error
         rows.append(
             [
                 id_code(record.id),
+                _memory_setup(ctx, record),
+                _gib(ctx, check.measured_kv_gib)
+                if check.measured_kv_gib is not None
+                else ctx.text("configurator", "none"),
+                _gib(ctx, check.predicted_kv_gib),
+                ctx.text("configurator", "none")
+                if gap is None
+                else ctx.text("speed_memory", "signed_percent", value=_signed(ctx, 100 * gap)),
                 ctx.text(
                     "speed_memory",
-                    "memory_setup",
-                    cards=record.cards,
-                    gpu=gpu,
-                    model=model,
-                    utilization=ctx.f.number(record.gpu_memory_utilization, 2),
-                    engine=record.engine,
+                    "memory_weights",
+                    reported=ctx.text("configurator", "none")
+                    if check.measured_weights_gib is None
+                    else _gib(ctx, check.measured_weights_gib),
+                    predicted=_gib(ctx, check.predicted_weights_gib),
                 ),
-                _gib(ctx, check.measured_gib),
-                _gib(ctx, check.predicted_gib),
-                ctx.text("speed_memory", "signed_percent", value=_signed(ctx, 100 * check.error)),
-                ctx.text(
-                    "speed_memory",
-                    "memory_terms",
-                    weights=ctx.f.gib(check.weights_gib),
-                    activations=_gib(ctx, check.activations_gib),
-                    overhead=_gib(ctx, check.overhead_gib),
-                    sequences=ctx.f.number(check.batch.sequences),
-                ),
+                ctx.text("speed_memory", f"outcome_{check.outcome}"),
                 ctx.text("speed", "left_out" if check.unreliable else "used"),
             ]
         )
@@ -478,11 +530,12 @@ def memory_accuracy_table(ctx: MacroContext) -> str:
             "col_reported",
             "col_predicted",
             "col_gap",
-            "col_terms",
+            "col_weights",
+            "col_outcome",
             "col_counted",
         )
     ]
-    return table(ctx.text("speed_memory", "memory_caption"), headers, rows)
+    return table(ctx.text("speed_memory", f"memory_caption_{records}"), headers, rows)
 
 
 # --- the engine reserve's figures (data/engines.yml) ----------------------------------------------------------
@@ -514,6 +567,28 @@ def _engine_figures(ctx: MacroContext) -> dict[str, str]:
         "llama_cpp_ubatch_tokens": n(llama_cpp.ubatch_tokens.value),
         "llama_cpp_cuda_context_gib": _gib(ctx, llama_cpp.cuda_context_gib.value),
         "llama_cpp_parallel_slots": n(llama_cpp.parallel_slots.value),
+        "nvswitch_buffers_gib": _gib(ctx, server.nvswitch_buffers_gib.value),
+        "sglang_mamba_ratio": n(server.sglang_mamba_full_memory_ratio.value, 1),
+        **_earlier_release_figures(ctx, server),
+    }
+
+
+def _earlier_release_figures(ctx: MacroContext, server: ServerEngine) -> dict[str, str]:
+    """What earlier releases of the server engine kept: the sampler's bytes before the current release, V0's batch;
+    and the version the current release's figures start at (a version name, never localized: "0.11")."""
+    n = ctx.f.number
+    before = max(
+        (r for r in server.earlier_releases if r.before is not None), key=lambda r: version_key(r.before or "")
+    )
+    v0 = next(r for r in server.earlier_releases if r.v0)
+    assert v0.batch_budget is not None and v0.whole_context_batch_up_to is not None
+    return {
+        "sampler_bytes_per_vocab_entry_before": ctx.text(
+            "links", "bytes", value=n(before.sampler_bytes_per_vocab_entry)
+        ),
+        "v0_sequences": n(v0.batch_budget.other_cards.sequences),
+        "v0_whole_context_tokens": n(v0.whole_context_batch_up_to),
+        "current_release": str(before.before),
     }
 
 

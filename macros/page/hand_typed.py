@@ -61,7 +61,8 @@ class HandTypedFigure:
 
 
 def product_names(catalog: Catalog) -> list[str]:
-    """Names whose digits are part of a name, not a figure: GPUs, models, links, precisions."""
+    """Names whose digits are part of a name, not a figure: GPUs, models, links, precisions, earlier engine
+    releases (vLLM V0)."""
     names: set[str] = set()
     for gpu in catalog.gpus.values():
         names |= {gpu.name, gpu.short_name}
@@ -69,6 +70,7 @@ def product_names(catalog: Catalog) -> list[str]:
         names |= {model.name, *([model.family] if model.family else [])}
     names |= {link.name for link in catalog.interconnects.values()}
     names |= {p.name for p in catalog.precisions.values()}
+    names |= {release.name for release in catalog.server_engine.earlier_releases}
     return sorted(names, key=lambda name: (-len(name), name))
 
 

@@ -589,6 +589,43 @@ class SourcedFlag(Record):
     source: Text
 
 
+VersionText = Annotated[str, StringConstraints(pattern=r"^[0-9]+\.[0-9]+$")]
+
+
+class SwitchBuffers(Record):
+    """What a split across an NVSwitch board keeps on each card beside the NCCL buffers, on cards of
+    ``architectures`` (NCCL's NVLink SHARP needs Hopper or later)."""
+
+    value: Gib
+    architectures: Annotated[list[Architecture], Field(min_length=1)]
+    source: Text
+
+
+class EarlierRelease(Record):
+    """Figures of a server engine's reserve that earlier releases had: those before ``before`` (a vLLM version,
+    "0.11"), or vLLM's V0 engine (``v0``: its own default batch on every card). A memory record of such a release
+    is judged by them; the site sizes the current release."""
+
+    name: Text
+    before: VersionText | None = None
+    v0: bool = False
+    sampler_bytes_per_vocab_entry: Annotated[Positive, within(1, 256, "bytes")]
+    activation_base_gib: Gib
+    activation_moe_extra_gib: Gib
+    nccl_buffers_gib: Gib
+    nvswitch_buffers_gib: Gib
+    batch_budget: BatchBudgetRule | None = None
+    # without chunked prefill, the whole context is one batch: profiled whole up to this many tokens
+    whole_context_batch_up_to: Annotated[PositiveInt, within(1, 10_000_000, "tokens")] | None = None
+    source: Text
+
+    @model_validator(mode="after")
+    def _names_which_releases(self) -> EarlierRelease:
+        if (self.before is None) == (not self.v0):
+            raise ValueError("an earlier release is either the releases before a version (before) or V0 (v0: true)")
+        return self
+
+
 class ServerEngine(Record):
     """vLLM, SGLang: a utilization cap (assumptions.yml usable_memory_fraction by default), an activation peak
     profiled on one batch of the card's class (not shrinking with tensor parallelism), memory outside PyTorch,
@@ -614,7 +651,10 @@ class ServerEngine(Record):
     activation_moe_extra_gib: Figure[Gib]
     cuda_context_gib: Figure[Gib]
     nccl_buffers_gib: Figure[Gib]
+    nvswitch_buffers_gib: SwitchBuffers
     cuda_graphs_gib: Figure[Gib]
+    sglang_mamba_full_memory_ratio: Figure[Annotated[Positive, within(0.01, 100, "a ratio")]]
+    earlier_releases: list[EarlierRelease] = []
 
 
 class LlamaCppEngine(Record):
@@ -632,6 +672,7 @@ class LlamaCppEngine(Record):
     cpu_moe_flag: SourcedFlag
     cuda_context_gib: Figure[Gib]
     ubatch_tokens: Figure[Annotated[PositiveInt, within(1, 1_000_000, "tokens")]]
+    flash_attention: Figure[bool]
     attention_scores_bytes: Figure[Annotated[Positive, within(1, 8, "bytes")]]
     logits_bytes_per_vocab_entry: Figure[Annotated[Positive, within(1, 8, "bytes")]]
 
@@ -910,6 +951,8 @@ class MemoryMeasurement(Record):
                 raise ValueError(f"inline {field} needs a source")
         if self.engine_kind == "vllm" and self.gpu_memory_utilization is None:
             raise ValueError("a vLLM record gives its gpu_memory_utilization (0.9 when the run kept the default)")
+        if self.engine_kind == "sglang" and self.mem_fraction_static is None:
+            raise ValueError("an SGLang record gives its mem_fraction_static (server_args prints it)")
         if self.outcome == "started" and self.kv_cache_gib is None and self.weights_gib is None:
             raise ValueError("a record of a start gives the KV-cache memory or the weights the engine reported")
         return self

@@ -246,25 +246,28 @@ def engine_reserve_bytes(
     cards: int,
     budget: BatchBudget | None = None,
     cuda_graphs: bool = True,
+    over_nvswitch: bool = False,
 ) -> tuple[float, float]:
     """What the engine keeps on each card of a ``cards``-way split besides weights and KV cache:
     (activations, overhead) (``sizing.engine.reserve``). llama.cpp: its compute buffer and CUDA context; a server
     engine: the activation peak of its profiling batch ``budget`` (the larger default when not given), memory
-    outside PyTorch and, unless run without them (``--enforce-eager``), CUDA graphs."""
+    outside PyTorch (more for a split over NVLink) and, unless run without them (``--enforce-eager``), CUDA
+    graphs."""
     if isinstance(engine, LlamaCppEngine):
         reserve = llama_cpp_reserve(engine, model, context_tokens, batch)
     else:
         if budget is None:
             large = engine.batch_budget.large_card
             budget = BatchBudget(large.tokens, large.sequences)
-        reserve = server_reserve(engine, model, cards, budget, cuda_graphs)
+        reserve = server_reserve(engine, model, cards, budget, cuda_graphs, over_nvswitch)
     return reserve.activations, reserve.overhead
 
 
 @dataclass(frozen=True)
 class FitQuery:
     """What a language model's verdict is asked about: a checkpoint that ``engine`` runs on cards of ``gpu``, at
-    ``context_tokens`` for ``batch`` sequences, the KV cache kept in ``kv_cache_dtype``."""
+    ``context_tokens`` for ``batch`` sequences, the KV cache kept in ``kv_cache_dtype``; ``nvswitch_splits``: the card
+    counts whose split crosses NVLink on the node asked about."""
 
     catalog: Catalog
     checkpoint: Checkpoint
@@ -273,6 +276,7 @@ class FitQuery:
     context_tokens: int
     batch: int = 1
     kv_cache_dtype: KvCacheDtype = "bf16"
+    nvswitch_splits: frozenset[int] = frozenset()
 
     def need(
         self,
@@ -291,7 +295,8 @@ class FitQuery:
         element = kv_element_bytes(c, self.kv_cache_dtype if kv_cache_dtype is None else kv_cache_dtype)
         kv_cache = kv_cache_bytes_per_card(model, context, self.batch, element, cards, self.engine.parallelism)
         budget = with_max_num_seqs(batch_budget_on(self.engine, self.gpu, c), max_num_seqs)
-        reserve = engine_reserve_bytes(self.engine, model, context, self.batch, cards, budget, cuda_graphs)
+        nvlink = cards in self.nvswitch_splits
+        reserve = engine_reserve_bytes(self.engine, model, context, self.batch, cards, budget, cuda_graphs, nvlink)
         activations, overhead = reserve
         return MemoryNeed(weight_bytes(model, self.checkpoint.precision) / cards, kv_cache, activations, overhead)
 
@@ -478,6 +483,19 @@ def fit_llm_on(query: FitQuery, cards: int, fits: Mapping[int, Fit] | None = Non
     return min((f for k, f in found.items() if k <= cards), key=lambda f: preference(f, default))
 
 
+def nvswitch_splits(catalog: Catalog, node: Node) -> frozenset[int]:
+    """The card counts of ``node`` whose split keeps the server engine's NVSwitch buffers: every count on an
+    NVSwitch board of the architectures that have them, none elsewhere."""
+    if node.link.topology != "nvswitch" or not switch_buffers_on(catalog, catalog.gpu_of(node).architecture):
+        return frozenset()
+    return frozenset(range(2, node.cards + 1))
+
+
+def switch_buffers_on(catalog: Catalog, architecture: str | None) -> bool:
+    """Whether a split across an NVSwitch board of ``architecture`` cards keeps the NVSwitch buffers."""
+    return architecture in catalog.server_engine.nvswitch_buffers_gib.architectures
+
+
 def llm_query(
     catalog: Catalog,
     model: Llm,
@@ -485,18 +503,22 @@ def llm_query(
     gpu: Gpu | InlineGpu,
     context_tokens: int | None = None,
     kv_cache_dtype: KvCacheDtype = "bf16",
+    nvswitch_splits: frozenset[int] = frozenset(),
 ) -> FitQuery:
     """The verdict's question for a models.yml model in a precisions.yml format on cards of ``gpu``, at the site's
     default context unless given, with the engine that runs the format."""
     a = catalog.assumptions
     context = a.default_context_tokens.value if context_tokens is None else context_tokens
     engine = catalog.engine_of(precision)
-    return FitQuery(catalog, checkpoint(model, precision), engine, gpu, context, a.default_batch.value, kv_cache_dtype)
+    shape = checkpoint(model, precision)
+    return FitQuery(catalog, shape, engine, gpu, context, a.default_batch.value, kv_cache_dtype, nvswitch_splits)
 
 
 def fit_llm(catalog: Catalog, model: Llm, precision: Precision, node: Node, context_tokens: int | None = None) -> Fit:
     """The verdict for ``model`` on ``node`` (``fit_llm_on``)."""
-    query = llm_query(catalog, model, precision, catalog.gpu_of(node), context_tokens)
+    query = llm_query(
+        catalog, model, precision, catalog.gpu_of(node), context_tokens, "bf16", nvswitch_splits(catalog, node)
+    )
     return fit_llm_on(query, node.cards)
 
 

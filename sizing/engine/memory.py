@@ -108,6 +108,21 @@ def output_head_bytes_read(model: LlmShape, precision: PrecisionSpec) -> float:
     return model.vocab_size * model.hidden_size * _embedding_bits(precision) / 8
 
 
+def attention_params_per_layer(model: LlmShape) -> int:
+    """The query, key, value and output projections of one layer."""
+    query = model.attention_heads * model.head_dim
+    return model.hidden_size * (2 * query + 2 * model.kv_heads * model.head_dim)
+
+
+def mlp_width(model: LlmShape) -> float:
+    """The width of the MLP one token runs through (the experts it is routed to together, for a mixture of
+    experts), from the parameters a token reads: per layer, less the attention, over the three matrices (gate,
+    up, down) of the hidden size."""
+    read = model.active_params if model.active_params is not None else model.params
+    per_layer = (read - embedding_params(model)) / model.layers - attention_params_per_layer(model)
+    return max(per_layer, 0.0) / (3 * model.hidden_size)
+
+
 def layer_weight_bytes(model: LlmShape, precision: PrecisionSpec) -> float:
     """Bytes one repeating layer holds (all its experts): every weight but the embeddings and the output head,
     shared evenly over the layers."""

@@ -18,10 +18,12 @@ Plain numbers in, bytes out."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from sizing.catalog.schema import LlamaCppEngine, ServerEngine
+from sizing.catalog.schema import EarlierRelease, LlamaCppEngine, ServerEngine
 from sizing.catalog.units import GIB
+from sizing.engine.memory import mlp_width
 from sizing.engine.specs import LlmShape
 
 
@@ -74,19 +76,27 @@ def sampler_peak_bytes(sampled_positions: int, vocab_size: int, bytes_per_vocab_
     return sampled_positions * vocab_size * bytes_per_vocab_entry
 
 
+# A forward pass of the profiling batch holds, per token in 16 bits, the MLP's gate and up projections (2 × its width)
+# and their activated product (1 × its width), 6 bytes per unit of width, beside the residual and normed hidden
+# states (2 × the hidden size), 4 bytes per unit: vLLM V0 profiling Llama 3.1 8B on an RTX 3090 over 20,000 and
+# 29,000 tokens kept 0.92 GiB more for 9,000 more tokens, 102 KiB a token = 6 × 14,336 + 4 × 4,096 bytes.
+FORWARD_BYTES_PER_MLP_WIDTH = 6
+FORWARD_BYTES_PER_HIDDEN = 4
+
+
+def forward_activation_bytes(tokens: int, mlp_width_per_card: float, hidden_size: int) -> float:
+    """What a forward pass over ``tokens`` tokens holds on one card at its peak (the MLP's tensors of one layer)."""
+    return tokens * (FORWARD_BYTES_PER_MLP_WIDTH * mlp_width_per_card + FORWARD_BYTES_PER_HIDDEN * hidden_size)
+
+
 def activation_peak_bytes(
-    sampled_positions: int,
-    vocab_size: int,
-    *,
-    bytes_per_vocab_entry: float,
-    base_bytes: float,
-    moe_extra_bytes: float,
-    is_moe: bool,
+    sampler_bytes: float, forward_bytes: float, *, base_bytes: float, moe_extra_bytes: float, is_moe: bool
 ) -> float:
-    """A server engine's activation peak on every card of a split (it does not shrink with tensor parallelism):
-    the sampler's working set plus the rest of the forward pass, more for mixture-of-experts."""
+    """A server engine's activation peak on every card of a split: the larger of the sampler's working set (which
+    does not shrink with tensor parallelism) and the forward pass of its profiling batch (they do not peak at the same
+    time), plus what else the pass keeps, more for mixture-of-experts."""
     rest = base_bytes + (moe_extra_bytes if is_moe else 0.0)
-    return sampler_peak_bytes(sampled_positions, vocab_size, bytes_per_vocab_entry) + rest
+    return max(sampler_bytes, forward_bytes) + rest
 
 
 def non_torch_bytes(cards: int, cuda_context_bytes: float, split_extra_bytes: float) -> float:
@@ -100,20 +110,63 @@ def server_reserve(
     cards: int,
     budget: BatchBudget,
     cuda_graphs_in_budget: bool = True,
+    over_nvswitch: bool = False,
 ) -> Reserve:
-    """What a server engine keeps on each card of a ``cards``-way split with the batch ``budget``."""
+    """What a server engine keeps on each card of a ``cards``-way split with the batch ``budget``; a split whose
+    cards meet over NVLink keeps the engine's NVLink all-reduce buffers too (``over_nvswitch``)."""
+    sampler = sampler_peak_bytes(budget.sampled_positions, model.vocab_size, engine.sampler_bytes_per_vocab_entry.value)
+    forward = forward_activation_bytes(budget.tokens, mlp_width(model) / cards, model.hidden_size)
     activations = activation_peak_bytes(
-        budget.sampled_positions,
-        model.vocab_size,
-        bytes_per_vocab_entry=engine.sampler_bytes_per_vocab_entry.value,
+        sampler,
+        forward,
         base_bytes=engine.activation_base_gib.value * GIB,
         moe_extra_bytes=engine.activation_moe_extra_gib.value * GIB,
         is_moe=model.is_moe,
     )
-    overhead = non_torch_bytes(cards, engine.cuda_context_gib.value * GIB, engine.nccl_buffers_gib.value * GIB)
+    split_gib = engine.nccl_buffers_gib.value + (engine.nvswitch_buffers_gib.value if over_nvswitch else 0.0)
+    overhead = non_torch_bytes(cards, engine.cuda_context_gib.value * GIB, split_gib * GIB)
     if cuda_graphs_in_budget:
         overhead += engine.cuda_graphs_gib.value * GIB
     return Reserve(activations, overhead)
+
+
+# --- a release's own figures ---------------------------------------------------------------------------------
+def release_of(engine: ServerEngine, engine_text: str) -> EarlierRelease | None:
+    """The earlier release of the server engine a text names ("vLLM V0 0.9.2", "vLLM 0.10.1", "vLLM before 0.11"),
+    None for the current one or a text that names no version."""
+    if re.search(r"\bV0\b", engine_text):
+        return next((r for r in engine.earlier_releases if r.v0), None)
+    found = re.search(r"\b(before )?(\d+)\.(\d+)(?:\.\d+)?\b", engine_text)
+    if found is None:
+        return None
+    version = (int(found[2]), int(found[3]) - (1 if found[1] else 0))  # "before 0.11": a release below it
+    earlier = [r for r in engine.earlier_releases if r.before is not None and version < version_key(r.before)]
+    return min(earlier, key=lambda r: version_key(r.before or ""), default=None)
+
+
+def version_key(text: str) -> tuple[int, int]:
+    """A "major.minor" version as a sortable pair."""
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+def as_released(engine: ServerEngine, release: EarlierRelease | None) -> ServerEngine:
+    """The server engine with an earlier release's figures (unchanged for the current release)."""
+    if release is None:
+        return engine
+    figures = {
+        name: getattr(engine, name).model_copy(update={"value": getattr(release, name), "source": release.source})
+        for name in (
+            "sampler_bytes_per_vocab_entry",
+            "activation_base_gib",
+            "activation_moe_extra_gib",
+            "nccl_buffers_gib",
+            "nvswitch_buffers_gib",
+        )
+    }
+    if release.batch_budget is not None:
+        figures["batch_budget"] = release.batch_budget
+    return engine.model_copy(update=figures)
 
 
 # --- llama.cpp ----------------------------------------------------------------------------------------------
@@ -124,28 +177,49 @@ def compute_buffer_bytes(
     ubatch_tokens: int,
     attention_heads: int,
     vocab_size: int,
+    hidden_size: int,
     scores_bytes: float,
     logits_bytes: float,
+    flash_attention: bool,
 ) -> float:
-    """llama.cpp's compute buffer on each card: one layer's attention scores for every head over the context of
-    the ``batch`` sequences (``n_ctx × n_ubatch × n_head × scores_bytes``) and the logits of one physical batch
-    (``n_ubatch × vocab × logits_bytes``)."""
-    scores = context_tokens * batch * attention_heads * scores_bytes
-    return ubatch_tokens * (scores + vocab_size * logits_bytes)
+    """llama.cpp's compute buffer on each card: the logits and the hidden states of one physical batch
+    (``n_ubatch × (vocab + hidden) × logits_bytes``) and, without flash attention, one layer's attention scores for
+    every head over the context of the ``batch`` sequences (``n_ctx × n_ubatch × n_head × scores_bytes``), which
+    flash attention never stores."""
+    scores = 0.0 if flash_attention else context_tokens * batch * attention_heads * scores_bytes
+    return ubatch_tokens * (scores + (vocab_size + hidden_size) * logits_bytes)
 
 
-def llama_cpp_reserve(engine: LlamaCppEngine, model: LlmShape, context_tokens: int, batch: int) -> Reserve:
-    """What llama.cpp keeps on each card: its compute buffer and CUDA context."""
+def llama_cpp_reserve(
+    engine: LlamaCppEngine, model: LlmShape, context_tokens: int, batch: int, flash_attention: bool | None = None
+) -> Reserve:
+    """What llama.cpp keeps on each card: its compute buffer (with flash attention unless told otherwise, its
+    default) and CUDA context."""
     buffer = compute_buffer_bytes(
         context_tokens,
         batch,
         ubatch_tokens=engine.ubatch_tokens.value,
         attention_heads=model.attention_heads,
         vocab_size=model.vocab_size,
+        hidden_size=model.hidden_size,
         scores_bytes=engine.attention_scores_bytes.value,
         logits_bytes=engine.logits_bytes_per_vocab_entry.value,
+        flash_attention=engine.flash_attention.value if flash_attention is None else flash_attention,
     )
     return Reserve(buffer, engine.cuda_context_gib.value * GIB)
+
+
+# --- SGLang ---------------------------------------------------------------------------------------------------
+def sglang_kv_pool_bytes(
+    static_bytes: float, weight_bytes_per_card: float, reserve: Reserve, mamba_ratio: float | None = None
+) -> float:
+    """SGLang's KV pool on one card: its static share of the card (``--mem-fraction-static`` × the memory it sees)
+    holds the weights and the pool; what it allocates before the pool outside PyTorch (CUDA context, NCCL
+    buffers) comes out of that share too. Its activations and CUDA graphs live in the rest of the card. A model
+    whose other layers keep recurrent states (Mamba, linear attention) gives them ``mamba_ratio`` of the attention
+    layers' cache out of the same pool."""
+    pool = static_bytes - weight_bytes_per_card - reserve.overhead
+    return pool if mamba_ratio is None else pool / (1 + mamba_ratio)
 
 
 # --- what is left for the KV cache --------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from sizing.catalog.schema import (
 )
 from sizing.engine.decode import DecodeConstants, DecodeSetup
 from sizing.engine.deployment import NodeCards
-from sizing.engine.fit import Engine, FitQuery, kv_element_bytes
+from sizing.engine.fit import Engine, FitQuery, kv_element_bytes, switch_buffers_on
 from sizing.engine.links import link_spec, node_bus_link
 from sizing.engine.specs import (
     Checkpoint,
@@ -230,7 +230,21 @@ def scenario_query(catalog: Catalog, scenario: DecodeScenario) -> FitQuery:
         scenario.context_tokens or a.default_context_tokens.value,
         a.default_batch.value,
         scenario.kv_cache_dtype,
+        scenario_nvswitch_splits(catalog, scenario),
     )
+
+
+def scenario_nvswitch_splits(catalog: Catalog, scenario: DecodeScenario) -> frozenset[int]:
+    """The card counts of the scenario whose split keeps the NVSwitch buffers: every count over ``nvlink`` or an
+    NVLink interconnect (an SXM board) on cards of an architecture that has them; none over a bridge, PCIe or a link
+    given by its figures."""
+    link = scenario.link
+    switched = link == "nvlink" or (
+        isinstance(link, str) and link in catalog.interconnects and catalog.interconnects[link].family == "nvlink"
+    )
+    if not switched or not switch_buffers_on(catalog, gpu_record(catalog, scenario.gpu).architecture):
+        return frozenset()
+    return frozenset(range(2, scenario.cards + 1))
 
 
 def scenario_node(catalog: Catalog, scenario: DecodeScenario) -> NodeCards:

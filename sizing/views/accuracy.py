@@ -10,18 +10,10 @@ from dataclasses import dataclass, replace
 
 from sizing.catalog.errors import SizingError
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DecodeMeasurement, Gpu, InlineGpu, MemoryMeasurement, ServerEngine
-from sizing.catalog.units import GIB
+from sizing.catalog.schema import DecodeMeasurement
 from sizing.engine.decode import DecodeConstants, StepSeconds, step_seconds
-from sizing.engine.fit import visible_memory
-from sizing.engine.memory import weight_bytes
-from sizing.engine.reserve import BatchBudget, kv_cache_room_bytes, server_batch_budget, server_reserve
 from sizing.engine.scenarios import (
-    engine_of_class,
-    gpu_record,
     measured_setup,
-    scenario_precision,
-    scenario_shape,
 )
 
 MIN_FLOOR_AT_OR_BELOW_MEASURED = 0.90
@@ -166,101 +158,3 @@ def enforce_accuracy(catalog: Catalog) -> AccuracyMetrics:
             + " (run bench/speed_accuracy.py for every record)"
         )
     return m
-
-
-# --- memory: the KV-cache room the engine profile predicts against what engines reported at start-up ----------
-MAX_KV_CACHE_ERROR = 0.10
-
-
-@dataclass(frozen=True)
-class MemoryCheck:
-    """One start-up record: the KV-cache memory reported and predicted (GiB), and the predicted terms."""
-
-    id: str
-    measured_gib: float
-    predicted_gib: float
-    budget_gib: float
-    weights_gib: float
-    activations_gib: float
-    overhead_gib: float
-    batch: BatchBudget
-    unreliable: str | None
-
-    @property
-    def error(self) -> float:
-        """predicted / measured - 1."""
-        return self.predicted_gib / self.measured_gib - 1
-
-
-def device_name(gpu: Gpu | InlineGpu) -> str:
-    """What vLLM's card-class test reads: the card's id and name."""
-    return " ".join(part for part in (gpu.id, getattr(gpu, "name", None)) if part)
-
-
-def record_batch_budget(engine: ServerEngine, record: MemoryMeasurement, visible: float, name: str) -> BatchBudget:
-    """The card's default batch, with the record's own ``--max-num-seqs`` / ``--max-num-batched-tokens``."""
-    default = server_batch_budget(engine, visible, name)
-    return BatchBudget(record.max_num_batched_tokens or default.tokens, record.max_num_seqs or default.sequences)
-
-
-def check_memory_record(catalog: Catalog, record: MemoryMeasurement) -> MemoryCheck:
-    """The KV-cache room the server engine profile predicts for one start-up record."""
-    engine = engine_of_class(catalog, "llama.cpp" if record.engine_kind == "llama.cpp" else "server")
-    if not isinstance(engine, ServerEngine):
-        raise AccuracyError(f"memory record '{record.id}': only server engines report a KV-cache budget")
-    gpu = gpu_record(catalog, record.gpu)
-    model = scenario_shape(catalog, record.model)
-    precision = scenario_precision(catalog, record.precision, record.model)
-    visible = visible_memory(catalog, gpu)
-    budget = record.gpu_memory_utilization * visible
-    batch = record_batch_budget(engine, record, visible, device_name(gpu))
-    reserve = server_reserve(engine, model, record.cards, batch, record.cuda_graphs_in_budget)
-    weights = weight_bytes(model, precision) / record.cards
-    room = kv_cache_room_bytes(budget, weights, reserve)
-    return MemoryCheck(
-        record.id,
-        record.kv_cache_gib,
-        room / GIB,
-        budget / GIB,
-        weights / GIB,
-        reserve.activations / GIB,
-        reserve.overhead / GIB,
-        batch,
-        record.unreliable,
-    )
-
-
-def check_memory_records(catalog: Catalog) -> list[MemoryCheck]:
-    """Every memory record of measurements.yml, in order."""
-    return [check_memory_record(catalog, r) for r in catalog.memory_measurements]
-
-
-@dataclass(frozen=True)
-class MemoryMetrics:
-    records: int
-    within_target: int
-    median_abs_error: float
-    worst_abs_error: float
-
-
-def memory_metrics(checks: Iterable[MemoryCheck]) -> MemoryMetrics:
-    """The statistics over the usable (unflagged) memory records."""
-    usable = [c for c in checks if c.unreliable is None]
-    if not usable:
-        raise AccuracyError("no usable memory record in measurements.yml")
-    errors = [abs(c.error) for c in usable]
-    return MemoryMetrics(
-        records=len(usable),
-        within_target=sum(e <= MAX_KV_CACHE_ERROR for e in errors),
-        median_abs_error=statistics.median(errors),
-        worst_abs_error=max(errors),
-    )
-
-
-def memory_summary_lines(m: MemoryMetrics) -> list[str]:
-    return [
-        f"usable memory records: {m.records}",
-        f"KV cache within {MAX_KV_CACHE_ERROR:.0%}            = {m.within_target} of {m.records}",
-        f"median |predicted/measured - 1| = {m.median_abs_error:.1%}",
-        f"worst |predicted/measured - 1|  = {m.worst_abs_error:.1%}",
-    ]

@@ -10,7 +10,7 @@ from sizing.catalog.configurations import hardware_key
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import KvCacheDtype, Llm, Node, Precision
 from sizing.engine.deployment import Deployment, Layout, NodeCards, deploy
-from sizing.engine.fit import Fit, MemoryNeed, batch_budget_on, fit_diffusion, llm_query
+from sizing.engine.fit import Fit, MemoryNeed, batch_budget_on, fit_diffusion, llm_query, nvswitch_splits
 from sizing.engine.links import node_link
 from sizing.engine.reserve import BatchBudget
 
@@ -54,7 +54,8 @@ def deployment_on(
 ) -> Deployment:
     """How ``node`` runs a language model of the catalog in a format at a context (the site's default unless
     given), the KV cache in ``kv_cache_dtype``; ``needs``: what each split needs at the defaults, when known."""
-    query = llm_query(catalog, model, precision, catalog.gpu_of(node), context_tokens, kv_cache_dtype)
+    splits = nvswitch_splits(catalog, node)
+    query = llm_query(catalog, model, precision, catalog.gpu_of(node), context_tokens, kv_cache_dtype, splits)
     return deploy(query, node_cards(catalog, node), needs)
 
 
@@ -70,7 +71,7 @@ class VerdictMatrix:
         # share one computation. What a card needs for each split depends on the model and on the engine's batch
         # on the card (its class): one computation serves every GPU of a class.
         self._by_hardware: dict[tuple[object, ...], Cell] = {}
-        self._needs: dict[tuple[str, str, int, BatchBudget | None], dict[int, MemoryNeed]] = {}
+        self._needs: dict[tuple[str, str, int, BatchBudget | None, frozenset[int]], dict[int, MemoryNeed]] = {}
 
     def cell(self, model_id: str, precision_id: str, node_id: str, context_tokens: int | None = None) -> Cell:
         c = self.catalog
@@ -92,9 +93,11 @@ class VerdictMatrix:
 
     def _llm_cell(self, model: Llm, precision: Precision, node: Node, context_tokens: int) -> Cell:
         c = self.catalog
-        query = llm_query(c, model, precision, c.gpu_of(node), context_tokens, self.kv_cache_dtype)
+        query = llm_query(
+            c, model, precision, c.gpu_of(node), context_tokens, self.kv_cache_dtype, nvswitch_splits(c, node)
+        )
         card_class = batch_budget_on(query.engine, query.gpu, c)  # the engine's batch on this card
-        needs_key = (model.id, precision.id, context_tokens, card_class)
+        needs_key = (model.id, precision.id, context_tokens, card_class, query.nvswitch_splits)
         needs = self._needs.get(needs_key)
         if needs is None:
             largest = max(n.cards for n in c.nodes.values())

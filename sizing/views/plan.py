@@ -22,7 +22,7 @@ from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import KvCacheDtype, Llm, Node, Precision
 from sizing.engine.decode import DecodeSetup, price_per_million_tokens, step_seconds
 from sizing.engine.deployment import decode_setup, layout_of, setting_class, stream_cap
-from sizing.engine.fit import Fit, engine_splits, fit_split, llm_query
+from sizing.engine.fit import Fit, engine_splits, fit_split, llm_query, nvswitch_splits
 from sizing.engine.prefill import PrefillConstants, PrefillEstimate, estimate_ttft
 from sizing.engine.specs import llm_shape
 from sizing.views.estimates import CardMemoryPlan, card_plan
@@ -122,7 +122,9 @@ def copy_at(
     llm = catalog.models[model]
     assert isinstance(llm, Llm)
     node = candidate.node
-    query = llm_query(catalog, llm, candidate.precision, catalog.gpu_of(node), context_tokens, candidate.kv_cache_dtype)
+    splits = nvswitch_splits(catalog, node)
+    gpu, dtype = catalog.gpu_of(node), candidate.kv_cache_dtype
+    query = llm_query(catalog, llm, candidate.precision, gpu, context_tokens, dtype, splits)
     fit = fit_split(query, candidate.cards_per_copy)
     layout = layout_of(query, node_cards(catalog, node), fit) if fit.fits else None
     prefill = PrefillConstants.from_assumptions(catalog.assumptions)

@@ -216,7 +216,8 @@ def test_the_kv_cache_in_fp8_is_a_choice_of_every_language_model_in_a_format_vll
     assert llama == [(p, k) for p in ("bf16", "fp8", "int4-awq-gptq") for k in ("4096", "8192", "32768", "131072")]
     assert fp8_kv_choices(c, "flux.1-dev") == []  # an image model keeps no KV cache
     assert not any(p.startswith("gguf") for m in c.models for p, _ in fp8_kv_choices(c, m))  # llama.cpp: no FP8
-    assert sum(len(fp8_kv_choices(c, m)) for m in c.models) == 105
+    # 105 before: + Qwen3 14B and 30B-A3B (3 formats × 3 contexts each), R1 Distill 70B (3 × 4), gpt-oss (1 × 4 each)
+    assert sum(len(fp8_kv_choices(c, m)) for m in c.models) == 143
 
 
 def test_the_fp8_pages_read_the_fp8_verdict_matrix(data):
@@ -246,7 +247,7 @@ def test_each_fp8_page_has_a_title_of_its_own(data):
         ctx = ctx_for(data, lang)
         titles = [title_text(ctx, m.id, p.id, k) for m, p, k in every_choice(data)]
         titles += [title_text(ctx, m.id, p.id, k, "fp8") for m, p, k in every_fp8_kv_choice(data)]
-        assert len(set(titles)) == len(titles) == 185 + 105
+        assert len(set(titles)) == len(titles) == 255 + 143
     assert spaced(title_text(ctx_for(data, "en"), "llama-3.1-8b", "bf16", "32768", "fp8")) == (
         "Configurator: Llama 3.1 8B in BF16, 32K tokens, KV cache in FP8"
     )
@@ -383,9 +384,10 @@ def every_cell(data, kv_cache: KvCacheDtype = "bf16"):
             yield model, precision, context, row
 
 
-# 185 choices of 41 rows each; with the KV cache in FP8, the 105 of language models in a format vLLM runs (BF16,
-# FP8, INT4 AWQ/GPTQ; GGUF runs on llama.cpp) at their contexts: 3 formats × (5 models × 4 + 5 models × 3)
-CELLS = {"bf16": 185 * 41, "fp8": 105 * 41}
+# 255 choices of 41 rows each; with the KV cache in FP8, the 143 of language models in a format a server engine runs
+# (BF16, FP8, INT4 AWQ/GPTQ, MXFP4; GGUF runs on llama.cpp) at their contexts (tallied in
+# test_only_server_formats_of_language_models_get_an_fp8_kv_page)
+CELLS = {"bf16": 255 * 41, "fp8": 143 * 41}
 
 
 @pytest.mark.parametrize("kv_cache", ["bf16", "fp8"])
@@ -457,17 +459,19 @@ def test_every_full_load_shows_its_speed_as_the_speed_column_does_and_says_why_s
 
 def test_two_cards_of_one_size_say_why_they_serve_more_or_fewer_streams(data):
     """Issue 27, with vLLM's batch by card (issue 24): Qwen3 32B at 8K on an A100 80GB and on an H100 PCIe, two
-    cards of about 79 GiB. vLLM profiles 256 sequences on the A100 and 1,024 on the H100, so the A100 keeps 3.9 GiB
-    less for activations (1.70 against 5.62 GiB): it needs 65.4 GiB and serves 3 streams, the H100 69.3 and 2."""
+    cards of about 79 GiB. vLLM profiles 256 sequences on the A100 and 1,024 on the H100, so the A100 keeps 1.8 GiB
+    less for the sampler (256 × 151,936 × 17 B = 0.62 against 2.46 GiB): it needs 64.3 GiB and serves 4 streams, the
+    H100 66.1 and 3."""
     ctx = ctx_for(data, "en")
     rows = {r.node.id: r for r in rows_of(data, "qwen3-32b", "bf16", "8192")}
     a100, h100 = (
         [spaced(c) for c in row_cells(ctx, rows[n], True)] for n in ("1x-a100-pcie-80gb", "1x-h100-pcie-80gb")
     )
-    assert a100[1] == "needs 65.4 GiB of the 71.3 GiB a card offers"
-    assert h100[1] == "needs 69.3 GiB of the 71.3 GiB a card offers"
-    assert a100[3].startswith("3 streams (7.9 GiB free per card, 2.0 GiB each), ")
-    assert h100[3].startswith("2 streams (4.0 GiB free per card, 2.0 GiB each), ")
+    assert a100[1] == "needs 64.3 GiB of the 71.3 GiB a card offers"
+    assert h100[1] == "needs 66.1 GiB of the 71.3 GiB a card offers"
+    # 71.325 − 61.024 (weights) − 0.616 − 0.65 = 9.0 GiB; 71.298 − 61.024 − 2.462 − 0.65 = 7.2 GiB
+    assert a100[3].startswith("4 streams (9.0 GiB free per card, 2.0 GiB each), ")
+    assert h100[3].startswith("3 streams (7.2 GiB free per card, 2.0 GiB each), ")
 
 
 def test_a_reason_shows_the_decimal_that_decides():

@@ -7,6 +7,7 @@ from sizing.engine.fit import (
     Verdict,
     card_budget,
     fit,
+    nvswitch_splits,
     seconds_per_pass_in_host_memory,
     tight_setting,
     tight_settings_offered,
@@ -37,18 +38,28 @@ def test_llama_70b_bf16_does_not_fit_on_one_80_gb_card(catalog):
 def test_llama_70b_bf16_is_split_two_ways_on_the_a100_nodes(catalog, node):
     result = verdict(catalog, "llama-3.3-70b", "bf16", node)
     assert result.verdict is Verdict.SPLIT and result.cards == 2
-    # 2 cards: 65.708 (weights) + 1.25 (KV at 8k) + 1.501 (activation peak) + 1.05 (CUDA context 0.15, CUDA graphs
-    # 0.5, NCCL 0.4) = 69.51 GiB ≤ 71.325. Activation peak: an A100 profiles 256 sequences whatever its memory,
-    # 256 × 128,256 vocab × 36 B = 1,182,007,296 B = 1.101 GiB, + 0.4 GiB.
-    assert result.need.total / GIB == pytest.approx(69.51, abs=0.01)
+    # 2 cards: 65.708 (weights) + 1.25 (KV at 8k) + 0.520 (activation peak) + 1.05 (CUDA context 0.15, CUDA graphs
+    # 0.5, NCCL 0.4) = 68.53 GiB ≤ 71.325. Activation peak: an A100 profiles 256 sequences whatever its memory, and the
+    # sampler's 256 × 128,256 vocab × 17 B = 558,170,112 B = 0.520 GiB is above the forward pass of 2,048 tokens
+    # (2,048 × (6 × 28,673 / 2 + 4 × 8,192) B = 0.227 GiB). The SXM4 board's NVLink adds no buffers: A100s have no
+    # NVLink SHARP.
+    assert result.need.total / GIB == pytest.approx(68.53, abs=0.01)
+
+
+def test_only_nvswitch_boards_of_hopper_or_later_keep_the_switch_buffers(catalog):
+    every_split = frozenset(range(2, 9))
+    assert nvswitch_splits(catalog, catalog.nodes["8x-h100-sxm5-80gb"]) == every_split
+    assert nvswitch_splits(catalog, catalog.nodes["8x-a100-sxm4-80gb"]) == frozenset()  # Ampere: no NVLink SHARP
+    assert nvswitch_splits(catalog, catalog.nodes["2x-h100-pcie-80gb"]) == frozenset()  # a bridged pair
+    assert nvswitch_splits(catalog, catalog.nodes["4x-a100-pcie-80gb"]) == frozenset()
 
 
 def test_a_24b_model_in_bf16_fits_on_one_80_gb_card(catalog):
     result = verdict(catalog, "mistral-small-3-24b", "bf16", "1x-a100-pcie-80gb")
     assert result.verdict is Verdict.ONE_CARD and result.cards == 1
-    # 47.14 GB = 43.907 GiB + 1.25 GiB KV (160 KiB × 8,192) + 1.525 activation peak (256 × 131,072 vocab × 36 B
-    # = 1.125 GiB, + 0.4) + 0.65 (CUDA context 0.15, CUDA graphs 0.5) = 47.33 GiB, within 71.325
-    assert result.need.total / GIB == pytest.approx(47.33, abs=0.01)
+    # 47.14 GB = 43.907 GiB + 1.25 GiB KV (160 KiB × 8,192) + 0.531 activation peak (the sampler's 256 × 131,072
+    # vocab × 17 B) + 0.65 (CUDA context 0.15, CUDA graphs 0.5) = 46.34 GiB, within 71.325
+    assert result.need.total / GIB == pytest.approx(46.34, abs=0.01)
 
 
 def test_splits_respect_head_counts(catalog):
@@ -65,15 +76,15 @@ def test_a_model_too_big_for_the_node_reports_its_best_attempt(catalog):
 
 
 def test_long_context_can_turn_a_fit_into_a_split(catalog):
-    # On an RTX 5090 (32,117 MiB: budget 28.23 GiB; 256 sequences profiled: 1.501 GiB of activations):
-    # 4K on one card: 14.958 + 0.5 (KV) + 1.501 + 0.65 = 17.61 GiB;
-    # 128K: one card 14.958 + 16 + 1.501 + 0.65 = 33.11 GiB (0.95 not offered below 40 GiB; FP8 KV, 25.11, would
-    # fit, but two cards at the default setting come first): 7.479 + 8 + 1.501 + 1.05 = 18.03 GiB.
+    # On an RTX 5090 (32,117 MiB: budget 28.23 GiB; 256 sequences profiled: 0.520 GiB of activations):
+    # 4K on one card: 14.958 + 0.5 (KV) + 0.520 + 0.65 = 16.63 GiB;
+    # 128K: one card 14.958 + 16 + 0.520 + 0.65 = 32.13 GiB (0.95 not offered below 40 GiB; FP8 KV, 24.13, would
+    # fit, but two cards at the default setting come first): 7.479 + 8 + 0.520 + 1.05 = 17.05 GiB.
     short = verdict(catalog, "llama-3.1-8b", "bf16", "4x-rtx-5090", context_tokens=4096)
     long = verdict(catalog, "llama-3.1-8b", "bf16", "4x-rtx-5090", context_tokens=131072)
     assert short.verdict is Verdict.ONE_CARD
     assert long.verdict is Verdict.SPLIT and long.cards == 2 and long.need.dominant == "kv_cache"
-    assert long.need.total / GIB == pytest.approx(18.03, abs=0.01)
+    assert long.need.total / GIB == pytest.approx(17.05, abs=0.01)
 
 
 def test_diffusion_pipeline_places_text_encoders_on_a_second_card(catalog):
@@ -90,26 +101,26 @@ def test_diffusion_pipeline_places_text_encoders_on_a_second_card(catalog):
 
 
 def test_a_server_a_little_short_on_small_cards_fits_tightly_running_fewer_streams(catalog):
-    """Llama 3.3 70B in AWQ on 2 × RTX 4090, which practitioners serve with vLLM and a small --max-num-seqs:
-    the default batch's sampler does not fit beside the weights, sixteen sequences' does."""
-    # per card: 19.883e9 B of weights = 18.517 GiB; KV cache at 4K, 80 layers × 8 heads × 128 × 2 × 2 B × 4,096 / 2
-    # = 0.625 GiB; CUDA context, NCCL and CUDA graphs 0.05 + 0.5 + 0.5 = 1.05 GiB; activations 0.4 GiB + sampler
-    # 256 × 128,256 × 36 B = 1.101 GiB: 21.693 GiB above 0.90 × 24,115 MiB = 21.195 GiB;
-    # with 16 sequences the sampler takes 16 × 128,256 × 36 B = 0.069 GiB: 20.661 GiB
-    found = verdict(catalog, "llama-3.3-70b", "int4-awq-gptq", "2x-rtx-4090", context_tokens=4096)
-    assert found.verdict is Verdict.TIGHT and found.tight_by == "max_num_seqs" and found.cards == 2
-    assert found.need.total / GIB == pytest.approx(21.693, abs=0.001) and found.budget / GIB == pytest.approx(
-        21.195, abs=0.001
-    )
-    assert found.tight_need is not None and found.tight_need.total / GIB == pytest.approx(20.661, abs=0.001)
+    """Gemma 3 27B in FP8 on one RTX 5090: the default batch's sampler, over Gemma's 262,208-entry vocabulary, does
+    not fit beside the weights; sixteen sequences' does (vLLM's guide: "limiting ... the maximum batch size")."""
+    # 25,599,716,096 weights in 8 bits + 1,409,630,208 embeddings in 16 = 28,419,346,304 B = 26.467 GiB; KV cache at
+    # 4K, 10 global layers × 16 heads × 128 × 2 × 2 B × 4,096 + 52 sliding ones over 1,024 tokens = 0.719 GiB; CUDA
+    # context and graphs 0.15 + 0.5 GiB; sampler 256 × 262,208 × 17 B = 1.063 GiB: 28.899 GiB above
+    # 0.90 × 32,117 MiB = 28.228 GiB. With 16 sequences the sampler takes 0.066 GiB and the forward pass of the 2,048
+    # batched tokens peaks above it, 2,048 × (6 × 21,505 + 4 × 5,376) B = 0.287 GiB: 28.123 GiB
+    found = verdict(catalog, "gemma-3-27b", "fp8", "1x-rtx-5090", context_tokens=4096)
+    assert found.verdict is Verdict.TIGHT and found.tight_by == "max_num_seqs" and found.cards == 1
+    assert found.need.total / GIB == pytest.approx(28.899, abs=0.001)
+    assert found.budget / GIB == pytest.approx(28.228, abs=0.001)
+    assert found.tight_need is not None and found.tight_need.total / GIB == pytest.approx(28.123, abs=0.001)
     assert tight_setting(catalog, found) == "--max-num-seqs 16" and found.max_num_seqs == 16
     assert tight_settings_offered(catalog)["max_num_seqs"] == "--max-num-seqs 16"  # as the API reference lists it
-    # the room beside the weights, 21.195 − 18.517 − 0.469 − 1.05 = 1.159 GiB, holds one 0.625 GiB stream
+    # the room beside the weights, 28.228 − 26.467 − 0.287 − 0.65 = 0.824 GiB, holds one 0.719 GiB stream
     speed = deployment_on(
         catalog,
-        catalog.models["llama-3.3-70b"],
-        catalog.precisions["int4-awq-gptq"],
-        catalog.nodes["2x-rtx-4090"],
+        catalog.models["gemma-3-27b"],
+        catalog.precisions["fp8"],
+        catalog.nodes["1x-rtx-5090"],
         4096,
     ).chosen
     assert speed is not None and speed.fit == found and speed.streams_per_copy == 1
@@ -119,11 +130,14 @@ def test_a_server_still_short_with_few_streams_fits_tightly_without_cuda_graphs(
     """Qwen2.5 72B in AWQ on 2 × RTX 4090, which practitioners serve with vLLM in eager mode (Qwen's own benchmark
     ran it with enforce_eager=True at 4K): sixteen sequences are not enough, sixteen without CUDA graphs are."""
     # per card: 20.7308e9 B of weights = 19.307 GiB; KV cache at 4K, 80 layers × 8 heads × 128 × 2 × 2 B × 4,096 / 2
-    # = 0.625 GiB; activations 0.4 GiB + sampler 16 × 152,064 × 36 B = 0.082 GiB; CUDA context and NCCL 0.15 + 0.4
-    # GiB, CUDA graphs 0.5 GiB: 21.464 GiB above 0.90 × 24,115 MiB = 21.195 GiB; without the graphs 20.964 GiB
+    # = 0.625 GiB; CUDA context and NCCL 0.15 + 0.4 GiB, CUDA graphs 0.5 GiB; sampler 256 × 152,064 × 17 B
+    # = 0.616 GiB: 21.598 GiB above 0.90 × 24,115 MiB = 21.195 GiB. With 16 sequences the forward pass of 2,048
+    # tokens peaks, 2,048 × (6 × 29,569 / 2 + 4 × 8,192) B = 0.232 GiB: 21.214 GiB, still 0.019 above; without the
+    # graphs 20.714 GiB
     found = verdict(catalog, "qwen2.5-72b", "int4-awq-gptq", "2x-rtx-4090", context_tokens=4096)
     assert found.verdict is Verdict.TIGHT and found.tight_by == "enforce_eager" and found.cards == 2
-    assert found.tight_need is not None and found.tight_need.total / GIB == pytest.approx(20.964, abs=0.001)
+    assert found.need.total / GIB == pytest.approx(21.598, abs=0.001)
+    assert found.tight_need is not None and found.tight_need.total / GIB == pytest.approx(20.714, abs=0.001)
     assert found.tight_need.total <= found.budget < found.tight_need.total + 0.5 * GIB
     assert not found.cuda_graphs and found.max_num_seqs == 16
     assert tight_setting(catalog, found) == "--max-num-seqs 16 --enforce-eager"
@@ -131,15 +145,18 @@ def test_a_server_still_short_with_few_streams_fits_tightly_without_cuda_graphs(
 
 
 def test_on_a_large_card_fewer_streams_may_need_the_higher_utilization_too(catalog):
-    """Qwen2.5 72B in AWQ on one 48 GB card, as practitioners serve it (--gpu-memory-utilization 0.95 and a small
-    batch): neither setting alone is enough, both are."""
-    # 41.46e9 B of weights = 38.61 GiB; KV cache at 4K 80 × 8 × 128 × 2 × 2 B × 4,096 = 1.25 GiB; activations 0.4 GiB
-    # + sampler 16 × 152,064 × 36 B = 0.082 GiB; CUDA context and graphs 0.15 + 0.5 GiB: 40.99 GiB, above the default
-    # 0.90 × 44.35 = 39.92 GiB (40.49 without CUDA graphs) and within 0.95 × 44.35 = 42.13 GiB
-    found = verdict(catalog, "qwen2.5-72b", "int4-awq-gptq", "1x-a40", context_tokens=4096)
+    """Qwen2.5 72B in FP8 on one H100 at 8K: neither --gpu-memory-utilization 0.95 nor a small batch alone is
+    enough, both are."""
+    # 75.198e9 B of weights = 70.033 GiB; KV cache at 8K 80 × 8 × 128 × 2 × 2 B × 8,192 = 2.5 GiB; CUDA context and
+    # graphs 0.15 + 0.5 GiB; an H100 takes vLLM's large batch, whose sampler holds 1,024 × 152,064 × 17 B = 2.465 GiB:
+    # 75.649 GiB, above 0.95 × 79.22 = 75.259 GiB. With 16 sequences the forward pass of 8,192 tokens peaks,
+    # 8,192 × (6 × 29,569 + 4 × 8,192) B = 1.604 GiB: 74.787 GiB, above the default 0.90 × 79.22 = 71.30 GiB and
+    # within 75.259
+    found = verdict(catalog, "qwen2.5-72b", "fp8", "1x-h100-pcie-80gb", context_tokens=8192)
     assert found.verdict is Verdict.TIGHT and found.tight_by == "max_num_seqs" and found.memory_utilization == 0.95
-    assert found.tight_need is not None and found.tight_need.total / GIB == pytest.approx(40.99, abs=0.01)
-    assert found.budget / GIB == pytest.approx(42.13, abs=0.01)
+    assert found.need.total / GIB == pytest.approx(75.649, abs=0.001)
+    assert found.tight_need is not None and found.tight_need.total / GIB == pytest.approx(74.787, abs=0.001)
+    assert found.budget / GIB == pytest.approx(75.259, abs=0.001)
     assert tight_setting(catalog, found) == "--gpu-memory-utilization 0.95 --max-num-seqs 16"
 
 

@@ -84,13 +84,20 @@ def test_gguf_runs_on_llama_cpp_and_the_rest_on_a_server_engine(catalog):
         "bf16": "server",
         "fp8": "server",
         "int4-awq-gptq": "server",
+        "mxfp4": "server",
         "gguf-q8_0": "llama.cpp",
         "gguf-q4_k_m": "llama.cpp",
+        "gguf-mxfp4": "llama.cpp",
+        "gguf-q4_0-qat": "llama.cpp",
     }
 
 
 def test_a_precision_no_engine_runs_is_refused(data_copy):
-    edit(data_copy / "engines.yml", "    precisions: [gguf-q8_0, gguf-q4_k_m]\n", "    precisions: [gguf-q8_0]\n")
+    edit(
+        data_copy / "engines.yml",
+        "    precisions: [gguf-q8_0, gguf-q4_k_m, gguf-mxfp4, gguf-q4_0-qat]\n",
+        "    precisions: [gguf-q8_0, gguf-mxfp4, gguf-q4_0-qat]\n",
+    )
     with pytest.raises(CatalogError, match="no engine runs language-model precision 'gguf-q4_k_m'"):
         load_catalog(data_copy)
 
@@ -99,25 +106,26 @@ def test_the_server_activation_peak_follows_the_card_class_not_the_split(catalog
     llama, bf16 = catalog.models["llama-3.3-70b"], catalog.precisions["bf16"]
     h100, l40s = catalog.gpus["h100-sxm5-80gb"], catalog.gpus["l40s"]
     # H100 (79.22 GiB, not an A100): vllm serve profiles 1,024 sequences; the sampler holds
-    # 1,024 × 128,256 × 36 B = 4,728,029,184 B = 4.403 GiB, + 0.4 GiB of forward pass = 4.803 GiB
+    # 1,024 × 128,256 × 17 B = 2,232,680,448 B = 2.079 GiB, above the forward pass of 8,192 tokens even on one card
+    # (8,192 × (6 × 28,673 + 4 × 8,192) B = 1.563 GiB)
     needs = [llm_need(catalog, llama, bf16, 8192, 1, k, gpu=h100) for k in (1, 2, 4, 8)]
-    assert needs[0].activations / GIB == pytest.approx(4.803, abs=1e-3)
+    assert needs[0].activations / GIB == pytest.approx(2.079, abs=1e-3)
     assert len({n.activations for n in needs}) == 1  # every card of a split holds all of it
     # overhead: CUDA context 0.15 + CUDA graphs 0.5 on one card; + NCCL buffers 0.4 on each card of a split
     assert [n.overhead / GIB for n in needs] == pytest.approx([0.65, 1.05, 1.05, 1.05])
-    # L40S (44.53 GiB): 256 sequences, 256 × 128,256 × 36 B = 1.101 GiB + 0.4 = 1.501 GiB
-    assert llm_need(catalog, llama, bf16, 8192, 1, 2, gpu=l40s).activations / GIB == pytest.approx(1.501, abs=1e-3)
-    # mixture of experts: + 0.1 GiB; DeepSeek V3 vocab 129,280 on an H200: 1,024 × 129,280 × 36 B = 4.439 GiB + 0.5
+    # L40S (44.53 GiB): 256 sequences, 256 × 128,256 × 17 B = 0.520 GiB
+    assert llm_need(catalog, llama, bf16, 8192, 1, 2, gpu=l40s).activations / GIB == pytest.approx(0.520, abs=1e-3)
+    # mixture of experts: + 0.7 GiB; DeepSeek V3 vocab 129,280 on an H200: 1,024 × 129,280 × 17 B = 2.096 GiB + 0.7
     server, v3 = catalog.server_engine, catalog.models["deepseek-v3"]
     activations, _ = engine_reserve_bytes(server, llm_shape(v3), 8192, 1, 8)  # no card named: the larger batch
-    assert activations / GIB == pytest.approx(4.939, abs=1e-3)
+    assert activations / GIB == pytest.approx(2.796, abs=1e-3)
 
 
 def test_llama_3_1_8b_in_bf16_fits_one_24_gb_card_at_8k(catalog):
-    # L4: 19.83 GiB budget; 14.96 weights + 1.0 KV + 1.50 activations + 0.65 overhead = 18.11 GiB
+    # L4: 19.83 GiB budget; 14.96 weights + 1.0 KV + 0.52 activations + 0.65 overhead = 17.13 GiB
     for node in ("1x-l4", "1x-a10"):
         found = verdict(catalog, "llama-3.1-8b", "bf16", node, context_tokens=8192)
-        assert found.verdict is Verdict.ONE_CARD and found.need.total / GIB == pytest.approx(18.11, abs=0.01)
+        assert found.verdict is Verdict.ONE_CARD and found.need.total / GIB == pytest.approx(17.13, abs=0.01)
 
 
 def test_llama_cpp_has_no_utilization_cap(catalog):
@@ -131,10 +139,15 @@ def test_llama_cpp_has_no_utilization_cap(catalog):
 def test_llama_cpp_compute_buffer_grows_with_context_and_ubatch(catalog):
     engine = catalog.engine_of(catalog.precisions["gguf-q4_k_m"])
     llama = catalog.models["llama-3.3-70b"]
-    # 512 ubatch × (8,192 ctx × 64 heads × 4 B + 128,256 vocab × 4 B) = 512 × 2,610,176 = 1,336,410,112 B = 1.245 GiB
-    assert llama_cpp_reserve(engine, llm_shape(llama), 8192, 1).activations == 1_336_410_112
-    # at 32K: 512 × (32,768 × 64 × 4 + 513,024) = 4,557,635,584 B = 4.245 GiB
-    assert llama_cpp_reserve(engine, llm_shape(llama), 32768, 1).activations == 4_557_635_584
+    shape = llm_shape(llama)
+    # with flash attention (llama.cpp's default): the logits and hidden states of one 512-token ubatch,
+    # 512 × (128,256 vocab + 8,192 hidden) × 4 B = 279,445,504 B = 0.260 GiB, whatever the context
+    assert llama_cpp_reserve(engine, shape, 8192, 1).activations == 279_445_504
+    assert llama_cpp_reserve(engine, shape, 32768, 1).activations == 279_445_504
+    # without it, one layer's scores too: 512 × (8,192 ctx × 64 heads × 4 B + 545,792) = 1,353,187,328 B = 1.260 GiB
+    assert llama_cpp_reserve(engine, shape, 8192, 1, flash_attention=False).activations == 1_353_187_328
+    # at 32K: 512 × (32,768 × 64 × 4 + 545,792) = 4,574,412,800 B = 4.260 GiB
+    assert llama_cpp_reserve(engine, shape, 32768, 1, flash_attention=False).activations == 4_574_412_800
 
 
 def test_llama_cpp_shares_out_layers_so_kv_heads_are_never_replicated(catalog):
@@ -160,57 +173,59 @@ def test_llama_70b_bf16_fits_two_a100_pcie_at_the_default_setting(catalog):
     """vLLM issue #7567 runs Llama 3.1 70B BF16 on 2 x A100 PCIe at 17 tok/s."""
     result = verdict(catalog, "llama-3.3-70b", "bf16", "2x-a100-pcie-80gb")
     assert result.verdict is Verdict.SPLIT and result.cards == 2 and result.memory_utilization == 0.90
-    # per card: 141.107e9 / 2 B = 65.708 GiB + 1.25 KV (8,192 × 160 KiB) + 1.501 (an A100 profiles 256 sequences:
-    # 256 × 128,256 × 36 B = 1.101 GiB, + 0.4) + 1.05 = 69.51 GiB, within 0.90 × 79.25 = 71.325
-    assert result.need.total / GIB == pytest.approx(69.51, abs=0.01)
+    # per card: 141.107e9 / 2 B = 65.708 GiB + 1.25 KV (8,192 × 160 KiB) + 0.520 (an A100 profiles 256 sequences:
+    # 256 × 128,256 × 17 B) + 1.05 = 68.53 GiB, within 0.90 × 79.25 = 71.325
+    assert result.need.total / GIB == pytest.approx(68.53, abs=0.01)
 
 
-def test_llama_70b_bf16_on_two_h100_pcie_is_tight_by_utilization(catalog):
-    result = verdict(catalog, "llama-3.3-70b", "bf16", "2x-h100-pcie-80gb")
+def test_llama_70b_bf16_on_two_h100_pcie_at_32k_is_tight_by_utilization(catalog):
+    result = verdict(catalog, "llama-3.3-70b", "bf16", "2x-h100-pcie-80gb", context_tokens=32768)
     assert result.verdict is Verdict.TIGHT and result.fits and result.cards == 2
     assert result.tight_by == "utilization" and result.memory_utilization == 0.95
-    # an H100 profiles 1,024 sequences: 4.403 + 0.4 = 4.803 GiB of activations; 65.708 + 1.25 + 4.803 + 1.05
-    # = 72.81 GiB: above 0.90 × 79.22 = 71.30, within 0.95 × 79.22 = 75.26
-    assert result.need.total / GIB == pytest.approx(72.81, abs=0.01)
+    # an H100 profiles 1,024 sequences: 2.079 GiB of activations; a bridged pair keeps the NCCL buffers only,
+    # 0.15 + 0.4 + 0.5 = 1.05 GiB; 65.708 + 5.0 (KV, 32,768 × 160 KiB) + 2.079 + 1.05 = 73.84 GiB: above
+    # 0.90 × 79.22 = 71.30, within 0.95 × 79.22 = 75.26
+    assert result.need.total / GIB == pytest.approx(73.84, abs=0.01)
     assert result.budget / GIB == pytest.approx(75.26, abs=0.01)
-    # no shorter context helps at 0.90: weights + activations + overhead alone are 71.56 GiB
-    assert result.longest_context_tokens is None
+    # at 0.90 a shorter context fits too: weights + activations + overhead are 73,913,815,859.2 B, which leaves
+    # (76,555,380,326.4 − 73,913,815,859.2) / 163,840 B per token = 16,122.8 → 16,122 tokens
+    assert result.longest_context_tokens == 16122
 
 
 def test_an_fp8_kv_cache_is_the_setting_that_fits_8b_at_32k_on_an_l4(catalog):
     result = verdict(catalog, "llama-3.1-8b", "bf16", "1x-l4", context_tokens=32768)
     assert result.verdict is Verdict.TIGHT and result.tight_by == "kv_cache_dtype"
     assert tight_setting(catalog, result) == "--kv-cache-dtype fp8"
-    # BF16 KV: 14.958 + 4.0 (128 KiB × 32,768) + 1.501 + 0.65 = 21.11 GiB > 19.83 (the need shown); FP8 KV halves
-    # the cache: 19.11 GiB, within; the model runs so
-    assert result.need.total / GIB == pytest.approx(21.11, abs=0.01) and result.kv_cache_dtype == "fp8"
-    # or at the default setting, a context of (21,295,005,696 − 18,369,958,707.2) / 131,072 = 22,316.4 tokens
-    assert result.longest_context_tokens == 22316
+    # BF16 KV: 14.958 + 4.0 (128 KiB × 32,768) + 0.520 + 0.65 = 20.13 GiB > 19.83 (the need shown); FP8 KV halves
+    # the cache: 18.13 GiB, within; the model runs so
+    assert result.need.total / GIB == pytest.approx(20.13, abs=0.01) and result.kv_cache_dtype == "fp8"
+    # or at the default setting, a context of (21,295,005,696 − 17,316,624,793.6) / 131,072 = 30,352.9 tokens
+    assert result.longest_context_tokens == 30352
 
 
 def test_llama_70b_q4_k_m_fits_on_two_rtx_4090_with_llama_cpp(catalog):
     result = verdict(catalog, "llama-3.3-70b", "gguf-q4_k_m", "2x-rtx-4090")
     assert result.verdict is Verdict.SPLIT and result.cards == 2 and result.engine == "llama.cpp"
-    # 43.165e9 / 2 B = 20.100 GiB + 1.25 KV (its 40 layers, 320 KiB × 8,192 / 2) + 1.245 compute + 0.5 CUDA
-    # = 23.095 GiB of the card's whole 23.55 GiB
-    assert result.need.total / GIB == pytest.approx(23.095, abs=1e-3)
-    assert result.headroom / GIB == pytest.approx(0.455, abs=1e-3)
+    # 43.165e9 / 2 B = 20.100 GiB + 1.25 KV (its 40 layers, 320 KiB × 8,192 / 2) + 0.260 compute (flash attention)
+    # + 0.5 CUDA = 22.110 GiB of the card's whole 23.550 GiB
+    assert result.need.total / GIB == pytest.approx(22.110, abs=1e-3)
+    assert result.headroom / GIB == pytest.approx(1.439, abs=1e-3)
 
 
 def test_at_32k_it_is_tight_with_the_longest_context_computed(catalog):
     result = verdict(catalog, "llama-3.3-70b", "gguf-q4_k_m", "2x-rtx-4090", context_tokens=32768)
     assert result.verdict is Verdict.TIGHT and result.tight_by == "context" and result.cards == 2
     assert result.memory_utilization is None  # llama.cpp: no setting, a shorter -c
-    # fixed per card: 21,582,378,817 B weights + 536,870,912 CUDA + 262,668,288 logits = 22,381,918,017 B;
-    # each token: 163,840 B of KV + 512 × 64 × 4 = 131,072 B of scores = 294,912 B;
-    # (25,286,410,240 − 22,381,918,017) / 294,912 = 9,848.7 → 9,848 tokens
-    assert result.longest_context_tokens == 9848
+    # fixed per card: 21,582,378,817 B weights + 536,870,912 CUDA + 279,445,504 logits and hidden states
+    # = 22,398,695,233 B; each token: 163,840 B of KV (flash attention stores no scores);
+    # (25,286,410,240 − 22,398,695,233) / 163,840 = 17,625.0 → 17,625 tokens
+    assert result.longest_context_tokens == 17625
 
 
 def test_llama_8b_bf16_at_8k_on_one_l4_follows_its_visible_memory(catalog):
     result = verdict(catalog, "llama-3.1-8b", "bf16", "1x-l4")
-    # 16.06e9 B = 14.958 GiB + 1.0 KV (128 KiB × 8,192) + 1.501 + 0.65 = 18.11 GiB against 0.90 × 22,565 MiB = 19.83
-    assert result.need.total / GIB == pytest.approx(18.11, abs=0.01)
+    # 16.06e9 B = 14.958 GiB + 1.0 KV (128 KiB × 8,192) + 0.520 + 0.65 = 17.13 GiB against 0.90 × 22,565 MiB = 19.83
+    assert result.need.total / GIB == pytest.approx(17.13, abs=0.01)
     assert result.budget / GIB == pytest.approx(19.83, abs=0.01)
     assert result.verdict is Verdict.ONE_CARD
 
@@ -218,16 +233,18 @@ def test_llama_8b_bf16_at_8k_on_one_l4_follows_its_visible_memory(catalog):
 def test_a_shorter_context_makes_a_tight_fit_on_a_small_card(catalog):
     result = verdict(catalog, "llama-3.1-8b", "bf16", "1x-rtx-4090", context_tokens=131072)
     assert result.verdict is Verdict.TIGHT and result.tight_by == "context" and result.memory_utilization == 0.90
-    # budget 0.90 × 24,115 MiB = 22,757,769,216 B; fixed 16,060,522,496 weights + 1,611,504,025.6 activations
-    # + 697,932,185.6 overhead: (22,757,769,216 − 18,369,958,707.2) / 131,072 B per token = 33,476.4 → 33,476
-    assert result.longest_context_tokens == 33476
+    # budget 0.90 × 24,115 MiB = 22,757,769,216 B; fixed 16,060,522,496 weights + 558,170,112 activations
+    # + 697,932,185.6 overhead: (22,757,769,216 − 17,316,624,793.6) / 131,072 B per token = 41,512.6 → 41,512
+    assert result.longest_context_tokens == 41512
 
 
 def test_fitting_at_the_default_setting_beats_a_tight_fit_on_fewer_cards(catalog):
-    # on 8 x H100 SXM5, 2 cards fit only at 0.95 (72.81 GiB), 4 cards at 0.90 (39.33 GiB): 4 cards win
+    # on 8 x H100 SXM5 (an NVSwitch board: 1.6 GiB more outside PyTorch on each card of a split), 2 cards fit only at
+    # 0.95 (65.708 + 1.25 + 2.079 + 2.65 = 71.69 GiB), 4 cards at 0.90 (32.854 + 0.625 + 2.079 + 2.65 = 38.21 GiB):
+    # 4 cards win
     result = verdict(catalog, "llama-3.3-70b", "bf16", "8x-h100-sxm5-80gb")
     assert result.verdict is Verdict.SPLIT and result.cards == 4 and result.memory_utilization == 0.90
-    assert result.need.total / GIB == pytest.approx(39.33, abs=0.01)
+    assert result.need.total / GIB == pytest.approx(38.21, abs=0.01)
     assert (
         VERDICT_RANK[Verdict.ONE_CARD]
         < VERDICT_RANK[Verdict.SPLIT]
@@ -237,14 +254,14 @@ def test_fitting_at_the_default_setting_beats_a_tight_fit_on_fewer_cards(catalog
 
 
 def test_a_tight_fit_through_the_setting_also_gives_the_context_that_fits_without_it(catalog):
-    # Qwen3 32B BF16 on one A100 PCIe at 32K: 32,762,123,264 × 2 B = 61.024 GiB of weights + 8.0 KV
-    # (256 KiB × 32,768) + 1.704 (256 × 151,936 vocab × 36 B = 1.304, + 0.4) + 0.65 = 71.38 GiB: above
-    # 0.90 × 79.25 = 71.325, within 0.95 × 79.25 = 75.29 GiB
-    result = verdict(catalog, "qwen3-32b", "bf16", "1x-a100-pcie-80gb", context_tokens=32768)
+    # Qwen3 32B BF16 on one H100 PCIe at 32K: 32,762,123,264 × 2 B = 61.024 GiB of weights + 8.0 KV
+    # (256 KiB × 32,768) + 2.463 (1,024 × 151,936 vocab × 17 B) + 0.65 = 72.14 GiB: above
+    # 0.90 × 79.22 = 71.30, within 0.95 × 79.22 = 75.26 GiB
+    result = verdict(catalog, "qwen3-32b", "bf16", "1x-h100-pcie-80gb", context_tokens=32768)
     assert result.verdict is Verdict.TIGHT and result.tight_by == "utilization" and result.cards == 1
-    assert result.memory_utilization == 0.95 and result.budget / GIB == pytest.approx(75.29, abs=0.01)
-    # at 0.90: (76,584,283,750.4 − 68,051,917,619.2 fixed) / 262,144 B per token = 32,549.2 → 32,549 tokens
-    assert result.longest_context_tokens == 32549
+    assert result.memory_utilization == 0.95 and result.budget / GIB == pytest.approx(75.26, abs=0.01)
+    # at 0.90: (76,555,380,326.4 − 68,867,080,601.6 fixed) / 262,144 B per token = 29,328.9 → 29,328 tokens
+    assert result.longest_context_tokens == 29328
 
 
 def test_weights_of_a_gguf_split_are_shared_out_evenly(catalog):
