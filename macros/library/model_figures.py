@@ -21,7 +21,7 @@ from sizing.engine.memory import (
     model_weight_bytes,
     weight_bytes_read_per_step,
 )
-from sizing.engine.specs import llm_shape, precision_spec
+from sizing.engine.specs import checkpoint_precision, llm_shape
 from sizing.views.comparisons import effective_bits_per_parameter, kv_cache_bytes_in
 
 _t = section_text("guides")
@@ -239,7 +239,8 @@ def read_per_token(ctx: MacroContext, model: str, precision: str) -> str:
 
 def _read_per_token_bytes(ctx: MacroContext, model: str, precision: str) -> float:
     ctx.check_pair(model, precision)
-    return weight_bytes_read_per_step(ctx.llm_shape(model), precision_spec(ctx.precision(precision)), 1)
+    held = checkpoint_precision(ctx.llm(model), ctx.precision(precision))
+    return weight_bytes_read_per_step(ctx.llm_shape(model), held, 1)
 
 
 @macro

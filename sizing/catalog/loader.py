@@ -353,6 +353,17 @@ def _check_default_precisions(
                         f"other models); {did_you_mean(pid, precisions)}",
                     )
                 )
+        for pid in getattr(model, "kept_16bit", {}):
+            if pid not in offered(model):
+                problems.append(
+                    Problem(
+                        path,
+                        line_of(raw_models.get(model.id), "kept_16bit"),
+                        model.id,
+                        "kept_16bit",
+                        f"'{pid}' is not a format this model is offered in; use one of {', '.join(offered(model))}",
+                    )
+                )
         if model.default_precision not in offered(model):
             problems.append(
                 Problem(

@@ -379,6 +379,14 @@ def shape_problems(
     return found
 
 
+class KeptIn16Bit(Record):
+    """Parameters of a model's checkpoint in some format that its makers left in 16 bits beyond the embeddings and
+    the output head (Meta's Llama 3.1 405B FP8 keeps its attention and its first and last layers in BF16)."""
+
+    params: Parameters
+    source: Text
+
+
 class Llm(Record):
     id: Id
     name: Text
@@ -403,6 +411,7 @@ class Llm(Record):
     attention: Annotated[MlaAttention | SlidingAttention, Field(discriminator="type")] | None = None
     default_precision: Id = "bf16"
     precisions: Annotated[list[Id], Field(min_length=1)] | None = None  # published only in these formats
+    kept_16bit: dict[Id, KeptIn16Bit] = {}  # by format: parameters its checkpoint leaves in 16 bits
     sources: Sources
 
     @property

@@ -496,6 +496,15 @@ def switch_buffers_on(catalog: Catalog, architecture: str | None) -> bool:
     return architecture in catalog.server_engine.nvswitch_buffers_gib.architectures
 
 
+def card_nvswitch_splits(catalog: Catalog, gpu: Gpu | InlineGpu, cards: int) -> frozenset[int]:
+    """The splits up to ``cards`` cards of ``gpu`` over NVLink that keep the NVSwitch buffers: those an NVSwitch node
+    of the catalog makes of that card; none for a card given inline, taken to meet its peers over PCIe."""
+    if isinstance(gpu, InlineGpu):
+        return frozenset()
+    boards = [nvswitch_splits(catalog, node) for node in catalog.nodes_of_gpu.get(gpu.id, ())]
+    return frozenset(k for k in range(2, cards + 1) if any(k in splits for splits in boards))
+
+
 def llm_query(
     catalog: Catalog,
     model: Llm,

@@ -15,7 +15,7 @@ from sizing.catalog.schema import (
     Precision,
     SlidingAttention,
 )
-from sizing.engine.specs import LlmShape, PrecisionSpec, llm_shape, precision_spec
+from sizing.engine.specs import LlmShape, PrecisionSpec, checkpoint_precision, llm_shape
 
 SIXTEEN_BIT_BYTES = 2
 EIGHT_BIT_BYTES = 1  # an FP8 element (a KV cache kept in FP8)
@@ -61,11 +61,14 @@ def _expert_bits(precision: PrecisionSpec) -> float:
 
 
 def weight_bytes(model: LlmShape, precision: PrecisionSpec) -> float:
-    """Every weight held in memory (all experts), embeddings at 16 bits where the format keeps them so."""
+    """Every weight held in memory (all experts), embeddings at 16 bits where the format keeps them so, and what the
+    checkpoint leaves in 16 bits."""
     routed = routed_expert_params(model) if model.experts is not None else 0.0
     embeddings = embedding_params(model)
+    kept = precision.params_16bit
     return (
-        (model.params - routed - embeddings) * precision.bits_per_weight / 8
+        (model.params - routed - embeddings - kept) * precision.bits_per_weight / 8
+        + kept * 2
         + embeddings * _embedding_bits(precision) / 8
         + routed * _expert_bits(precision) / 8
     )
@@ -80,10 +83,11 @@ def weight_bytes_read_per_step(
     routed = routed_expert_params(model)
     head = model.vocab_size * model.hidden_size
     input_embedding = 0 if model.tie_word_embeddings else head
-    body = model.params - routed - head - input_embedding
+    body = model.params - routed - head - input_embedding - precision.params_16bit
     head_read = head if reads_output_head else 0
     return (
         body * precision.bits_per_weight / 8
+        + precision.params_16bit * 2
         + head_read * _embedding_bits(precision) / 8
         + expert_bytes_read_per_step(model, precision, streams)
     )
@@ -169,7 +173,7 @@ def model_weight_bytes(model: Llm | DiffusionModel, precision: Precision) -> flo
     require_precision(model, precision)
     if isinstance(model, DiffusionModel):
         return sum(component_bytes(c.role, c.params, precision) for c in model.components)
-    return weight_bytes(llm_shape(model), precision_spec(precision))
+    return weight_bytes(llm_shape(model), checkpoint_precision(model, precision))
 
 
 # --- KV cache ----------------------------------------------------------------------------------------------

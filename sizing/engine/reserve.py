@@ -112,8 +112,8 @@ def server_reserve(
     cuda_graphs_in_budget: bool = True,
     over_nvswitch: bool = False,
 ) -> Reserve:
-    """What a server engine keeps on each card of a ``cards``-way split with the batch ``budget``; a split whose
-    cards meet over NVLink keeps the engine's NVLink all-reduce buffers too (``over_nvswitch``)."""
+    """What a server engine keeps on each card of a ``cards``-way split with the batch ``budget``; a split across an
+    NVSwitch board that has them keeps the NVSwitch buffers too (``over_nvswitch``)."""
     sampler = sampler_peak_bytes(budget.sampled_positions, model.vocab_size, engine.sampler_bytes_per_vocab_entry.value)
     forward = forward_activation_bytes(budget.tokens, mlp_width(model) / cards, model.hidden_size)
     activations = activation_peak_bytes(

@@ -19,7 +19,7 @@ from sizing.catalog.schema import (
 )
 from sizing.engine.decode import DecodeConstants, DecodeSetup
 from sizing.engine.deployment import NodeCards
-from sizing.engine.fit import Engine, FitQuery, kv_element_bytes, switch_buffers_on
+from sizing.engine.fit import Engine, FitQuery, card_nvswitch_splits, kv_element_bytes
 from sizing.engine.links import link_spec, node_bus_link
 from sizing.engine.specs import (
     Checkpoint,
@@ -27,6 +27,7 @@ from sizing.engine.specs import (
     LinkSpec,
     LlmShape,
     PrecisionSpec,
+    checkpoint_precision,
     gpu_spec,
     llm_shape,
     precision_spec,
@@ -145,7 +146,8 @@ def scenario_precision(
     if record is None or "llm" not in record.applies_to:
         valid = [p for p, r in catalog.precisions.items() if "llm" in r.applies_to]
         raise _unknown("precision", precision, "precisions.yml for language models", valid)
-    return precision_spec(record)
+    known = catalog.models.get(model) if isinstance(model, str) else None
+    return checkpoint_precision(known, record) if isinstance(known, Llm) else precision_spec(record)
 
 
 def scenario_checkpoint(catalog: Catalog, scenario: DecodeScenario) -> Checkpoint:
@@ -235,16 +237,16 @@ def scenario_query(catalog: Catalog, scenario: DecodeScenario) -> FitQuery:
 
 
 def scenario_nvswitch_splits(catalog: Catalog, scenario: DecodeScenario) -> frozenset[int]:
-    """The card counts of the scenario whose split keeps the NVSwitch buffers: every count over ``nvlink`` or an
-    NVLink interconnect (an SXM board) on cards of an architecture that has them; none over a bridge, PCIe or a link
-    given by its figures."""
+    """The card counts of the scenario whose split keeps the NVSwitch buffers: over ``nvlink`` or an NVLink
+    interconnect, those an NVSwitch node of the catalog makes of its card; none over a bridge, PCIe or a link given
+    by its figures."""
     link = scenario.link
-    switched = link == "nvlink" or (
+    over_nvlink = link == "nvlink" or (
         isinstance(link, str) and link in catalog.interconnects and catalog.interconnects[link].family == "nvlink"
     )
-    if not switched or not switch_buffers_on(catalog, gpu_record(catalog, scenario.gpu).architecture):
+    if not over_nvlink:
         return frozenset()
-    return frozenset(range(2, scenario.cards + 1))
+    return card_nvswitch_splits(catalog, gpu_record(catalog, scenario.gpu), scenario.cards)
 
 
 def scenario_node(catalog: Catalog, scenario: DecodeScenario) -> NodeCards:

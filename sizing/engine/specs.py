@@ -6,7 +6,7 @@ scenario's inline figures through ``sizing.engine.scenarios``. Every formula of 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from sizing.catalog.schema import Gpu, HybridAttention, InlineGpu, Llm, MlaAttention, Precision, SlidingAttention
@@ -57,12 +57,14 @@ class LlmShape:
 @dataclass(frozen=True)
 class PrecisionSpec:
     """Bits per weight of the linear layers (``expert_bits_per_weight`` when routed experts differ, e.g. MXFP4)
-    and the tensor-core format the products run in."""
+    and the tensor-core format the products run in; ``params_16bit``: parameters beyond the embeddings that one
+    checkpoint in this format leaves in 16 bits."""
 
     bits_per_weight: float
     keeps_embeddings_16bit: bool
     expert_bits_per_weight: float | None = None
     compute_format: Literal["bf16", "fp8"] = "bf16"
+    params_16bit: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,13 @@ def precision_spec(precision: Precision) -> PrecisionSpec:
     )
 
 
+def checkpoint_precision(model: Llm, precision: Precision) -> PrecisionSpec:
+    """A precisions.yml format as ``model``'s checkpoint in it holds it: with what it leaves in 16 bits."""
+    spec = precision_spec(precision)
+    kept = model.kept_16bit.get(precision.id)
+    return spec if kept is None else replace(spec, params_16bit=float(kept.params))
+
+
 def checkpoint(model: Llm, precision: Precision) -> Checkpoint:
     """A models.yml language model in a precisions.yml format."""
-    return Checkpoint(llm_shape(model), precision_spec(precision), model.max_context_tokens)
+    return Checkpoint(llm_shape(model), checkpoint_precision(model, precision), model.max_context_tokens)

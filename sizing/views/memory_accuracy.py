@@ -23,7 +23,7 @@ from sizing.catalog.schema import (
     ServerEngine,
 )
 from sizing.catalog.units import GIB, MIB
-from sizing.engine.fit import kv_element_bytes, nvswitch_splits, visible_memory
+from sizing.engine.fit import card_nvswitch_splits, kv_element_bytes, visible_memory
 from sizing.engine.memory import kv_cache_bytes, weight_bytes
 from sizing.engine.reserve import (
     BatchBudget,
@@ -101,14 +101,6 @@ def record_batch_budget(
     return BatchBudget(tokens, record.max_num_seqs or default.sequences)
 
 
-def over_nvswitch(catalog: Catalog, gpu: Gpu | InlineGpu, cards: int) -> bool:
-    """Whether a record's split crosses an NVSwitch board that keeps the switch buffers: a catalog card some node of
-    which does for that many cards; a card given inline is taken to meet its peers over PCIe."""
-    if isinstance(gpu, InlineGpu):
-        return False
-    return any(cards in nvswitch_splits(catalog, n) for n in catalog.nodes_of_gpu.get(gpu.id, ()))
-
-
 def check_memory_record(catalog: Catalog, record: MemoryMeasurement) -> MemoryCheck:
     """The KV-cache memory and weights the engine's rules predict for one start-up record."""
     gpu = gpu_record(catalog, record.gpu)
@@ -136,7 +128,8 @@ def check_memory_record(catalog: Catalog, record: MemoryMeasurement) -> MemoryCh
         server = as_released(server, release)
         batch = record_batch_budget(server, record, visible, device_name(gpu), release)
         graphs = record.cuda_graphs_in_budget and not record.enforce_eager and record.engine_kind == "vllm"
-        reserve = server_reserve(server, model, record.cards, batch, graphs, over_nvswitch(catalog, gpu, record.cards))
+        switched = record.cards in card_nvswitch_splits(catalog, gpu, record.cards)
+        reserve = server_reserve(server, model, record.cards, batch, graphs, switched)
         if record.engine_kind == "sglang":
             if record.mem_fraction_static is None:
                 raise MemoryAccuracyError(f"memory record '{record.id}': an SGLang record needs mem_fraction_static")

@@ -88,7 +88,7 @@ def test_a_70b_in_bf16_runs_across_the_four_a100s_though_two_hold_it(catalog):
         assert deployment.chosen.total > 5 * pairs.total
 
 
-def test_the_same_split_is_faster_over_nvswitch_than_over_pcie(catalog):
+def test_the_same_split_is_faster_over_nvlink_than_over_pcie(catalog):
     model, bf16 = catalog.models["llama-3.3-70b"], catalog.precisions["bf16"]
     chosen = [
         deployment_on(catalog, model, bf16, catalog.nodes[n]).chosen for n in ("4x-a100-pcie-80gb", "4x-a100-sxm4-80gb")
@@ -131,7 +131,7 @@ def test_llama_cpp_serves_its_default_slots(catalog):
     assert chosen is not None and chosen.most_streams == chosen.streams == 4  # llama-server's --parallel auto
 
 
-def test_bridged_pairs_talk_over_nvswitch_two_by_two_and_over_pcie_beyond(catalog):
+def test_bridged_pairs_talk_over_nvlink_two_by_two_and_over_pcie_beyond(catalog):
     node = catalog.nodes["4x-h100-nvl-94gb"]
     bridge = catalog.interconnect_of(node)
     pcie = catalog.host_pcie_of(catalog.gpu_of(node))

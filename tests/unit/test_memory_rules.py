@@ -268,3 +268,25 @@ def test_weights_of_a_gguf_split_are_shared_out_evenly(catalog):
     model, q8 = catalog.models["llama-3.1-8b"], catalog.precisions["gguf-q8_0"]
     need = llm_need(catalog, model, q8, 8192, 1, 3, gpu=catalog.gpus["rtx-4090"])
     assert need.weights == pytest.approx(model_weight_bytes(model, q8) / 3)
+
+
+# --- checkpoints not in one format throughout ----------------------------------------------------------------
+def test_a_checkpoint_that_leaves_layers_in_16_bits_weighs_what_its_engine_loads(catalog):
+    """Meta's Llama 3.1 405B FP8 keeps attention and its first and last layers in BF16: vLLM loaded 57.752 GiB a
+    card at TP 8 (vLLM issue 6746)."""
+    model, fp8 = catalog.models["llama-3.1-405b"], catalog.precisions["fp8"]
+    need = llm_need(catalog, model, fp8, 8192, 1, 8, gpu=catalog.gpus["h100-sxm5-80gb"])
+    # all in FP8: (405,853,388,800 − 4,202,692,608 embeddings and head) × 1 B + 4,202,692,608 × 2 B
+    # = 410,056,081,408 B = 381.90 GiB; 77,108,084,736 parameters more at 2 B: 453.71 GiB, 56.71 a card
+    assert need.weights / GIB == pytest.approx(56.71, abs=0.01)
+    assert need.weights / GIB == pytest.approx(57.752, rel=0.02)
+    # the same format on a model that keeps nothing in 16 bits is unchanged: 1 B a weight, 16-bit embeddings
+    llama70 = catalog.models["llama-3.3-70b"]
+    expected = (70_553_706_496 - 2 * 128_256 * 8_192) + 2 * 2 * 128_256 * 8_192
+    assert model_weight_bytes(llama70, fp8) == expected
+
+
+def test_a_format_kept_in_16_bits_must_be_one_the_model_is_offered_in(data_copy):
+    edit(data_copy / "models.yml", "    kept_16bit:\n      fp8:\n", "    kept_16bit:\n      gguf-q4_0-qat:\n")
+    with pytest.raises(CatalogError, match=r"kept_16bit.*'gguf-q4_0-qat' is not a format this model is offered in"):
+        load_catalog(data_copy)
