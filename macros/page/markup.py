@@ -26,7 +26,7 @@ _TAG = re.compile(r"<[^>\n]*>?")
 _AUTOLINK = re.compile(r"<(?:https?://[^\s<>]+|mailto:[^\s<>]+|[\w.+-]+@[\w.-]+)>", re.I)  # Markdown's own links
 _LINK_TARGET = re.compile(r"\]\(\s*<?([^)>]*)")  # [text](target "title"), ![alt](target), a line break kept
 _REFERENCE = re.compile(r"^[ ]{0,3}\[(?!\^)[^\]\n]+\]:\s*<?([^\s>]*)", re.M)  # [name]: target
-_ATTRIBUTE_LIST = re.compile(r"(?<!\{)\{(?!\{)([^{}\n]*)\}")
+_ATTRIBUTE_LIST = re.compile(r"(?<!\{)\{(?!\{)([^{}\n]*)\}(?!\})")  # not half of a '{{ … }}': the template's
 _ID_OR_CLASS = re.compile(r"[#.][\w-]+|:")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 

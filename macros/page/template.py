@@ -48,7 +48,9 @@ class CompiledPage:
 
 
 def has_macros(markdown: str) -> bool:
-    return "{{" in markdown or "{%" in markdown
+    """Whether the page holds template syntax to check and render: a call, a statement, or a '}}' without its
+    '{{' (which the check names, where an attribute list would otherwise read it: ``{: onclick=… }}``)."""
+    return "{{" in markdown or "{%" in markdown or "}}" in markdown
 
 
 @lru_cache(maxsize=4096)

@@ -43,6 +43,7 @@ PAGE_ATTACKS = {
     "a reference definition": ("[x]\n\n[x]: vbscript:msgbox", "(vbscript:)", 3),
     "an event handler in an attribute list": ("Text\n{: onclick=alert(document.cookie) }", "sets 'onclick'", 2),
     "an href in an attribute list": ('[x](https://example.org){: href="javascript:alert(1)" }', "sets 'href'", 1),
+    "an attribute list closed twice": ("Text\n{: onclick=alert(document.cookie) }}", "a '}}' without its '{{'", 2),
     "a script inside an unclosed fence": ("```\n<script>alert(document.cookie)</script>", "raw HTML '<script>'", 2),
     # lines the checks would scan once per brace or bracket: minutes, before pages were bounded
     "a line of 100,000 braces": ("{" * 100_000, "a line of 100,000 characters, more than 1,000; break it", 1),
@@ -67,6 +68,12 @@ def test_markup_that_could_run_script_is_refused_at_its_line_for_what_it_is(data
     text, words, line = PAGE_ATTACKS[case]
     start, message = page_refusal(data, text)
     assert message.startswith(f"docs/en/index.md:{start + line - 1}: ") and words in message, message
+
+
+def test_a_stray_closing_brace_is_refused_on_a_page_without_macros(data: SiteData):
+    page = "# Page {#page}\n\nText\n{: onclick=alert(document.cookie) }}\n"  # attr_list would read 'onclick'
+    with pytest.raises(PageError, match=r"^docs/en/index.md:4: a '}}' without its '{{'"):
+        render_page(PageSource("docs/en/index.md", "en", page, page), ROOT / "docs", data)
 
 
 def test_a_page_too_long_to_check_is_refused_at_once(data: SiteData):
