@@ -1,7 +1,8 @@
-"""MkDocs glue: every event hands off to one function of ``macros/``, which knows nothing of MkDocs: the nav
-and the 404 words (on_config), the configurator pages (on_files, on_page_read_source), a page's checks, macros
-and banner (on_page_markdown), reading times (on_page_context), each language's 404, the API and the search
-indexes (on_post_build)."""
+"""MkDocs glue: every event hands off to one function of ``macros/``, which knows nothing of MkDocs: the site's
+address, the nav and the 404 words (on_config), the configurator pages (on_files, on_page_read_source), a page's
+checks, macros, banner and title as text (on_page_markdown), its HTML checked and its blocks back
+(on_page_content), reading times (on_page_context), each language's 404, the API and the search indexes
+(on_post_build)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from macros.build import (  # noqa: E402
     empty_language_folders,
     missing_nav_pages,
     not_found_words,
+    published_address,
 )
 
 
@@ -72,8 +74,19 @@ _builds: dict[str, SiteBuild] = {}  # by docs_dir
 _english_404: dict[str, bytes] = {}  # by site_dir
 
 
+@event_priority(100)  # before any plugin uses the address (mkdocs-static-i18n's alternates, canonical links)
+def check_site_address(config: MkDocsConfig) -> MkDocsConfig:
+    """The site's address ($SITE_URL) checked, its host in punycode: the build stops naming the variable."""
+    try:
+        if config.site_url:
+            config.site_url = published_address(config.site_url)
+    except BUILD_ERRORS as exc:
+        raise PluginError(str(exc)) from None
+    return config
+
+
 @event_priority(-110)  # after mkdocs-static-i18n's on_config: sees the language being built
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
+def start_build(config: MkDocsConfig) -> MkDocsConfig:
     missing = missing_nav_pages(config.nav, Path(config.docs_dir))
     if missing:
         raise PluginError("\n".join(missing))
@@ -129,12 +142,16 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         raise PluginError(str(exc)) from None
     if written:
         page.meta["banner"] = rendered.banner
+    page.meta.update(rendered.theme_meta)  # the theme writes these into HTML as they are: text, escaped
     return rendered.markdown
 
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     """The blocks of HTML the page's macros wrote, back in their places once Markdown has run."""
-    return _builds[config.docs_dir].page_html(page.file.src_uri, html)
+    try:
+        return _builds[config.docs_dir].page_html(page.file.src_uri, html)
+    except BUILD_ERRORS as exc:
+        raise PluginError(str(exc)) from None
 
 
 @event_priority(100)  # before the search plugin indexes the page: every page's Markdown is rendered by now
@@ -169,4 +186,5 @@ def finish_site(config: MkDocsConfig) -> None:
     _builds[config.docs_dir].write_site_files(site, state.languages, material_text)
 
 
+on_config = CombinedEvent(check_site_address, start_build)
 on_post_build = CombinedEvent(keep_language_404, finish_site)

@@ -10,11 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from macros.base.errors import MacroError, PageError
+from macros.base.front_matter import check_front_matter, theme_text
 from macros.base.languages import LANGUAGES, SOURCE_LANGUAGE
 from macros.base.links import PageLinks
 from macros.base.project_files import ProjectFileError, check_project_files
+from macros.base.site_address import SiteAddressError, published_address
 from macros.generated import configurator_page_uris, generated_page_source, not_found_words, write_site_files
 from macros.output.strings import StringsError
+from macros.page.markup import check_page_html
 from macros.page.nav import empty_language_folders, missing_nav_pages
 from macros.page.pipeline import render_page
 from macros.page.render import Rendered
@@ -26,7 +29,7 @@ from macros.site.site_data import SiteData, site_data
 from macros.site.translations import translation_banner
 from sizing.catalog.errors import CatalogError
 
-BUILD_ERRORS = (MacroError, PageError, StringsError, CatalogError, ProjectFileError)
+BUILD_ERRORS = (MacroError, PageError, StringsError, CatalogError, ProjectFileError, SiteAddressError)
 
 __all__ = [
     "BUILD_ERRORS",
@@ -36,15 +39,19 @@ __all__ = [
     "empty_language_folders",
     "missing_nav_pages",
     "not_found_words",
+    "published_address",
 ]
 
 
 @dataclass(frozen=True)
 class RenderedMarkdown:
-    """A page's Markdown with its macros run, and what the reader is told about its translation."""
+    """A page's Markdown with its macros run, what the reader is told about its translation, and its front
+    matter's title and description as the theme must be given them (``theme_text``: escaped; empty for a
+    generated page, whose front matter is written escaped)."""
 
     markdown: str
     banner: dict[str, str] | None
+    theme_meta: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -84,8 +91,9 @@ class SiteBuild:
         source = PageSource(f"docs/{src_uri}", text_lang, text, markdown, generated is not None)
         links = PageLinks.at(url, lang)
         rendered = render_page(source, self.docs_dir, self.data, links)
-        banner = None
+        banner, theme_meta = None, dict[str, str]()
         if generated is None:
+            theme_meta = theme_text(check_front_matter(text, source.path))
             banner = translation_banner(
                 self.docs_dir,
                 Path(src_uri).relative_to(text_lang).as_posix(),
@@ -96,10 +104,13 @@ class SiteBuild:
             )
         self.rendered.remember(src_uri, rendered.whole)
         self.blocks[src_uri] = rendered
-        return RenderedMarkdown(rendered.markdown, banner)
+        return RenderedMarkdown(rendered.markdown, banner, theme_meta)
 
     def page_html(self, src_uri: str, html: str) -> str:
-        """The blocks of HTML the page's macros wrote, back in their places once Markdown has run."""
+        """The blocks of HTML the page's macros wrote, back in their places once Markdown has run, once the HTML
+        Markdown made of a written page's text is checked to hold no script (``check_page_html``)."""
+        if src_uri not in self.generated:
+            check_page_html(html, f"docs/{src_uri}")
         return self.blocks.pop(src_uri).fill(html)
 
     def with_reading_times(self, src_uri: str, html: str) -> str:

@@ -122,7 +122,7 @@ def _docs_dir(config: Path) -> Path:
 
     _Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # !ENV, !!python/name: ... ignored
     name = "docs"
-    with contextlib.suppress(OSError, yaml.YAMLError):
+    with contextlib.suppress(OSError, yaml.YAMLError, RecursionError):  # MkDocs itself then says what is wrong
         loaded = yaml.load(config.read_text(encoding="utf-8"), Loader=_Loader)
         if isinstance(loaded, dict) and isinstance(loaded.get("docs_dir"), str):
             name = loaded["docs_dir"]

@@ -15,9 +15,12 @@ next publish.
 Publish touches only its own releases: it deletes only folders its history.json names as created by it (a
 folder another tool left in releases/ stays, and is never served), writes the history without a release
 before it starts deleting it (a publish killed while deleting never lists a half-deleted release), and
-removes its own leftovers (.history.json.*.tmp, .current.new-*, .publish-staging/). A rollback serves only a
-release whose files match the manifest written when it was published. --target may be neither the site
-folder, nor inside it, nor hold it.
+removes its own leftovers (.history.json.*.tmp, .current.new-*, .publish-staging/). Every name the history
+holds must be a release name as publish makes them (``RELEASE_NAME``: a plain folder name, never '..', '' or a
+path): a history holding any other stops publish and rollback before anything is deleted or served. A release
+holds regular files, each with one name (no symlink, hard link, pipe or device): the manifest hashes them,
+and a rollback serves only a release whose files match the manifest written when it was published. --target
+may be neither the site folder, nor inside it, nor hold it.
 
 Publishes and rollbacks into one target are serialised by the lock: the one that switches last is current,
 and each waits at most --lock-timeout seconds (10 minutes) for the others, then fails without changing
@@ -38,8 +41,9 @@ would go to are never deleted.
     python scripts/publish.py --target /srv/guides --rollback
 
 Exit codes: 0 done, 1 nothing published (the site fails its checks, no release to roll back to, another
-publish held the lock too long), 2 the target is unusable (a file, under a file, a symlink loop, no
-permission), with one line saying what is wrong and what to do.
+publish held the lock too long, a history or release that cannot be trusted, a copy that failed), 2 the
+target is unusable (a file, under a file, a symlink loop, no permission), with one line saying what is wrong
+and what to do (a failed check of the site lists its problems, one a line).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -64,7 +69,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from build_site import LockTimeout, file_lock
-from check_site import check_site
+from check_site import check_site  # puts the project's root on the path
+
+from sizing.catalog.errors import terminal_text
+from sizing.catalog.regular_files import MAX_FILE_BYTES, foreign_kind, read_regular_file, refusal
 
 KEEP_RELEASES = 5
 LOCK_TIMEOUT = 600.0  # seconds a publish or rollback waits for another one into the same target
@@ -72,6 +80,10 @@ HISTORY = "history.json"
 LOCK = ".publish.lock"
 STAGING = ".publish-staging"
 History = dict[str, Any]  # published, rolled_back, deleting: lists of names; created: name -> manifest
+# The names publish gives its releases (a stamp and a commit, 20261202T040512123456Z-5e407eb, or the caller's):
+# a plain folder name, so that a name read back from history.json can never reach outside releases/
+RELEASE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+PARTIAL = ".partial"  # a half-copied release of an older publish: never served nor deleted
 
 
 class PublishError(Exception):
@@ -143,6 +155,13 @@ def _prepare_target(target: Path, create: bool) -> None:
     if not os.access(target, os.W_OK | os.X_OK):
         raise TargetError(target, "permission denied", "run as a user who may write there, or choose another folder")
     releases, current = target / "releases", target / "current"
+    if releases.is_symlink():
+        raise TargetError(
+            target,
+            f"{releases} is a symlink (to {terminal_text(os.readlink(releases))}), not the folder of releases publish "
+            "deletes in",
+            "move it away, or give the real folder as the target",
+        )
     if releases.exists() and not releases.is_dir():
         raise TargetError(target, f"{releases} is a file, not the folder of releases", "move it away")
     if current.exists() and not current.is_symlink():
@@ -169,15 +188,32 @@ def _locked(target: Path, timeout: float) -> Iterator[None]:
 # --- releases and history ------------------------------------------------------------------------------
 
 
+def release_name_problem(name: object) -> str | None:
+    """``'..', which is not a release name …`` when ``name`` is not a name publish gives a release; None when it
+    is one."""
+    if isinstance(name, str) and RELEASE_NAME.fullmatch(name) and not name.endswith(PARTIAL):
+        return None
+    return (
+        f"{terminal_text(repr(name), 60)}, which is not a release name publish makes (1 to 100 letters, digits, "
+        f"'.', '_' or '-', the first a letter or a digit, not ending in {PARTIAL})"
+    )
+
+
 def _releases(target: Path) -> list[Path]:
+    """The folders in releases/ (real folders, not symlinks) whose names could be publish's."""
     folder = target / "releases"
     return (
-        sorted(
-            p for p in folder.iterdir() if p.is_dir() and not p.name.endswith(".partial") and not p.name.startswith(".")
-        )
+        sorted(p for p in folder.iterdir() if _is_real_folder(p) and release_name_problem(p.name) is None)
         if folder.exists()
         else []
     )
+
+
+def _is_real_folder(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
 
 
 def current_release(target: Path) -> Path | None:
@@ -185,43 +221,84 @@ def current_release(target: Path) -> Path | None:
     return target / os.readlink(link) if link.is_symlink() else None
 
 
+class ForeignRelease(PublishError):
+    """A site or a release holds something other than folders and regular files with one name each."""
+
+
+def _regular_bytes(path: Path) -> bytes:
+    """The bytes of ``path``, which must be a regular file with one name: opened without following a symlink
+    nor waiting on a pipe, and checked on the open file (ForeignRelease otherwise)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise ForeignRelease(f"{terminal_text(str(path))}: {refusal('a symlink')}") from None
+    with os.fdopen(fd, "rb") as file:
+        kind = foreign_kind(os.fstat(fd))
+        if kind:
+            raise ForeignRelease(f"{terminal_text(str(path))}: {refusal(kind)}")
+        return file.read()
+
+
 def manifest(folder: Path) -> dict[str, object]:
-    """What a complete copy of ``folder`` holds: its number of files and one hash of their paths and bytes."""
-    digest, count = hashlib.sha256(), 0
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() or p.is_symlink()):
+    """What a complete copy of ``folder`` holds: its number of files and one hash of their paths and bytes.
+    Every file is a regular file with one name, every folder a real folder: a symlink, a hard link, a pipe or a
+    device anywhere below ``folder`` raises ForeignRelease naming it (a release served through one would serve
+    what lies elsewhere)."""
+    files = []
+    for root, dirs, names in os.walk(folder):
+        for name in [*dirs, *names]:
+            path = Path(root, name)
+            info = os.lstat(path)
+            kind = None if stat.S_ISDIR(info.st_mode) else foreign_kind(info)
+            if kind:
+                to = f" (to {terminal_text(os.readlink(path))})" if stat.S_ISLNK(info.st_mode) else ""
+                raise ForeignRelease(
+                    f"{terminal_text(str(path), 200)}: {kind}{to}; a release holds only folders and "
+                    "regular files, each with one name"
+                )
+        files += [Path(root, name) for name in names]
+    digest = hashlib.sha256()
+    for path in sorted(files):
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-        count += 1
-    return {"files": count, "sha256": digest.hexdigest()}
+        digest.update(hashlib.sha256(_regular_bytes(path)).digest())
+    return {"files": len(files), "sha256": digest.hexdigest()}
 
 
 def _empty_history() -> History:
     return {"published": [], "rolled_back": [], "created": {}, "deleting": []}
 
 
-def _names(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(n, str) for n in value)
-
-
 def _read_history(target: Path) -> History:
     """The history; an empty one for a target without history.json (nothing in it is publish's own)."""
     path = target / HISTORY
     try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
+        loaded = json.loads(read_regular_file(path, MAX_FILE_BYTES).decode("utf-8"))  # never waits on a pipe
     except FileNotFoundError:
         return _empty_history()
     except (OSError, ValueError) as exc:
-        raise PublishError(f"{path}: unreadable ({exc}); fix it, or remove it to forget the rollback history") from None
+        raise PublishError(
+            f"{path}: unreadable ({terminal_text(str(exc), 200)}); fix it, or remove it to forget the rollback history"
+        ) from None
     history = {**_empty_history(), **loaded} if isinstance(loaded, dict) else None
     if not (
         history
-        and all(_names(history[key]) for key in ("published", "rolled_back", "deleting"))
+        and all(isinstance(history[key], list) for key in ("published", "rolled_back", "deleting"))
         and isinstance(history["created"], dict)
     ):
         raise PublishError(
             f"{path}: not a publish history (expected lists 'published', 'rolled_back', 'deleting' and a "
             "mapping 'created'); fix it, or remove it to forget the rollback history"
         )
+    for key in ("deleting", "published", "rolled_back", "created"):
+        for name in history[key]:
+            problem = release_name_problem(name)
+            if problem:
+                raise PublishError(
+                    f"{path}: '{key}' lists {problem}; nothing was deleted nor served (publish lists only its own "
+                    "releases there): fix the file, or remove it to forget the rollback history"
+                )
     return history
 
 
@@ -343,12 +420,29 @@ def _check_complete(target: Path, name: str, history: History) -> None:
             f"{target}: release {name} has no manifest (published before manifests existed), so its "
             "completeness cannot be checked; nothing was changed"
         )
-    found = manifest(target / "releases" / name)
+    release = target / "releases" / name
+    if not _is_real_folder(release):
+        raise PublishError(f"{target}: release {name} is not a folder of releases/ (a symlink?); nothing was changed")
+    try:
+        found = manifest(release)
+    except ForeignRelease as exc:
+        raise PublishError(f"{target}: release {name} cannot be served: {exc}; nothing was changed") from None
     if found != recorded:
         raise PublishError(
             f"{target}: release {name} is not the release that was published ({found['files']} files of "
             f"{recorded.get('files')}, or their content changed); nothing was changed"
         )
+
+
+def _copy_failure(target: Path, site: Path, failures: list[tuple[str, str, str]]) -> str:
+    """One line for a copy of the site that failed on many files (shutil.Error lists every one of them)."""
+    _source, destination, why = failures[0]
+    first = f"{terminal_text(str(why), 200)} ({terminal_text(str(destination), 200)})"
+    more = f", and {len(failures) - 1:,} more files" if len(failures) > 1 else ""
+    return (
+        f"{target}: the copy of {site} failed: {first}{more}; nothing was published: free space or fix the "
+        "permissions, then publish again"
+    )
 
 
 def _release_name() -> str:
@@ -362,8 +456,8 @@ def _release_name() -> str:
 
 def publish(site: Path, target: Path, name: str | None = None, lock_timeout: float = LOCK_TIMEOUT) -> Path:
     """Check ``site``, copy it into a new release and make it current; return the release."""
-    if name is not None and (not name or "/" in name or name.startswith(".") or name.endswith(".partial")):
-        raise PublishError(f"{name!r} cannot name a release: give a plain folder name")
+    if name is not None and (problem := release_name_problem(name)):
+        raise PublishError(f"cannot name a release {problem}; give a plain folder name")
     _refuse_overlap(site, target)
     _prepare_target(target, create=True)
     if not (site / "index.html").exists():
@@ -385,7 +479,10 @@ def publish(site: Path, target: Path, name: str | None = None, lock_timeout: flo
         staged = target / STAGING / name
         try:
             staged.parent.mkdir()
-            shutil.copytree(site, staged)
+            try:
+                shutil.copytree(site, staged)
+            except shutil.Error as exc:  # one entry per file that failed: a full disk fails them all
+                raise PublishError(_copy_failure(target, site, exc.args[0])) from None
             written = manifest(staged)
             if written != manifest(site):
                 raise PublishError(f"{target}: the copy of {site} is not complete; nothing was published")
@@ -473,7 +570,8 @@ def main() -> int:
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
         print(
-            f"publish: {target}: {exc.strerror or exc}{where}; `current` still points to a complete release",
+            f"publish: {target}: {terminal_text(str(exc.strerror or exc) + where, 300)}; `current` still points to a "
+            "complete release",
             file=sys.stderr,
         )
         return 1

@@ -28,7 +28,8 @@ and a context of prompt + output tokens. ``binding`` says what stops a node from
 speed, ttft, engine_cap (the engine's running batch) or users (it already serves them all). When no option meets
 the requirement, ``closest`` holds the nearest plans (loosened just enough) and ``relax`` what to loosen. An
 option whose KV cache is kept in FP8 says ``"kv_cache_dtype": "fp8"``. A bad file is one error line per
-problem on stderr, ``file:line:`` first, exit status 2.
+problem on stderr, ``file:line:`` first, exit status 2. A file holds at most MAX_REQUIREMENTS (10) requirements,
+so that a run stays under a minute: split a longer one.
 """
 
 from __future__ import annotations
@@ -40,14 +41,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sizing.catalog.errors import CatalogError, did_you_mean
+from sizing.catalog.errors import CatalogError, did_you_mean, terminal_text
 from sizing.catalog.loader import Catalog, load_catalog
 from sizing.catalog.record_lists import RecordListError, read_records, record_label
 from sizing.catalog.schema import Llm, PlanRequirement
+from sizing.command_line import JSON_ERRORS, print_answer, print_errors
 from sizing.views.plan import Option, Requirement, closest, plan, relax
 
 ANY_PRECISION = "any"
 NOUN = "requirement"
+MAX_REQUIREMENTS = 10  # one run's budget: the slowest requirements take 1.8 s each (18 s in all on 2 busy cores)
 
 
 def _catalog_lines(catalog: Catalog, path: Path, index: int, raw: dict[str, Any], r: PlanRequirement) -> list[str]:
@@ -75,7 +78,13 @@ def _catalog_lines(catalog: Catalog, path: Path, index: int, raw: dict[str, Any]
 
 def read_requirements(path: Path, catalog: Catalog) -> list[PlanRequirement]:
     """Parse and validate the file against the catalog; RecordListError lists every problem."""
-    return read_records(path, NOUN, PlanRequirement, lambda index, raw, r: _catalog_lines(catalog, path, index, raw, r))
+    return read_records(
+        path,
+        NOUN,
+        PlanRequirement,
+        lambda index, raw, r: _catalog_lines(catalog, path, index, raw, r),
+        MAX_REQUIREMENTS,
+    )
 
 
 def requirement_of(r: PlanRequirement) -> Requirement:
@@ -147,7 +156,7 @@ def table(entry: dict[str, Any]) -> str:
         )
         for line in [header, *body]
     ]
-    title = f"{entry['id'] or 'requirement'}: " + (
+    title = f"{terminal_text(entry['id'] or 'requirement')}: " + (
         "options, cheapest first" if entry["options"] else "nothing meets it"
     )
     out = [title, lines[0], "  ".join("-" * w for w in widths), *lines[1:]]
@@ -159,20 +168,16 @@ def table(entry: dict[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sizing.plan", description=__doc__.split("\n\n")[0])
     parser.add_argument("requirements", type=Path, help="YAML list of requirements")
-    parser.add_argument("--json", action="store_true", help="print a JSON list instead of tables")
+    parser.add_argument("--json", action="store_true", help=f"print a JSON list instead of tables ({JSON_ERRORS})")
     args = parser.parse_args(argv)
     try:
         catalog = load_catalog()
         entries = [answer(catalog, r) for r in read_requirements(args.requirements, catalog)]
     except RecordListError as exc:
-        for line in exc.lines:
-            print(f"error: {line}", file=sys.stderr)
-        return 2
+        return print_errors(exc.lines)
     except CatalogError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(entries, indent=2) if args.json else "\n\n".join(table(e) for e in entries))
-    return 0
+        return print_errors(f"the catalog in data/ is invalid: {problem}" for problem in exc.problems)
+    return print_answer(json.dumps(entries, indent=2) if args.json else "\n\n".join(table(e) for e in entries))
 
 
 if __name__ == "__main__":

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from html import escape
+
 import yaml
 
 from macros.base.errors import PageError
 from sizing.catalog.errors import closest
-from sizing.catalog.yaml_lines import DataFileError, load_yaml_text
+from sizing.catalog.yaml_lines import DataFileError, line_of, load_yaml_text, yaml_kind
 
 FRONT_MATTER_KEYS = ("title", "description", "category", "hide", "source_hash")
+TEXT_KEYS = ("title", "description", "category", "source_hash")  # text, never markup
 MAX_FRONT_MATTER_CHARACTERS = 20_000  # a title, a description and a few keys take a few hundred
 
 
@@ -63,4 +66,26 @@ def check_front_matter(source: str, page: str) -> dict[str, object]:
             near = closest(key, FRONT_MATTER_KEYS)
             hint = f"did you mean '{near[0]}'?" if near else f"allowed keys: {', '.join(FRONT_MATTER_KEYS)}"
             raise PageError(page, number, f"unknown front matter key '{key}'; {hint}")
+    for key in TEXT_KEYS:
+        if key in data and not isinstance(data[key], str):
+            raise PageError(
+                page,
+                (line_of(data, key) or 1) + 1,
+                f"front matter '{key}' is {yaml_kind(data[key])}, not text; write one line of text, in quotes if "
+                "YAML would read it otherwise",
+            )
     return data
+
+
+def theme_text(front_matter: dict[str, object]) -> dict[str, str]:
+    """The front matter's title and description as MkDocs and Material must be given them: they write
+    ``page.meta`` as it is into HTML, the title into ``<title>``, the header, the navigation and the previous and
+    next links, the description into its ``<meta>``'s double-quoted ``content``. So "<", ">" and "&" are escaped,
+    and a description's '"'; an apostrophe stays one (Material escapes a title again where it makes it an
+    attribute)."""
+    shown: dict[str, str] = {}
+    if isinstance(title := front_matter.get("title"), str):
+        shown["title"] = escape(title, quote=False)
+    if isinstance(description := front_matter.get("description"), str):
+        shown["description"] = escape(description, quote=False).replace('"', "&quot;")
+    return shown

@@ -1,26 +1,40 @@
-"""Only the project's own files are read and published: no symlink under the folders the site is made of,
-every page read as UTF-8 (with or without a byte-order mark), a bad byte named by its file and line."""
+"""Only the project's own files are read and published: under the folders the site is made of, no symlink, no
+hard link (a file with another name outside the project), no named pipe, socket or device (a reader would wait
+or never end); every page read as UTF-8 (with or without a byte-order mark), a bad byte named by its file and
+line."""
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from macros.base.errors import PageError
+from sizing.catalog.errors import terminal_text
+from sizing.catalog.regular_files import foreign_kind, refusal
 from sizing.catalog.yaml_lines import DataFileError, read_text_file
 
-SOURCE_FOLDERS = ("docs", "overrides", "data")  # what the site is built from
+SOURCE_FOLDERS = ("docs", "overrides", "data", "translations")  # what the site is built from
 TEXT_SUFFIXES = frozenset({".md", ".yml", ".yaml", ".html", ".css", ".js", ".json", ".svg", ".txt"})
 
 
-def symlinks_under(folder: Path) -> list[Path]:
-    """Every symlink below ``folder`` (to a file or a folder, broken or not), never followed."""
-    found = []
+def foreign_files_under(folder: Path) -> list[str]:
+    """One line for each file below ``folder`` that is not a folder nor a regular file with one name: a symlink
+    (to a file or a folder, broken or not; never followed), a hard link, a named pipe, a socket, a device."""
+    problems = []
     for root, dirs, files in os.walk(folder, followlinks=False):
-        for name in [*dirs, *files]:
-            if os.path.islink(os.path.join(root, name)):
-                found.append(Path(root, name))
-    return sorted(found)
+        for name in sorted([*dirs, *files]):
+            path = Path(root, name)
+            info = os.lstat(path)
+            kind = None if stat.S_ISDIR(info.st_mode) else foreign_kind(info)
+            if kind == "a symlink":
+                problems.append(
+                    f"{path}: a symlink (to {terminal_text(os.readlink(path))}); the site publishes only the "
+                    "project's own files: copy the file in, or remove the link"
+                )
+            elif kind:
+                problems.append(f"{path}: {refusal(kind)}")
+    return problems
 
 
 def undecodable_text_files(folder: Path) -> list[str]:
@@ -35,19 +49,16 @@ def undecodable_text_files(folder: Path) -> list[str]:
 
 
 def project_file_problems(root: Path) -> list[str]:
-    """One line per symlink or undecodable text file under the folders the site is built from."""
+    """One line per file under the folders the site is built from that is not the project's own regular file
+    (``foreign_files_under``), then one per undecodable text file."""
     problems = []
     for name in SOURCE_FOLDERS:
         folder = root / name
         if folder.is_symlink():
             problems.append(f"{folder}: a symlink; the site is built from the project's own files only")
             continue
-        for link in symlinks_under(folder):
-            problems.append(
-                f"{link}: a symlink (to {os.readlink(link)}); the site publishes only the project's own files: "
-                "copy the file in, or remove the link"
-            )
-        problems += undecodable_text_files(folder)
+        foreign = foreign_files_under(folder)
+        problems += foreign or undecodable_text_files(folder)  # a pipe or a device is never read
     return problems
 
 
@@ -56,7 +67,8 @@ class ProjectFileError(Exception):
 
 
 def check_project_files(root: Path) -> None:
-    """ProjectFileError listing every symlink or undecodable text file under ``root``'s source folders."""
+    """ProjectFileError listing every file under ``root``'s source folders that is not a regular file of its own
+    (a symlink, a hard link, a pipe, a device) or not UTF-8 text."""
     problems = project_file_problems(root)
     if problems:
         raise ProjectFileError("\n".join(problems))

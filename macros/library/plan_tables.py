@@ -14,7 +14,7 @@ from macros.library.registry import macro
 from macros.output.formatting import Formatter
 from macros.output.html import TEMPLATES, block, table
 from macros.output.strings import strings
-from sizing.catalog.schema import Llm
+from sizing.catalog.schema import PLAN_MAXIMA, Llm
 from sizing.views.plan import Option, Requirement, closest, plan
 
 
@@ -165,8 +165,18 @@ FORM_WORDS = (
 )  # fmt: skip
 SCRIPT_WORDS = (
     "loading", "load_error", "invalid", "found_one", "found_other", "none", "relax_speed", "relax_ttft", "relax_both",
-    "relax_no_fit", "relax_separator", "region",
+    "relax_no_fit", "relax_separator", "region", "too_large", "no_answer", "field_prompt", "field_output",
+    "field_users", "field_rpm", "field_speed", "field_ttft",
 )  # fmt: skip
+# The form's fields and the requirement's: the script refuses a value above the planner's bound (PLAN_MAXIMA)
+FORM_FIELDS = {
+    "prompt": "prompt_tokens",
+    "output": "output_tokens",
+    "users": "users",
+    "rpm": "requests_per_minute",
+    "speed": "min_tokens_per_s_per_user",
+    "ttft": "max_ttft_s",
+}
 TABLE_WORDS = (
     "caption", "caption_closest", "caption_ttft", "cheapest", "kv_fp8", "speed", "nodes_one", "nodes_other",
     "col_configuration", "col_format", "col_nodes", "col_users", "col_speed", "col_ttft", "col_month", "col_million",
@@ -210,6 +220,7 @@ def _form_data(ctx: MacroContext) -> str:
         "words": _templates(ctx, "plan_form", SCRIPT_WORDS)
         | _templates(ctx, "plan", TABLE_WORDS)
         | _templates(ctx, "units", UNIT_WORDS),
+        "maxima": {field: PLAN_MAXIMA[key] for field, key in FORM_FIELDS.items()},
         "models": {m.id: m.name for m in llms},
         "precisions": {p.id: p.name for p in ctx.catalog.precisions.values()},
         "offered": {m.id: [p.id for p in ctx.catalog.precisions_for(m)] for m in llms},

@@ -15,6 +15,7 @@ from macros.library.context import MacroContext
 from macros.output.typography import typeset
 from macros.page.checks import check_glossary, check_heading_ids, check_links, check_parity, heading_ids
 from macros.page.hand_typed import hand_typed_figures, product_names
+from macros.page.markup import check_markup
 from macros.page.render import Rendered, render_macros
 from macros.page.source import PageSource, english_source
 from macros.page.template import compile_page, has_macros
@@ -39,9 +40,35 @@ def site_has_page(target: str, docs_dir: Path, data: SiteData) -> bool:
     return rest.parent.as_posix() == "configurator" and rest.stem in data.catalog.models
 
 
+# A page's bounds, checked before anything else reads it: the checks below scan a line once per brace or bracket
+# in it, and a hostile line of 100,000 braces took them minutes. The longest page of the site holds 17,000
+# characters, its longest line 278.
+MAX_PAGE_CHARACTERS = 200_000
+MAX_LINE_CHARACTERS = 1_000
+
+
+def check_size(source: str, page: str) -> None:
+    """A page within MAX_PAGE_CHARACTERS, each line within MAX_LINE_CHARACTERS; PageError otherwise."""
+    if len(source) > MAX_PAGE_CHARACTERS:
+        raise PageError(
+            page, None, f"a page of {len(source):,} characters, more than {MAX_PAGE_CHARACTERS:,}; split it in pages"
+        )
+    longest = max(source.splitlines() or [""], key=len)
+    if len(longest) > MAX_LINE_CHARACTERS:
+        number = source.splitlines().index(longest) + 1
+        raise PageError(
+            page,
+            number,
+            f"a line of {len(longest):,} characters, more than {MAX_LINE_CHARACTERS:,}; break it into shorter lines "
+            "(Markdown joins the lines of a paragraph)",
+        )
+
+
 def check_before_rendering(page: PageSource, docs_dir: Path, exists: Callable[[str], bool]) -> None:
-    """Front matter, heading ids, glossary, links."""
+    """Size, front matter, markup (no raw HTML, safe links and attribute lists), heading ids, glossary, links."""
+    check_size(page.source, page.path)
     check_front_matter(page.source, page.path)
+    check_markup(page.source, page.path)
     english = english_source(page.path, page.lang, docs_dir)
     if page.lang != SOURCE_LANGUAGE and english is None:
         english_path = f"docs/{SOURCE_LANGUAGE}/" + page.path.split("/", 2)[2]

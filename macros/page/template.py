@@ -22,7 +22,7 @@ ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 ENV.globals.clear()  # no range, cycler, joiner, namespace, lipsum, dict: only the macros
 
 # {{, then anything but a quote or }} (a quoted string may hold either), then }}
-_CALL = re.compile(r'\{\{((?:[^"}]|"[^"]*"|\}(?!\}))*?)\}\}')
+MACRO_CALL = re.compile(r'\{\{((?:[^"}]|"[^"]*"|\}(?!\}))*?)\}\}')
 _CALLED_NAME = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
 
 
@@ -48,7 +48,9 @@ class CompiledPage:
 
 
 def has_macros(markdown: str) -> bool:
-    return "{{" in markdown or "{%" in markdown
+    """Whether the page holds template syntax to check and render: a call, a statement, or a '}}' without its
+    '{{' (which the check names, where an attribute list would otherwise read it: ``{: onclick=… }}``)."""
+    return "{{" in markdown or "{%" in markdown or "}}" in markdown
 
 
 @lru_cache(maxsize=4096)
@@ -159,7 +161,7 @@ def _check_line(line: str, number: int) -> None:
             "full-width braces ｛ ｝ do not make a macro call; write the call with ASCII braces, "
             'like {{ price("4x-a100-pcie-80gb") }} (an input method may type full-width ones)',
         )
-    rest = _CALL.sub("", line)
+    rest = MACRO_CALL.sub("", line)
     if "{{" in rest:
         raise BadPage(
             number,
@@ -183,7 +185,7 @@ def _scan(markdown: str) -> CompiledPage:
         if any(brace in text for brace in "{}｛｝"):
             _check_line(text, number)
     texts, calls, position, line = [], [], 0, 1
-    for found in _CALL.finditer(markdown):
+    for found in MACRO_CALL.finditer(markdown):
         line += markdown.count("\n", position, found.start())
         texts.append(markdown[position : found.start()])
         call = Call(line, found.group(1).strip())

@@ -118,7 +118,7 @@ def prune_stamped_texts(docs_dir: Path) -> list[Path]:
         found.group(1)
         for lang in TRANSLATIONS
         for page in (docs_dir / lang).rglob("*.md")
-        if (found := re.search(r"^source_hash: *(\w+)", page.read_text(encoding="utf-8-sig"), re.M))
+        if (found := re.search(r"^source_hash: *(\w+)", read_text_file(page), re.M))
     }
     stale = [kept for kept in stamped_texts(docs_dir).glob("*.md") if kept.stem not in named]
     for kept in stale:

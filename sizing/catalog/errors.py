@@ -54,7 +54,18 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return "valid ids: " + ", ".join(f"'{c}'" for c in choices)
 
 
-def shown_value(value: Any, limit: int = 80) -> str:
+SHOWN_CHARACTERS = 80  # what a message quotes of any input
+
+
+def terminal_text(text: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """``text`` as a message may print it on a terminal: every character that is not printable (a line break,
+    an escape sequence, a bidirectional override) written as its Python escape, ``\\x1b``, and the whole cut to
+    ``limit`` characters with "…"."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: limit + 1])
+    return shown if len(shown) <= limit else shown[:limit] + "…"
+
+
+def shown_value(value: Any, limit: int = SHOWN_CHARACTERS) -> str:
     """An input as a message quotes it: ``repr``, cut to ``limit`` characters; a mapping or a list by its size, a
     huge whole number by its digits. A message never formats an unbounded input."""
     if isinstance(value, Mapping | list):

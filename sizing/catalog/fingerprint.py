@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from sizing.catalog.regular_files import MAX_FILE_BYTES
+
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
 _known: dict[Path, tuple[tuple[tuple[str, int, int], ...], str]] = {}
@@ -20,8 +22,9 @@ def data_fingerprint(data_dir: Path = DATA_DIR) -> str:
     if known is not None and known[0] == signature:
         return known[1]
     digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+    for (name, _, size), path in zip(signature, files, strict=True):
+        digest.update(name.encode())
+        # a file too large is hashed by its size (load_catalog refuses it): never read whole
+        digest.update(path.read_bytes() if size <= MAX_FILE_BYTES else str(size).encode())
     _known[folder] = (signature, digest.hexdigest())
     return digest.hexdigest()

@@ -830,6 +830,18 @@ class DecodeScenario(Record):
     host_memory_bandwidth_gbps: HostBandwidthGbps | None = None
 
 
+# The largest requirement the planner takes, field by field: the command line's bounds, and the Plan page's
+# (macros/library/plan_tables.py hands them to its script)
+PLAN_MAXIMA = {
+    "prompt_tokens": 16_777_216,
+    "output_tokens": 16_777_216,
+    "users": 10_000_000,
+    "requests_per_minute": 100_000_000,
+    "min_tokens_per_s_per_user": 100_000,
+    "max_ttft_s": 3600,
+}
+
+
 class PlanRequirement(Record):
     """One requirement for ``python -m sizing.plan``: a model (models.yml), a format (precisions.yml, or ``any``
     / absent for every format offered), the tokens of a request, concurrent ``users`` or ``requests_per_minute``
@@ -838,12 +850,12 @@ class PlanRequirement(Record):
     id: Text | None = None
     model: Id
     precision: Id | None = None
-    prompt_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
-    output_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
-    users: Annotated[int, Field(gt=0, le=10_000_000)] | None = None
-    requests_per_minute: Annotated[float, Field(gt=0, le=100_000_000)] | None = None
-    min_tokens_per_s_per_user: Annotated[float, Field(gt=0, le=100_000)]
-    max_ttft_s: Annotated[float, Field(gt=0, le=3600)] | None = None
+    prompt_tokens: Annotated[int, Field(gt=0, le=PLAN_MAXIMA["prompt_tokens"])]
+    output_tokens: Annotated[int, Field(gt=0, le=PLAN_MAXIMA["output_tokens"])]
+    users: Annotated[int, Field(gt=0, le=PLAN_MAXIMA["users"])] | None = None
+    requests_per_minute: Annotated[float, Field(gt=0, le=PLAN_MAXIMA["requests_per_minute"])] | None = None
+    min_tokens_per_s_per_user: Annotated[float, Field(gt=0, le=PLAN_MAXIMA["min_tokens_per_s_per_user"])]
+    max_ttft_s: Annotated[float, Field(gt=0, le=PLAN_MAXIMA["max_ttft_s"])] | None = None
 
     @model_validator(mode="after")
     def _users_or_rate(self) -> PlanRequirement:

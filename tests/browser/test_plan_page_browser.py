@@ -1,6 +1,7 @@
 """The Plan page's form in real headless Chromium, at a phone's width and a desktop's, in every language: the
 default requirement gives a table, a changed one gives its own and lands in the address, the address alone
-restores it (and going back restores the first), the page never scrolls sideways, and axe finds nothing."""
+restores it (and going back restores the first), the page never scrolls sideways, and axe finds nothing; an
+address beyond the command line's bounds gets a message, never a plan."""
 
 import pytest
 from sitebuild import LANGUAGES, ROOT
@@ -114,4 +115,24 @@ def test_a_plan_asked_for_while_another_is_made_replaces_it(browser, server):
     alone.goto(page.url)
     assert table(page) == shown(alone)
     alone.close()
+    page.close()
+
+
+@pytest.mark.parametrize(
+    "query, field", [("rpm=1e25", "field_rpm"), ("users=1e21", "field_users")], ids=["rpm=1e25", "users=1e21"]
+)
+def test_an_address_beyond_the_planners_bounds_gets_a_message_and_no_made_up_plan(browser, server, query, field):
+    """Issue 36: ?rpm=1e25 showed "3 nodes, $8 a month" and ?users=1e21 stayed on "Planning…"."""
+    from macros.output.strings import strings
+
+    words = strings()["plan_form"]
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    asked = {"model": "llama-3.1-8b", "prompt": "1000", "output": "100", "users": "10", "speed": "10"}
+    asked.update([query.split("=")])
+    page.goto(f"{server}plan/?" + "&".join(f"{key}={value}" for key, value in asked.items()))
+    start = words["too_large"]["en"].split("{")[1].split("}")[1][:8]  # ": at mo", after the field's name
+    page.wait_for_function("text => document.querySelector('.plan-status').textContent.includes(text)", arg=start)
+    assert status(page).startswith(words[field]["en"] + ": at most ") and not table(page) and not errors
     page.close()

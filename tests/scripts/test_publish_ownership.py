@@ -183,3 +183,156 @@ def test_a_release_without_a_manifest_is_not_rolled_back_to(tmp_path: Path, publ
         rollback(target)
     assert current_release(target).name == "R2"
     assert os.readlink(target / "current") == "releases/R2"
+
+
+# --- issue 36: publishing trusts no name it reads ------------------------------------------------------------------
+
+# a history.json that names something else than a release of publish's own, in one of its lists (each deleted
+# what it names, by publish and by rollback alike)
+HOSTILE_HISTORIES = {
+    "the target itself": ("deleting", ".."),
+    "every release": ("deleting", ""),
+    "a folder outside the target": ("deleting", "../../victim"),
+    "an absolute path": ("deleting", "/tmp/victim"),
+    "a path inside releases/": ("deleting", "R1/fr"),
+    "a name that is not text": ("deleting", 7),
+    "a current release outside": ("published", "../../victim"),
+    "a rolled-back path": ("rolled_back", "../x"),
+    "a manifest for a path": ("created", "../../victim"),
+    "a terminal escape": ("deleting", "\x1b]0;pwned\x07"),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_HISTORIES)
+@pytest.mark.parametrize("action", ["publish", "rollback"])
+def test_a_history_naming_anything_but_its_own_releases_stops_publish_and_rollback(
+    tmp_path: Path, publish_as, case: str, action: str
+):
+    target = tmp_path / "host"
+    victim = tmp_path / "victim"
+    (victim / "keep").mkdir(parents=True)
+    publish_as(target, "R1")
+    publish_as(target, "R2")
+    (target / "releases" / "foreign").mkdir()
+    key, name = HOSTILE_HISTORIES[case]
+    recorded = history(target)
+    if key == "created":
+        recorded["created"][name] = recorded["created"]["R1"]
+    else:
+        recorded[key].append(name)
+    (target / "history.json").write_text(json.dumps(recorded))
+    before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if "sites" not in p.parts)
+    with pytest.raises(PublishError) as caught:
+        publish_as(target, "R3") if action == "publish" else rollback(target)
+    message = str(caught.value)
+    assert message.startswith(f"{target / 'history.json'}: '{key}' lists ")
+    assert "which is not a release name publish makes" in message and "nothing was deleted nor served" in message
+    assert "\x1b" not in message and "\n" not in message
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if "sites" not in p.parts) == before
+    assert serving(target) == "R2"
+
+
+def test_publish_gives_a_release_only_a_name_of_its_own(tmp_path: Path):
+    site = fake_site(tmp_path / "site", "R1")
+    for name in ("..", "", "a/b", ".hidden", "R1.partial", "x" * 101):
+        with pytest.raises(PublishError, match="which is not a release name publish makes"):
+            publish.publish(site, tmp_path / "host", name=name)
+    assert not (tmp_path / "host" / "releases").exists()
+    assert publish.RELEASE_NAME.fullmatch(publish._release_name())
+
+
+def swap_for_a_symlink(page: Path, elsewhere: Path) -> None:
+    """The page replaced by a symlink to a file of the same bytes elsewhere: same manifest through the link."""
+    elsewhere.write_bytes(page.read_bytes())
+    page.unlink()
+    page.symlink_to(elsewhere)
+
+
+def swap_for_a_hard_link(page: Path, elsewhere: Path) -> None:
+    elsewhere.write_bytes(page.read_bytes())
+    page.unlink()
+    os.link(elsewhere, page)
+
+
+def swap_folder_for_a_symlink(folder: Path, elsewhere: Path) -> None:
+    shutil.copytree(folder, elsewhere)
+    shutil.rmtree(folder)
+    folder.symlink_to(elsewhere)
+
+
+# how a release is tampered with, and what the refusal says it found
+TAMPERED_RELEASES = {
+    "a page swapped for a symlink to its bytes": (swap_for_a_symlink, "a symlink (to "),
+    "a page swapped for a hard link to its bytes": (swap_for_a_hard_link, "a hard link (one of 2 names of one file)"),
+    "a named pipe added": (lambda page, elsewhere: os.mkfifo(page.with_name("pipe.html")), "a named pipe"),
+    "a folder swapped for a symlink": (
+        lambda page, elsewhere: swap_folder_for_a_symlink(page.parent, elsewhere),
+        "a symlink (to ",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", TAMPERED_RELEASES)
+def test_rollback_never_serves_a_release_holding_anything_but_its_own_regular_files(
+    tmp_path: Path, publish_as, case: str
+):
+    target = tmp_path / "host"
+    publish_as(target, "R1")
+    publish_as(target, "R2")
+    tamper, found = TAMPERED_RELEASES[case]
+    tamper(target / "releases" / "R1" / "fr" / "index.html", tmp_path / "elsewhere")
+    with pytest.raises(PublishError) as caught:
+        rollback(target)
+    message = str(caught.value)
+    assert message.startswith(f"{target}: release R1 cannot be served: {target / 'releases' / 'R1' / 'fr'}")
+    assert found in message and message.endswith("; nothing was changed")
+    assert serving(target) == "R2" and history(target)["rolled_back"] == []
+
+
+def test_a_release_folder_that_is_a_symlink_is_never_served(tmp_path: Path, publish_as):
+    target = tmp_path / "host"
+    publish_as(target, "R1")
+    publish_as(target, "R2")
+    shutil.move(target / "releases" / "R1", tmp_path / "R1-elsewhere")
+    (target / "releases" / "R1").symlink_to(tmp_path / "R1-elsewhere")
+    with pytest.raises(PublishError, match="no release before R2"):  # not a folder of releases/: not a release
+        rollback(target)
+    assert serving(target) == "R2"
+
+
+def test_a_releases_folder_that_is_a_symlink_is_refused(tmp_path: Path, publish_as):
+    target = tmp_path / "host"
+    (tmp_path / "elsewhere").mkdir()
+    target.mkdir()
+    (target / "releases").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(TargetError, match=r"releases is a symlink \(to .*elsewhere\), not the folder of releases"):
+        publish_as(target, "R1")
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_a_copy_failing_on_every_file_is_one_short_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys):
+    site = fake_site(tmp_path / "site", "R1")
+    target = tmp_path / "host"
+
+    def disk_full(source: str, destination: str, **kwargs: Any) -> str:
+        raise OSError(28, "No space left on device", destination)
+
+    monkeypatch.setattr(publish.shutil, "copyfile", disk_full)  # what copytree's copy2 calls for each file
+    monkeypatch.setattr(sys, "argv", ["publish.py", "--target", str(target), "--site", str(site)])
+    assert publish.main() == 1
+    err = capsys.readouterr().err
+    files = sum(1 for p in site.rglob("*") if p.is_file())
+    assert err.count("\n") == 1 and len(err) < 600, err
+    assert err.startswith(f"publish: {target}: the copy of {site} failed: [Errno 28] No space left on device: ")
+    assert f", and {files - 1:,} more files; nothing was published: free space or fix the permissions" in err
+    assert not (target / "releases").exists() or list((target / "releases").iterdir()) == []
+
+
+def test_a_history_that_is_a_named_pipe_is_refused_without_waiting(tmp_path: Path, publish_as):
+    target = tmp_path / "host"
+    publish_as(target, "R1")
+    (target / "history.json").unlink()
+    os.mkfifo(target / "history.json")  # nobody writes to it: reading it would wait forever
+    with pytest.raises(PublishError, match=r"history.json: unreadable \(a named pipe, not a regular file"):
+        publish_as(target, "R2")
+    assert serving(target) == "R1"

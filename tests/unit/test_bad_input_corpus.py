@@ -364,11 +364,11 @@ PAGE_CORPUS = {
         "It costs two thousand dollars. Each limit comes with",
         ["docs/en/guides/what-we-dont-offer.md:", "figures typed by hand", "two thousand dollars"],
     ),
-    "digits in an attribute list": (
+    "digits in an attribute list": (  # refused for what it sets, before its digits are
         HOME_EN,
         BEFORE_TITLE,
         '\nText.\n{: data-nodes="41" }\n\n# ',
-        ["docs/en/index.md:", "figures typed by hand", "41"],
+        ["docs/en/index.md:", "sets 'data-nodes'", "{#id} or a {.class} only"],
     ),
     "a heading id given twice": (
         "docs/en/guides/what-we-dont-offer.md",

@@ -1,5 +1,7 @@
 """The Plan page's script (docs/en/assets/plan-model.js) reads api/plan.json and answers as ``python -m sizing.plan``
-does: on a grid of requirements, the same configurations in the same order, and every figure within 2 %."""
+does: on a grid of requirements, the same configurations in the same order, and every figure within 2 %. The page
+(plan-page.js) refuses, in its language, a requirement beyond the command line's bounds, and never writes a figure
+its rounding would make up."""
 
 from __future__ import annotations
 
@@ -439,3 +441,106 @@ def test_the_scripts_hold_no_word_of_their_own(name):
     bare = (re.sub(r"\{\w+\}", "", w).strip() for w in words)
     phrases = {w for w in bare if " " in w or not w.isascii()}  # "memory" is also a key the script compares
     assert not [(w, literal) for w in phrases for literal in literals if w in literal]
+
+
+# --- issue 36: the Plan page bounds its inputs as the command line does, and never writes a figure it made up -----
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["prompt_tokens", "output_tokens", "users", "requests_per_minute", "min_tokens_per_s_per_user", "max_ttft_s"],
+)
+def test_the_command_line_takes_a_requirement_up_to_the_bound_the_plan_page_is_given(key: str):
+    from pydantic import ValidationError
+
+    from sizing.catalog.schema import PLAN_MAXIMA, PlanRequirement
+
+    requirement = {"model": "llama-3.1-8b", "prompt_tokens": 100, "output_tokens": 100, "min_tokens_per_s_per_user": 1}
+    requirement |= {"requests_per_minute": 1} if key == "requests_per_minute" else {"users": 1}
+    PlanRequirement.model_validate({**requirement, key: PLAN_MAXIMA[key]})
+    with pytest.raises(ValidationError, match="less than or equal to"):
+        PlanRequirement.model_validate({**requirement, key: PLAN_MAXIMA[key] + 1})
+
+
+PLAN_RUNNER = """
+const page = require(process.argv[1]);
+const cases = JSON.parse(process.argv[2]);
+process.stdout.write(JSON.stringify(cases.map(([data, values]) => {
+  const doc = {models: {"llama-3.1-8b": {max_context_tokens: 131072, precisions: ["bf16"]}}};
+  return page.refusal(data, doc, page.requirementOf(values));
+})));
+"""
+PLAN_ADDRESSES = {  # an address's values the page refuses, and the field its message names
+    "rpm=1e25": ({"rpm": "1e25"}, "rpm"),
+    "users=1e21": ({"users": "1e21"}, "users"),
+    "users=1e7+1": ({"users": "10000001"}, "users"),
+    "prompt=2^24+1": ({"prompt": "16777217"}, "prompt"),
+    "speed=1e6": ({"speed": "1000000"}, "speed"),
+    "ttft=1e4": ({"ttft": "10000"}, "ttft"),
+    "rpm=Infinity": ({"rpm": "Infinity"}, "rpm"),
+}
+
+
+def test_the_plan_page_refuses_an_address_beyond_the_planners_bounds_in_its_language():
+    from macros.base.languages import LANGUAGES
+    from macros.library.plan_tables import FORM_FIELDS, SCRIPT_WORDS, UNIT_WORDS, number_signs
+    from macros.output.formatting import formatter
+    from macros.output.strings import strings
+    from sizing.catalog.schema import PLAN_MAXIMA
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    base = {
+        "model": "llama-3.1-8b",
+        "precision": "",
+        "prompt": "1000",
+        "output": "100",
+        "users": "10",
+        "rpm": "",
+        "speed": "10",
+        "ttft": "",
+    }
+    for lang in LANGUAGES:
+        f = formatter(lang)
+        data = {
+            "numbers": number_signs(f),
+            "words": {key: strings()["plan_form"][key][lang] for key in SCRIPT_WORDS}
+            | {key: strings()["units"][key][lang] for key in UNIT_WORDS},
+            "maxima": {field: PLAN_MAXIMA[key] for field, key in FORM_FIELDS.items()},
+        }
+        cases = [[data, {**base, **values}] for values, _ in PLAN_ADDRESSES.values()] + [[data, base]]
+        out = subprocess.run(
+            [node, "-e", PLAN_RUNNER, str(ROOT / "docs/en/assets/plan-page.js"), json.dumps(cases)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        got = json.loads(out.stdout)
+        for (_, field), message in zip(PLAN_ADDRESSES.values(), got[:-1], strict=True):
+            expected = strings()["plan_form"]["too_large"][lang].format(
+                field=strings()["plan_form"][f"field_{field}"][lang], max=f.number(PLAN_MAXIMA[FORM_FIELDS[field]])
+            )
+            assert message == expected, (lang, field)
+        assert got[-1] is None  # a requirement inside the bounds is planned
+
+
+def test_the_plan_page_never_writes_a_figure_its_rounding_would_make_up():
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    runner = """
+const page = require(process.argv[1]);
+const f = page.formatter({group: ",", decimal: ".", minus: "-", money: "${value}"}, {});
+const tried = [3.2e21, 8e24, Infinity, NaN].map((v) => { try { return f.number(v); } catch (e) { return e.name; } });
+process.stdout.write(JSON.stringify([f.number(3.2e20), ...tried]));
+"""
+    out = subprocess.run(
+        [node, "-e", runner, str(ROOT / "docs/en/assets/plan-page.js")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(out.stdout) == ["320,000,000,000,000,000,000", *["RangeError"] * 4]

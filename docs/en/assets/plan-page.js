@@ -16,8 +16,10 @@
   }
 
   // Python's round(x, digits): to the nearest on the double's exact value, a tie to the even digit (Intl and
-  // toFixed would round 34.5 up and 0.155 by its shortest decimal, 0.16; Python writes 34 and 0.15)
+  // toFixed would round 34.5 up and 0.155 by its shortest decimal, 0.16; Python writes 34 and 0.15). From 1e21 on,
+  // toFixed writes an exponent ("3.2e+21"), whose digits would read as another figure: such a value is refused.
   function pythonRound(value, digits) {
+    if (!(Math.abs(value) < 1e21)) throw new RangeError("pythonRound: " + value);
     const [whole, fraction] = Math.abs(value).toFixed(100).split(".");
     const kept = BigInt(whole + fraction.slice(0, digits));
     const rest = fraction.slice(digits);
@@ -69,6 +71,30 @@
       max_ttft_s: optional(values.ttft),
       requests_per_minute: optional(values.rpm),
     };
+  }
+
+  // the first field (of FIELDS) whose value is above the planner's largest (the page's data, ``maxima``: the bounds
+  // of python -m sizing.plan), or null
+  function tooLarge(requirement, maxima) {
+    const values = {
+      prompt: requirement.prompt_tokens, output: requirement.output_tokens, users: requirement.users,
+      rpm: requirement.requests_per_minute, speed: requirement.min_tokens_per_s_per_user, ttft: requirement.max_ttft_s,
+    };
+    return FIELDS.find((name) => Object.hasOwn(maxima, name) && values[name] > maxima[name]) || null;
+  }
+
+  // what the page says of a requirement it does not plan, in its language; null for one it plans
+  function refusal(data, doc, requirement) {
+    const f = formatter(data.numbers, data.words);
+    const field = tooLarge(requirement, data.maxima);
+    if (field !== null) {
+      return fill(data.words.too_large, { field: data.words["field_" + field], max: f.number(data.maxima[field]) });
+    }
+    if (!valid(requirement, doc)) {
+      const most = doc.models[requirement.model] ? doc.models[requirement.model].max_context_tokens : 0;
+      return fill(data.words.invalid, { max: f.number(most) });
+    }
+    return null;
   }
 
   function valid(requirement, doc) {
@@ -302,14 +328,20 @@
         status.textContent = data.words.load_error;
         return;
       }
-      if (!valid(requirement, doc)) {
-        const most = doc.models[requirement.model] ? doc.models[requirement.model].max_context_tokens : 0;
-        status.textContent = fill(data.words.invalid, { max: formatter(data.numbers, data.words).number(most) });
+      const refused = refusal(data, doc, requirement);
+      if (refused !== null) {
+        status.textContent = refused;
         result.replaceChildren();
         return;
       }
-      const shown = await stepped(answer(data, doc, model, requirement), current);
+      // a plan the script cannot work out (a figure it would have to make up) says so, never stays on "loading"
+      const shown = await stepped(answer(data, doc, model, requirement), current).catch(() => null);
       if (!current()) return;
+      if (shown === null) {
+        status.textContent = data.words.no_answer;
+        result.replaceChildren();
+        return;
+      }
       // the whole table at once: one layout and paint of the page (a few rows a frame repainted all that follows the
       // table every frame: five frames of 17-39 ms instead of one of 22-32)
       result.replaceChildren(tableOf(document, data, shown));
@@ -345,5 +377,5 @@
     if (window.location.search) show();
   }
 
-  return { formatter, requirementOf, valid, answer, start };
+  return { formatter, requirementOf, refusal, answer, start };
 });
