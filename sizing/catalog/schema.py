@@ -898,14 +898,32 @@ class DecodeMeasurement(DecodeScenario):
         return self
 
 
+Arrival = Literal["closed", "poisson", "burst"]
+MeasuredAt = Literal["server", "engine"]
+
+
 class PrefillMeasurement(DecodeScenario):
     """A published time to first token (or prompt-processing speed) with the scenario it was measured in: a prompt
-    of ``prompt_tokens`` among ``concurrency`` streams each generating ``output_tokens``. ``ttft_ms`` is what the
-    prefill model is compared against (``derived`` says how, e.g. 512 / pp512 t/s for llama.cpp)."""
+    of ``prompt_tokens`` whose answers run ``output_tokens``, the requests arriving as ``arrival`` says:
+    ``closed``, ``concurrency`` clients each sending its next request when its answer ends (1: one request alone);
+    ``poisson``, independently at ``requests_per_s``; ``burst``, ``burst_requests`` at once. ``measured_at``:
+    ``server`` through the engine's HTTP server (its per-request cost counts), ``engine`` inside it (llama-bench,
+    an engine's own benchmark). ``batch_tokens``: the run's own batch budget where it set one
+    (``--max-num-batched-tokens``, llama.cpp's ``-ub``); ``flash_attention``: llama.cpp's ``-fa`` where the run
+    says or its release implies. ``source_table``: one id for the table or page the record comes from (records of
+    one table share it). ``ttft_ms`` is what the model is compared against (``derived`` says how, e.g.
+    512 / pp512 t/s)."""
 
     id: Id
     prompt_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
     output_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
+    arrival: Arrival = "closed"
+    requests_per_s: Annotated[float, Field(gt=0, le=1_000_000)] | None = None
+    burst_requests: Annotated[int, Field(gt=0, le=1_000_000)] | None = None
+    measured_at: MeasuredAt = "server"
+    batch_tokens: Annotated[int, Field(gt=0, le=1_048_576)] | None = None
+    flash_attention: bool | None = None
+    source_table: Id | None = None
     engine: Text
     metric: Text
     value: Positive
@@ -922,6 +940,14 @@ class PrefillMeasurement(DecodeScenario):
             value = getattr(self, field)
             if not isinstance(value, (str, type(None))) and value.source is None:
                 raise ValueError(f"inline {field} needs a source")
+        return self
+
+    @model_validator(mode="after")
+    def _arrival_has_its_figure(self) -> PrefillMeasurement:
+        if (self.arrival == "poisson") != (self.requests_per_s is not None):
+            raise ValueError("requests_per_s is the rate of poisson arrivals, and only theirs")
+        if (self.arrival == "burst") != (self.burst_requests is not None):
+            raise ValueError("burst_requests is the size of a burst, and only its")
         return self
 
 
