@@ -18,19 +18,27 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sizing.catalog.loader import load_catalog
+from sizing.engine.load import Arrival
 from sizing.engine.prefill import PrefillConstants
 from sizing.views.prefill_accuracy import TtftCheck, check_records, metrics, missed_target, summary_lines
 
 
+def load_label(arrival: Arrival) -> str:
+    """``c8`` (8 clients), ``r2.5/s`` (Poisson), ``b100`` (a burst)."""
+    if arrival.kind == "poisson":
+        return f"r{arrival.requests_per_s:g}/s"
+    return ("c" if arrival.kind == "closed" else "b") + str(arrival.users)
+
+
 def print_table(checks: list[TtftCheck]) -> None:
-    print(f"{'id':52} {'c':>3} {'P':>6} {'measured':>9} {'typical':>8} {'ratio':>6}  request/prompt/shared/queue ms")
+    print(f"{'id':52} {'load':>7} {'P':>6} {'measured':>9} {'typical':>8} {'ratio':>6}  request/prompt/steps/wait ms")
     for c in checks:
         t = c.terms
-        terms = "/".join(f"{x * 1e3:6.1f}" for x in (t.request, t.prompt, t.shared, t.queue))
+        terms = "/".join(f"{x * 1e3:6.1f}" for x in (t.request, t.prompt, t.steps, t.wait))
         flag = "" if c.unreliable is None else f"  [excluded: {c.unreliable[:50]}]"
         outside = "" if 0.5 <= c.ratio <= 2 else " <2x>"
         print(
-            f"{c.id[:52]:52} {c.concurrency:>3} {c.prompt_tokens:>6} {c.measured_seconds * 1e3:9.1f} "
+            f"{c.id[:52]:52} {load_label(c.arrival):>7} {c.prompt_tokens:>6} {c.measured_seconds * 1e3:9.1f} "
             f"{c.typical_seconds * 1e3:8.1f} {c.ratio:6.2f}  {terms}{outside}{flag}"
         )
 

@@ -24,6 +24,7 @@ from macros.library.configurator import (
     title_text,
 )
 from macros.library.context import MacroContext
+from macros.library.plan_tables import plan_figures_of
 from macros.output.strings import text
 from macros.site.search import (
     CONFIGURATOR_PAGE_BOOST,
@@ -35,7 +36,7 @@ from macros.site.search import (
 from macros.site.site_data import SiteData
 from sizing.catalog.schema import KvCacheDtype
 from sizing.views.api import NO_CONTEXT, api_schemas, catalog_document, fit_document
-from sizing.views.plan_api import plan_documents, plan_schemas
+from sizing.views.plan_api import documents_of, plan_schemas
 
 
 def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
@@ -125,7 +126,7 @@ def api_files(data: SiteData) -> dict[str, str]:
         files[f"api/fit/{model_id}.json"] = compact_json(
             {**{k: v for k, v in fit.items() if k != "models"}, "model": model_id, **model}
         )
-    files |= {path: compact_json(document) for path, document in plan_documents(data.catalog).items()}
+    files |= {path: compact_json(document) for path, document in documents_of(plan_figures_of(data)).items()}
     schemas = api_schemas() | plan_schemas()
     files |= {path: json.dumps(schema, ensure_ascii=False, indent=1) for path, schema in schemas.items()}
     return files

@@ -46,7 +46,9 @@ from sizing.catalog.loader import Catalog, load_catalog
 from sizing.catalog.record_lists import RecordListError, read_records, record_label
 from sizing.catalog.schema import Llm, PlanRequirement
 from sizing.command_line import JSON_ERRORS, print_answer, print_errors
-from sizing.views.plan import Option, Requirement, closest, plan, relax
+from sizing.views.plan import Option, Relax, Requirement, closest, plan_for, relax
+from sizing.views.plan_figures import ModelFigures, PlanFigures
+from sizing.views.plan_tabulate import model_figures, plan_figures
 
 ANY_PRECISION = "any"
 NOUN = "requirement"
@@ -101,37 +103,83 @@ def requirement_of(r: PlanRequirement) -> Requirement:
 
 
 def option_json(option: Option) -> dict[str, Any]:
-    """One option as the JSON answer gives it (speeds to 0.1 token/s, times to 0.01 s, cost to 0.001 USD)."""
+    """One option as the JSON answer gives it (speeds to 0.1 token/s, times to 0.01 s, cost to 0.001 USD, shares
+    to 0.001)."""
+    load = option.load
     out: dict[str, Any] = {
-        "configuration": option.candidate.configuration.id,
-        "precision": option.candidate.precision.id,
+        "configuration": option.configuration,
+        "precision": option.precision,
+        "cards_per_copy": option.candidate.cards_per_copy,
         "nodes": option.nodes,
         "price_per_month_usd": option.price_per_month_usd,
         "usd_per_million_tokens": round(option.usd_per_million_tokens, 3),
         "users_per_node": option.users_per_node,
-        "tokens_per_s_per_user": {"typical": round(option.load.typical, 1), "floor": round(option.load.floor, 1)},
-        "ttft_s": {"typical": round(option.load.ttft.typical_seconds, 2)},
+        "tokens_per_s_per_user": {"typical": round(load.typical, 1), "floor": round(load.floor, 1)},
+        "ttft_s": {"typical": round(load.ttft, 2), "at_most": round(load.ttft_at_most, 2)},
+        "prompt_peak_share": round(load.prompt_peak_share, 3),
         "binding": option.binding,
     }
-    if option.load.kv_cache_dtype == "fp8":
+    if load.kv_cache_dtype == "fp8":
         out["kv_cache_dtype"] = "fp8"
     return out
 
 
-def answer(catalog: Catalog, r: PlanRequirement) -> dict[str, Any]:
+def relax_text(parts: list[Relax], requirement: Requirement, formats: list[str]) -> str:
+    """What to loosen, in words."""
+    said = []
+    for part in parts:
+        if part.kind == "no_fit":
+            said.append(
+                f"no node holds {requirement.model} ({', '.join(formats)}) with the KV cache of one user at "
+                f"{requirement.context_tokens:,} tokens: try a lighter format or a shorter prompt"
+            )
+        elif part.kind == "speed":
+            said.append(
+                f"the fastest is {part.value:.1f} tokens/s per user at its floor ({part.configuration}, "
+                f"{part.precision}): ask for at most that, or use a lighter format"
+            )
+        elif part.kind == "ttft":
+            said.append(
+                f"the shortest time to first token is {part.value:.2f} s at most ({part.configuration}): allow "
+                "that, or shorten the prompt"
+            )
+        else:
+            said.append("no single configuration meets both limits at once: loosen the speed or the first token")
+    return "; ".join(said)
+
+
+class Figures:
+    """The plan's figures of each model asked about (of one configuration where the run names one), each computed
+    once in a run."""
+
+    def __init__(self, catalog: Catalog, configuration: str | None) -> None:
+        self.catalog, self.configuration = catalog, configuration
+        self.models: dict[str, ModelFigures] = {}
+
+    def of(self, model: str) -> PlanFigures:
+        if model not in self.models:
+            llm = self.catalog.models[model]
+            assert isinstance(llm, Llm)
+            self.models[model] = model_figures(self.catalog, llm, self.configuration)
+        return plan_figures(self.catalog, {model: self.models[model]})
+
+
+def answer(catalog: Catalog, figures: Figures, r: PlanRequirement) -> dict[str, Any]:
     requirement = requirement_of(r)
-    options = plan(catalog, requirement)
+    plan = figures.of(requirement.model)
+    options = plan_for(plan, requirement)
+    formats = list(plan.models[requirement.model].precisions)
     return {
         "id": r.id,
         "options": [option_json(o) for o in options],
-        "closest": [] if options else [option_json(o) for o in closest(catalog, requirement)],
-        "relax": None if options else relax(catalog, requirement),
+        "closest": [] if options else [option_json(o) for o in closest(plan, requirement)],
+        "relax": None if options else relax_text(relax(plan, requirement), requirement, formats),
     }
 
 
 def table(entry: dict[str, Any]) -> str:
     header: tuple[str, ...] = ("configuration", "precision", "nodes", "users/node", "typical tok/s", "floor tok/s")
-    header += ("ttft s", "USD/month", "USD/M tokens", "binding")
+    header += ("ttft s", "at most s", "USD/month", "USD/M tokens", "binding")
     rows = entry["options"] or entry["closest"]
     body = [
         (
@@ -142,6 +190,7 @@ def table(entry: dict[str, Any]) -> str:
             str(o["tokens_per_s_per_user"]["typical"]),
             str(o["tokens_per_s_per_user"]["floor"]),
             str(o["ttft_s"]["typical"]),
+            str(o["ttft_s"]["at_most"]),
             f"{o['price_per_month_usd']:,.0f}",
             str(o["usd_per_million_tokens"]),
             o["binding"],
@@ -151,7 +200,7 @@ def table(entry: dict[str, Any]) -> str:
     widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
     lines = [
         "  ".join(
-            text.ljust(w) if i in (0, 1, 9) else text.rjust(w)
+            text.ljust(w) if i in (0, 1, 10) else text.rjust(w)
             for i, (text, w) in enumerate(zip(line, widths, strict=True))
         )
         for line in [header, *body]
@@ -169,10 +218,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sizing.plan", description=__doc__.split("\n\n")[0])
     parser.add_argument("requirements", type=Path, help="YAML list of requirements")
     parser.add_argument("--json", action="store_true", help=f"print a JSON list instead of tables ({JSON_ERRORS})")
+    parser.add_argument(
+        "--configuration", metavar="ID", help="plan on this node configuration only (an id of the catalog's)"
+    )
     args = parser.parse_args(argv)
     try:
         catalog = load_catalog()
-        entries = [answer(catalog, r) for r in read_requirements(args.requirements, catalog)]
+        if args.configuration is not None and args.configuration not in catalog.configurations:
+            asked, known = args.configuration, list(catalog.configurations)
+            return print_errors([f"--configuration: unknown configuration '{asked}'; {did_you_mean(asked, known)}"])
+        figures = Figures(catalog, args.configuration)
+        entries = [answer(catalog, figures, r) for r in read_requirements(args.requirements, catalog)]
     except RecordListError as exc:
         return print_errors(exc.lines)
     except CatalogError as exc:

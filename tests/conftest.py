@@ -20,6 +20,7 @@ from playwright.sync_api import sync_playwright
 from sitebuild import BASE_PATH, SITE_URL, BuiltSite, build, copy_project
 
 from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
+from sizing.views.plan_figures import PlanFigures
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,6 +28,16 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
     return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def plan_figures() -> PlanFigures:
+    """The plan's figures of every language model, as the site computes them once for its data (shared with the
+    macros' tests, which read the same site data)."""
+    from macros.library.plan_tables import plan_figures_of
+    from macros.site.site_data import site_data
+
+    return plan_figures_of(site_data())
 
 
 @pytest.fixture

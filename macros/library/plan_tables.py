@@ -14,8 +14,17 @@ from macros.library.registry import macro
 from macros.output.formatting import Formatter
 from macros.output.html import TEMPLATES, block, table
 from macros.output.strings import strings
+from macros.site.site_data import SiteData
 from sizing.catalog.schema import PLAN_MAXIMA, Llm
-from sizing.views.plan import Option, Requirement, closest, plan
+from sizing.views.plan import Option, Requirement, closest, plan_for
+from sizing.views.plan_figures import PlanFigures
+from sizing.views.plan_tabulate import every_model_figures, plan_figures
+
+
+def plan_figures_of(data: SiteData) -> PlanFigures:
+    """The plan's figures of every language model, computed once for this state of the data (the worked plans and
+    the API's documents read the same)."""
+    return data.remembered("plan figures", lambda: plan_figures(data.catalog, every_model_figures(data.catalog)))
 
 
 def _requirement(
@@ -36,7 +45,7 @@ def _requirement(
 
 
 def _options(ctx: MacroContext, requirement: Requirement) -> list[Option]:
-    return ctx.data.remembered(f"plan {requirement}", lambda: plan(ctx.catalog, requirement))
+    return ctx.data.remembered(f"plan {requirement}", lambda: plan_for(plan_figures_of(ctx.data), requirement))
 
 
 def _seconds(ctx: MacroContext, seconds: float) -> str:
@@ -46,12 +55,12 @@ def _seconds(ctx: MacroContext, seconds: float) -> str:
 
 
 def _configuration(ctx: MacroContext, option: Option) -> str:
-    return ctx.node_label(option.candidate.node)
+    return ctx.node_label(ctx.catalog.configurations[option.configuration].cheapest)
 
 
 def _format(ctx: MacroContext, option: Option) -> str:
     """The weights' format, and the KV cache's when it is kept in FP8."""
-    name = option.candidate.precision.name
+    name = ctx.catalog.precisions[option.precision].name
     return ctx.text("plan", "kv_fp8", format=name) if option.load.kv_cache_dtype == "fp8" else name
 
 
@@ -63,7 +72,7 @@ def _row(ctx: MacroContext, option: Option) -> list[str]:
         ctx.f.number(option.nodes),
         ctx.f.number(option.users_per_node),
         ctx.f.speed(load.typical, load.floor, in_a_cell=True),
-        _seconds(ctx, load.ttft.typical_seconds),
+        ctx.text("plan", "ttft_cell", typical=_seconds(ctx, load.ttft), at_most=_seconds(ctx, load.ttft_at_most)),
         ctx.f.money(option.price_per_month_usd, "USD"),
         ctx.f.money(option.usd_per_million_tokens, "USD", 2),
         ctx.text("plan", f"binding_{option.binding}"),
@@ -109,7 +118,7 @@ def plan_table(
 
 def _plan_table(ctx: MacroContext, requirement: Requirement, rows: int, label: str | None = None) -> Markup:
     options = _options(ctx, requirement)
-    shown = options[:rows] or closest(ctx.catalog, requirement)
+    shown = options[:rows] or closest(plan_figures_of(ctx.data), requirement)
     headers = [
         ctx.text("plan", key)
         for key in (
@@ -180,7 +189,8 @@ FORM_FIELDS = {
 TABLE_WORDS = (
     "caption", "caption_closest", "caption_ttft", "cheapest", "kv_fp8", "speed", "nodes_one", "nodes_other",
     "col_configuration", "col_format", "col_nodes", "col_users", "col_speed", "col_ttft", "col_month", "col_million",
-    "col_binding", "binding_memory", "binding_speed", "binding_ttft", "binding_engine_cap", "binding_users",
+    "col_binding", "binding_memory", "binding_speed", "binding_ttft", "binding_prompts", "binding_engine_cap",
+    "binding_users", "ttft_cell",
 )  # fmt: skip
 UNIT_WORDS = ("seconds", "milliseconds", "speed_cell")
 

@@ -9,6 +9,7 @@ from macros.library.context import MacroContext
 from macros.library.registry import macro
 from macros.output.html import id_code, table
 from sizing.catalog.schema import PrefillMeasurement
+from sizing.engine.load import Arrival
 from sizing.engine.prefill import PrefillConstants, estimate_ttft
 from sizing.views.prefill_accuracy import (
     MAX_MEDIAN_ABS_ERROR_HELD_OUT,
@@ -24,7 +25,6 @@ TTFT_CONSTANTS = (
     "prefill_compute_fraction",
     "prefill_compute_fraction_llama_cpp",
     "prefill_request_seconds_server",
-    "prefill_batch_tokens",
     "ttft_ceiling_factor",
 )
 
@@ -112,9 +112,14 @@ def ttft_example(
     layout = ctx.layout_at(model, precision, node, prompt_tokens + output_tokens)
     prefill = PrefillConstants.from_assumptions(ctx.catalog.assumptions)
     e = estimate_ttft(
-        layout.setup, prefill, prompt_tokens=prompt_tokens, output_tokens=output_tokens, concurrency=users
+        layout.setup,
+        prefill,
+        prompt_tokens=prompt_tokens,
+        output_tokens=output_tokens,
+        arrival=Arrival("closed", users=users),
+        most_streams=layout.most_streams,
     )
-    return _seconds(ctx, e.typical_seconds if figure == "typical" else e.at_most_seconds)
+    return _seconds(ctx, e.ttft_seconds if figure == "typical" else e.ttft_at_most_seconds)
 
 
 @macro

@@ -30,7 +30,8 @@ Units are in the names: ``_seconds``, ``_bytes``, ``_gbps`` (1e9 B/s), ``_tflops
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 from sizing.catalog.schema import Assumptions, EngineClass, MlaAttention, Parallelism
 from sizing.catalog.units import GB
@@ -90,7 +91,9 @@ class DecodeSetup:
     """One copy of a model as its decode steps run: the card, the link a split of it crosses (None on one card),
     the model's shape and format, its cards and how they share it (every layer cut across them, or the layers
     shared out), the context each stream holds, the engine and its constants, whether a step computes logits,
-    the prompt tokens each output token brings into the steps, and the layers left in host memory (llama.cpp)."""
+    the prompt tokens each output token brings into the steps, the layers left in host memory (llama.cpp), and the
+    tokens one step batches (``batch_tokens``: a server's ``--max-num-batched-tokens`` for the card's class,
+    llama.cpp's physical batch), in which prompts are read."""
 
     gpu: GpuSpec
     link: LinkSpec | None
@@ -104,6 +107,7 @@ class DecodeSetup:
     prompt_tokens_per_output_token: float = 0.0
     reads_output_head: bool = True
     host_layers: HostLayers | None = None
+    batch_tokens: int = field(kw_only=True)
 
     def __post_init__(self) -> None:
         if self.cards > 1 and self.link is None:
@@ -208,57 +212,66 @@ def layer_split_seconds(single_card_step_seconds: float, cards: int, handover_se
 
 
 def step_seconds(setup: DecodeSetup, concurrency: int) -> StepSeconds:
-    """The time of one decode step of ``concurrency`` streams of one copy, term by term (a step that computes no
-    logits, as llama-bench's prompt test at microbatch 1, skips the output head). With host layers (llama.cpp),
-    the layers left in host memory are read at the host's bandwidth, after those on the cards."""
+    """The time of one decode step of ``concurrency`` streams of one copy, term by term (``steps_seconds``)."""
+    return steps_seconds(setup, (concurrency,))[0]
+
+
+def steps_seconds(setup: DecodeSetup, counts: Sequence[int]) -> list[StepSeconds]:
+    """The time of one decode step of each count of streams of one copy, term by term (a step that computes no
+    logits, as llama-bench's prompt test at microbatch 1, skips the output head); what does not depend on the
+    count is worked out once. With host layers (llama.cpp), the layers left in host memory are read at the
+    host's bandwidth, after those on the cards."""
     model, constants, cards = setup.model, setup.constants, setup.cards
     if setup.parallelism == "layers" and cards > 1:
         assert setup.link is not None
-        single = step_seconds(replace(setup, link=None, cards=1, parallelism="tensor"), concurrency)
-        handover = seconds_handing_over(model, setup.link, concurrency)
-        return replace(
-            single, communication=(cards - 1) * handover, total=layer_split_seconds(single.total, cards, handover)
-        )
+        singles = steps_seconds(replace(setup, link=None, cards=1, parallelism="tensor"), counts)
+        handovers = [seconds_handing_over(model, setup.link, c) for c in counts]
+        return [
+            replace(single, communication=(cards - 1) * h, total=layer_split_seconds(single.total, cards, h))
+            for single, h in zip(singles, handovers, strict=True)
+        ]
     llama_cpp = setup.engine_class == "llama.cpp"
     fraction = constants.bandwidth_fraction_llama_cpp if llama_cpp else constants.bandwidth_fraction_server
-    host_layers = setup.host_layers
-    if host_layers is None:
-        weights = weight_bytes_read_per_step(model, setup.precision, concurrency, setup.reads_output_head)
-        kv_cache = kv_cache_bytes(model, setup.context_tokens, concurrency, constants.kv_cache_bytes_per_element, cards)
-        bytes_read = weights / cards + kv_cache
-        memory = seconds_reading_memory(bytes_read, setup.gpu.memory_bandwidth_gbps, fraction)
-    else:
-        on_cards, in_host = bytes_read_per_step_on_cards_and_host(
-            model,
-            setup.precision,
-            concurrency,
-            setup.context_tokens,
-            constants.kv_cache_bytes_per_element,
-            host_layers.gpu_layers,
-            setup.reads_output_head,
-            host_layers.cpu_moe_layers,
-        )
-        memory = seconds_reading_memory(on_cards, setup.gpu.memory_bandwidth_gbps, fraction) + seconds_reading_memory(
-            in_host, host_layers.bandwidth_gbps, constants.bandwidth_fraction_host
-        )
     tflops = tensor_tflops(setup.gpu, setup.precision)
-    compute = seconds_computing(
-        concurrency * flops_per_token(model, setup.context_tokens), tflops, constants.compute_fraction, cards
-    )
-    prompt_tokens = prefill_tokens_per_step(concurrency, setup.prompt_tokens_per_output_token)
-    prefill = seconds_computing(
-        prompt_tokens * flops_per_token(model, setup.context_tokens // 2), tflops, constants.compute_fraction, cards
-    )
-    communication = (
-        0.0
-        if setup.link is None
-        else seconds_communicating(model, setup.link, cards, concurrency, constants.allreduces_per_layer)
-    )
+    per_token = flops_per_token(model, setup.context_tokens)
+    per_prompt_token = flops_per_token(model, setup.context_tokens // 2)
+    kv_per_stream = kv_cache_bytes(model, setup.context_tokens, 1, constants.kv_cache_bytes_per_element, cards)
     overhead = seconds_overhead(model, constants, setup.engine_class)
+    host_layers = setup.host_layers
     if host_layers is not None:
         overhead += crossings_per_step(model.layers, host_layers) * constants.host_crossing_seconds
-    total = seconds_memory_and_compute(memory, compute, constants.combine_exponent) + prefill + communication + overhead
-    return StepSeconds(memory, compute, prefill, communication, overhead, total)
+    found = []
+    for concurrency in counts:
+        if host_layers is None:
+            weights = weight_bytes_read_per_step(model, setup.precision, concurrency, setup.reads_output_head)
+            bytes_read = weights / cards + kv_per_stream * concurrency
+            memory = seconds_reading_memory(bytes_read, setup.gpu.memory_bandwidth_gbps, fraction)
+        else:
+            on_cards, in_host = bytes_read_per_step_on_cards_and_host(
+                model,
+                setup.precision,
+                concurrency,
+                setup.context_tokens,
+                constants.kv_cache_bytes_per_element,
+                host_layers.gpu_layers,
+                setup.reads_output_head,
+                host_layers.cpu_moe_layers,
+            )
+            memory = seconds_reading_memory(
+                on_cards, setup.gpu.memory_bandwidth_gbps, fraction
+            ) + seconds_reading_memory(in_host, host_layers.bandwidth_gbps, constants.bandwidth_fraction_host)
+        compute = seconds_computing(concurrency * per_token, tflops, constants.compute_fraction, cards)
+        prompt_tokens = prefill_tokens_per_step(concurrency, setup.prompt_tokens_per_output_token)
+        prefill = seconds_computing(prompt_tokens * per_prompt_token, tflops, constants.compute_fraction, cards)
+        communication = (
+            0.0
+            if setup.link is None
+            else seconds_communicating(model, setup.link, cards, concurrency, constants.allreduces_per_layer)
+        )
+        combined = seconds_memory_and_compute(memory, compute, constants.combine_exponent)
+        total = combined + prefill + communication + overhead
+        found.append(StepSeconds(memory, compute, prefill, communication, overhead, total))
+    return found
 
 
 # --- how many streams, at what price ---------------------------------------------------------------

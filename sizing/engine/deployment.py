@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Gpu, InlineGpu, LlamaCppEngine
 from sizing.engine.decode import DecodeConstants, DecodeSetup, price_per_million_tokens, step_seconds, streams_that_fit
 from sizing.engine.fit import (
@@ -29,6 +28,7 @@ from sizing.engine.fit import (
     fit_llm_on,
     fit_split,
     kv_element_bytes,
+    step_batch_tokens,
 )
 from sizing.engine.memory import kv_cache_bytes_per_card
 from sizing.engine.specs import HostLayers, LinkSpec, gpu_spec
@@ -100,15 +100,15 @@ class Deployment:
 
 
 # --- the engine's figures ------------------------------------------------------------------------------------
-def stream_cap(catalog: Catalog, query: FitQuery, fit: Fit) -> int:
+def stream_cap(query: FitQuery, max_num_seqs: int | None = None) -> int:
     """The most streams the engine runs at once: a server's ``--max-num-seqs`` (its default for the card's class,
     or the fewer a tight setting names), llama.cpp's server slots (``--parallel``)."""
     engine = query.engine
     if isinstance(engine, LlamaCppEngine):
         return engine.parallel_slots.value
-    budget = batch_budget_on(engine, query.gpu, catalog)
+    budget = batch_budget_on(engine, query.gpu, query.catalog)
     assert budget is not None
-    return budget.sequences if fit.max_num_seqs is None else min(budget.sequences, fit.max_num_seqs)
+    return budget.sequences if max_num_seqs is None else min(budget.sequences, max_num_seqs)
 
 
 def streams_beside_weights(fit: Fit, kv_bytes_per_stream: float, most_streams: int) -> int:
@@ -146,13 +146,14 @@ def decode_setup(query: FitQuery, node: NodeCards, fit: Fit) -> DecodeSetup:
         constants=constants,
         engine_class=query.engine.kind,
         host_layers=host,
+        batch_tokens=step_batch_tokens(query.engine, query.gpu, c),
     )
 
 
 def layout_of(query: FitQuery, node: NodeCards, fit: Fit) -> Layout:
     """The layout a fit on ``fit.cards`` cards makes of the node (``fit`` must hold)."""
     setup = decode_setup(query, node, fit)
-    most = stream_cap(query.catalog, query, fit)
+    most = stream_cap(query, fit.max_num_seqs)
     typical = 1 / step_seconds(setup, 1).total
     if setup.host_layers is not None:
         streams, total = 1, typical

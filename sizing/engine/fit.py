@@ -34,6 +34,7 @@ from sizing.engine.memory import (
     EIGHT_BIT_BYTES,
     component_bytes,
     kv_cache_bytes_per_card,
+    longest_context_within,
     model_weight_bytes,
     require_precision,
     weight_bytes,
@@ -231,6 +232,16 @@ def batch_budget_on(engine: Engine, gpu: Gpu | InlineGpu | None, catalog: Catalo
     return server_batch_budget(engine, visible_memory(catalog, gpu), name)
 
 
+def step_batch_tokens(engine: Engine, gpu: Gpu | InlineGpu | None, catalog: Catalog) -> int:
+    """The tokens one step of the engine batches on this card: a server's ``--max-num-batched-tokens`` for the
+    card's class, llama.cpp's physical batch (``-ub``)."""
+    budget = batch_budget_on(engine, gpu, catalog)
+    if budget is None:
+        assert isinstance(engine, LlamaCppEngine)
+        return engine.ubatch_tokens.value
+    return budget.tokens
+
+
 def with_max_num_seqs(budget: BatchBudget | None, max_num_seqs: int | None) -> BatchBudget | None:
     """A server's batch with at most ``max_num_seqs`` sequences (``--max-num-seqs``); unchanged when None."""
     if budget is None or max_num_seqs is None:
@@ -320,9 +331,18 @@ class FitQuery:
         def fits(tokens: int) -> bool:
             return self.need(cards, context_tokens=tokens).total <= budget
 
-        if low > high or not fits(low):
+        if low > high:
             return None
-        while low < high:  # need grows with the context: the last that fits, by bisection
+        at_low = self.need(cards, context_tokens=low)
+        if at_low.total > budget:
+            return None
+        element = kv_element_bytes(self.catalog, self.kv_cache_dtype)
+        room = budget - (at_low.total - at_low.kv_cache)  # the rest of the need does not grow with the context
+        model, parallelism = self.checkpoint.model, self.engine.parallelism
+        found = min(high, longest_context_within(model, room, self.batch, element, cards, parallelism))
+        if found >= low and fits(found) and (found == high or not fits(found + 1)):
+            return found
+        while low < high:  # a reserve that grows with the context (llama.cpp without flash attention): bisection
             middle = (low + high + 1) // 2
             low, high = (middle, high) if fits(middle) else (low, middle - 1)
         return low

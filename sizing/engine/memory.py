@@ -5,6 +5,8 @@ records (a language model through its shape, an image or video pipeline by its c
 
 from __future__ import annotations
 
+import math
+
 from sizing.catalog.errors import SizingError
 from sizing.catalog.schema import (
     DiffusionModel,
@@ -205,6 +207,45 @@ def kv_layer_tokens(model: LlmShape, context_tokens: int) -> int:
     if isinstance(model.attention, HybridAttention):
         return model.attention.kv_layers * context_tokens
     return model.layers * context_tokens
+
+
+UNBOUNDED_CONTEXT = 2**62  # every layer of the model keeps a window: any context holds the same
+
+
+def context_holding(model: LlmShape, layer_tokens: float) -> int:
+    """The longest context whose layer × token pairs (``kv_layer_tokens``) stay within ``layer_tokens``, the
+    inverse of ``kv_layer_tokens`` (0 when not one token; ``UNBOUNDED_CONTEXT`` when only windows keep a cache)."""
+    if isinstance(model.attention, SlidingAttention):
+        window, global_layers = model.attention.window_tokens, model.attention.global_layers
+        if layer_tokens <= model.layers * window:  # within the window every layer holds every token
+            return max(0, math.floor(layer_tokens / model.layers))
+        if global_layers == 0:
+            return UNBOUNDED_CONTEXT
+        return math.floor((layer_tokens - (model.layers - global_layers) * window) / global_layers)
+    layers = model.attention.kv_layers if isinstance(model.attention, HybridAttention) else model.layers
+    return max(0, math.floor(layer_tokens / layers))
+
+
+def longest_context_within(
+    model: LlmShape,
+    kv_bytes_per_card: float,
+    batch: int,
+    bytes_per_element: float,
+    cards: int,
+    parallelism: Parallelism,
+) -> int:
+    """The longest context whose KV cache of ``batch`` sequences stays within ``kv_bytes_per_card`` on each card
+    of the split (the inverse of ``kv_cache_bytes_per_card``)."""
+    if kv_bytes_per_card <= 0:
+        return 0
+    per_layer = kv_bytes_per_token_per_layer(model, cards if parallelism == "tensor" else 1, bytes_per_element)
+    per_layer_token = per_layer * batch / (cards if parallelism == "layers" else 1)
+    found = context_holding(model, kv_bytes_per_card / per_layer_token)
+    while found > 0 and kv_cache_bytes_per_card(model, found, batch, bytes_per_element, cards, parallelism) > (
+        kv_bytes_per_card
+    ):
+        found -= 1  # a rounding of the division above
+    return found
 
 
 def kv_cache_bytes(model: LlmShape, context_tokens: int, batch: int, bytes_per_element: float, cards: int = 1) -> float:

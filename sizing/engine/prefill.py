@@ -1,22 +1,17 @@
-"""Time to first token: how long a prompt waits and is read before the first generated token, term by term.
+"""Time to first token: how long a prompt takes to read on one copy, and what the load model needs of it.
 
-A request of P prompt tokens arriving among ``c`` streams (the others decoding) costs::
+A prompt of P tokens read alone costs its matrix products and attention (``P × flops per token at P/2``:
+attention grows with the square of P) over the tensor throughput times an achievable fraction, overlapping with
+reading the weights once (the decode model's p-norm); plus the tensor-split all-reduces of ``P × hidden size``
+activations after every sub-layer over the node's own link (``links.tensor_sync_seconds``), or the layer split's
+hand-overs: ``prompt_work_seconds``. The engine reads it in steps of its batch budget (``DecodeSetup.batch_tokens``:
+``--max-num-batched-tokens`` for the card's class, llama.cpp's physical batch), each with the step's fixed cost.
+Among other users the prompt shares those steps with their decoding and waits for their prompts:
+``sizing.engine.load`` adds that, from the ``CopyTimes`` built here (``copy_times``); a server also spends a fixed
+time on each request (HTTP, tokenizing, scheduling) that an engine's own benchmark does not count.
 
-    ttft = t_request + t_prompt + t_shared + t_queue
-
-* request: a fixed cost of the server per request (HTTP, tokenizing, scheduling, sampling the first token);
-* prompt: the prompt read once: its matrix products and attention (``P × flops per token at P/2``: attention
-  grows with the square of P) over the tensor throughput times an achievable fraction, overlapping with reading
-  the weights once (the decode model's p-norm); plus the tensor-split all-reduces of ``P × hidden size``
-  activations after every sub-layer over the node's own link (``links.tensor_sync_seconds``), or the layer
-  split's hand-overs; plus the fixed cost of one step per chunk of the engine's batch budget;
-* shared: with chunked prefill, each chunk's step also carries the other ``c − 1`` streams' decode step;
-* queue: the prompts of other streams ahead of it. In a closed loop each of the ``c − 1`` others is reading its
-  own prompt a share ``t_prompt / t_request_cycle`` of the time; one found there has half of it left.
-
-"At most" is the typical time times a factor that published runs stay under. Plain records in, a frozen
-``PrefillEstimate`` out; the constants come from ``assumptions.yml`` (``PrefillConstants.from_assumptions``).
-Units are in the names.
+Plain records in; the constants come from ``assumptions.yml`` (``PrefillConstants.from_assumptions``). Units are
+in the names.
 """
 
 from __future__ import annotations
@@ -37,6 +32,7 @@ from sizing.engine.decode import (
     tensor_tflops,
 )
 from sizing.engine.links import tensor_sync_seconds
+from sizing.engine.load import Arrival, CopyTimes, Load, load_of
 from sizing.engine.memory import weight_bytes_read_per_step
 from sizing.engine.specs import LlmShape
 
@@ -46,7 +42,6 @@ class PrefillConstants:
     compute_fraction: float  # server engines
     compute_fraction_llama_cpp: float
     request_seconds_server: float
-    batch_tokens: int
     ceiling_factor: float
 
     @classmethod
@@ -55,30 +50,8 @@ class PrefillConstants:
             compute_fraction=a.prefill_compute_fraction.value,
             compute_fraction_llama_cpp=a.prefill_compute_fraction_llama_cpp.value,
             request_seconds_server=a.prefill_request_seconds_server.value,
-            batch_tokens=a.prefill_batch_tokens.value,
             ceiling_factor=a.ttft_ceiling_factor.value,
         )
-
-
-@dataclass(frozen=True)
-class TtftSeconds:
-    """The time to first token, term by term (the bench prints them)."""
-
-    request: float
-    prompt: float
-    shared: float
-    queue: float
-
-    @property
-    def total(self) -> float:
-        return self.request + self.prompt + self.shared + self.queue
-
-
-@dataclass(frozen=True)
-class PrefillEstimate:
-    typical_seconds: float
-    at_most_seconds: float
-    terms: TtftSeconds
 
 
 # --- the prompt alone ------------------------------------------------------------------------------
@@ -104,9 +77,9 @@ def prompt_communication_seconds(setup: DecodeSetup, prompt_tokens: int) -> floa
     )
 
 
-def prompt_seconds(setup: DecodeSetup, prompt_tokens: int, prefill: PrefillConstants) -> float:
-    """The prompt read once with no other stream: compute and weight reads overlapping, the link, and one step's
-    fixed cost per chunk. Cards of a layer split work in turn; those of a tensor split at once."""
+def prompt_work_seconds(setup: DecodeSetup, prompt_tokens: int, prefill: PrefillConstants) -> float:
+    """The prompt read once with no other stream and no step costs: compute and weight reads overlapping, and the
+    link. Cards of a layer split work in turn; those of a tensor split at once."""
     decode, model = setup.constants, setup.model
     working = setup.cards if setup.parallelism == "tensor" else 1
     llama_cpp = setup.engine_class == "llama.cpp"
@@ -117,12 +90,14 @@ def prompt_seconds(setup: DecodeSetup, prompt_tokens: int, prefill: PrefillConst
     fraction = decode.bandwidth_fraction_llama_cpp if llama_cpp else decode.bandwidth_fraction_server
     weights = weight_bytes_read_per_step(model, setup.precision, prompt_tokens) / setup.cards
     memory = seconds_reading_memory(weights, setup.gpu.memory_bandwidth_gbps, fraction) * (setup.cards / working)
-    steps = chunks(prompt_tokens, prefill.batch_tokens)
-    return (
-        seconds_memory_and_compute(memory, compute, decode.combine_exponent)
-        + prompt_communication_seconds(setup, prompt_tokens)
-        + steps * seconds_overhead(model, decode, setup.engine_class)
+    return seconds_memory_and_compute(memory, compute, decode.combine_exponent) + prompt_communication_seconds(
+        setup, prompt_tokens
     )
+
+
+def step_fixed_seconds(setup: DecodeSetup) -> float:
+    """The fixed cost of one step of the copy (kernel launches and tails, the host's share)."""
+    return seconds_overhead(setup.model, setup.constants, setup.engine_class)
 
 
 # --- among other streams ---------------------------------------------------------------------------
@@ -133,26 +108,36 @@ def decode_step_seconds(setup: DecodeSetup, streams: int, context_tokens: int) -
     return step_seconds(at, streams).total
 
 
-def queue_seconds(others: int, own_prompt_seconds: float, request_cycle_seconds: float) -> float:
-    """Closed loop: each other stream reads its prompt a share ``prompt / cycle`` of the time; one found doing so
-    has on average half of it left."""
-    if others <= 0 or request_cycle_seconds <= 0:
-        return 0.0
-    return others * own_prompt_seconds / request_cycle_seconds * own_prompt_seconds / 2
+def copy_times(
+    setup: DecodeSetup, prefill: PrefillConstants, prompt_tokens: int, output_tokens: int, through_server: bool = True
+) -> CopyTimes:
+    """What the load model needs of the copy for requests of ``prompt_tokens`` and ``output_tokens`` (each stream
+    holding the prompt and half the answer on average); ``through_server``: the request pays the server's fixed
+    cost (not in an engine's own benchmark)."""
+    context = prompt_tokens + output_tokens // 2
+    request = prefill.request_seconds_server if through_server and setup.engine_class == "server" else 0.0
+    return CopyTimes(
+        decode_step_seconds=lambda streams: decode_step_seconds(setup, max(1, math.ceil(streams)), context),
+        prompt_tokens=prompt_tokens,
+        prompt_seconds=prompt_work_seconds(setup, prompt_tokens, prefill),
+        chunk_seconds=step_fixed_seconds(setup),
+        batch_tokens=setup.batch_tokens,
+        request_seconds=request,
+        prompt_tail_factor=prefill.ceiling_factor,
+    )
 
 
 def estimate_ttft(
-    setup: DecodeSetup, prefill: PrefillConstants, *, prompt_tokens: int, output_tokens: int, concurrency: int
-) -> PrefillEstimate:
-    """Typical and "at most" time to first token of a prompt of ``prompt_tokens`` among ``concurrency`` streams,
-    each of which generates ``output_tokens`` per request."""
-    context = prompt_tokens + output_tokens // 2
-    request = prefill.request_seconds_server if setup.engine_class == "server" else 0.0
-    prompt = prompt_seconds(setup, prompt_tokens, prefill)
-    others = concurrency - 1
-    shared = (
-        chunks(prompt_tokens, prefill.batch_tokens) * decode_step_seconds(setup, others, context) if others > 0 else 0.0
-    )
-    cycle = request + prompt + output_tokens * decode_step_seconds(setup, concurrency, context)
-    terms = TtftSeconds(request, prompt, shared, queue_seconds(others, prompt, cycle))
-    return PrefillEstimate(terms.total, terms.total * prefill.ceiling_factor, terms)
+    setup: DecodeSetup,
+    prefill: PrefillConstants,
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    arrival: Arrival,
+    most_streams: int,
+    through_server: bool = True,
+) -> Load:
+    """The copy under the arrival's load (``sizing.engine.load``): its first token typically and at most, and the
+    decode step with the prompts inside it."""
+    times = copy_times(setup, prefill, prompt_tokens, output_tokens, through_server)
+    return load_of(times, arrival, output_tokens, most_streams)

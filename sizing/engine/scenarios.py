@@ -19,7 +19,7 @@ from sizing.catalog.schema import (
 )
 from sizing.engine.decode import DecodeConstants, DecodeSetup
 from sizing.engine.deployment import NodeCards
-from sizing.engine.fit import Engine, FitQuery, card_nvswitch_splits, kv_element_bytes
+from sizing.engine.fit import Engine, FitQuery, card_nvswitch_splits, kv_element_bytes, step_batch_tokens
 from sizing.engine.links import link_spec, node_bus_link
 from sizing.engine.specs import (
     Checkpoint,
@@ -279,4 +279,5 @@ def measured_setup(catalog: Catalog, scenario: DecodeScenario) -> DecodeSetup:
         engine_class=scenario.engine_class,
         prompt_tokens_per_output_token=scenario.prompt_tokens_per_output_token,
         host_layers=host_layers_asked(catalog, scenario, query.checkpoint.model),
+        batch_tokens=step_batch_tokens(query.engine, query.gpu, catalog),
     )

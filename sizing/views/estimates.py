@@ -21,7 +21,7 @@ from sizing.engine.fit import (
     kv_element_bytes,
     tight_setting,
 )
-from sizing.engine.memory import kv_cache_bytes_per_card, weight_bytes
+from sizing.engine.memory import kv_cache_bytes_per_card, longest_context_within, weight_bytes
 from sizing.engine.scenarios import (
     ScenarioError,
     gpu_record,
@@ -156,18 +156,11 @@ def cards_that_hold_one_stream(query: FitQuery, cards: int) -> int | None:
 
 
 def longest_context_for(query: FitQuery, fit: Fit, room: float, streams: int) -> int:
-    """The longest context at which ``streams`` streams' KV caches fit in ``room`` bytes per card (0 if none)."""
+    """The longest context at which ``streams`` streams' KV caches fit in ``room`` bytes per card (0 if none), at
+    most the one asked."""
     element = kv_element_bytes(query.catalog, fit.kv_cache_dtype)
-    parallelism, model = query.engine.parallelism, query.checkpoint.model
-
-    def kv(tokens: int) -> float:
-        return streams * kv_cache_bytes_per_card(model, tokens, 1, element, fit.cards, parallelism)
-
-    low, high = 0, query.context_tokens
-    while low < high:  # KV grows with the context: the last that fits, by bisection
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if kv(middle) <= room else (low, middle - 1)
-    return low
+    model, parallelism = query.checkpoint.model, query.engine.parallelism
+    return min(query.context_tokens, longest_context_within(model, room, streams, element, fit.cards, parallelism))
 
 
 def smaller_formats(catalog: Catalog, scenario: DecodeScenario, plan: CardMemoryPlan, cards: int) -> list[str]:
@@ -333,7 +326,7 @@ def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
         return answer_with_host_layers(catalog, scenario, setup, run.verdict, setting)
     plan = card_plan(run.query, fit)
     fitting = streams_that_fit(
-        plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, stream_cap(catalog, run.query, fit)
+        plan.budget, plan.weights, plan.reserve, plan.kv_per_stream, stream_cap(run.query, fit.max_num_seqs)
     )
     reason = reason_not_fitting(plan, fitting, scenario.concurrency)
     running = min(scenario.concurrency, fitting)

@@ -1,14 +1,20 @@
-"""A plan for a requirement: from a model, users, a speed per user and a time to first token to every node
-configuration that serves it, cheapest first.
+"""A plan for a requirement: from a model, its users (or requests per minute), a speed per user and a time to first
+token to every node configuration that serves it, cheapest first.
 
-Each candidate is a configuration of nodes.yml, a format and a number of cards per copy of the model; a node
-runs ``cards // cards_per_copy`` copies side by side, and a plan rents as many nodes of the configuration as
-the users need, each serving its own copies (no link between nodes). A copy serves the most users for which,
-by the estimator's own figures (``python -m sizing.estimate`` on the same node at that many streams and a
-context of prompt + output tokens), every stream's KV cache fits, the typical speed per user meets the target
-and the typical time to first token (``sizing.engine.prefill``) stays within the limit. A copy that runs only with
-layers in host memory (llama.cpp's ``--n-gpu-layers``) is not a candidate: it serves one stream at a time and its
-first token is not modelled. When nothing meets the requirement, the closest plans say what to relax."""
+Each candidate is a configuration of nodes.yml, a format, a number of cards per copy of the model and a KV-cache
+precision; a node runs ``cards // cards_per_copy`` copies side by side, and a plan rents as many nodes of the
+configuration as the load needs, each serving its own copies (no link between nodes). Every figure comes from the
+plan's published figures (``sizing.views.plan_figures``, computed by ``sizing.views.plan_tabulate`` from the same
+engine as ``python -m sizing.estimate``), read as the Plan page's script reads them, and the load from
+``sizing.engine.load``: the prompts of a copy's users slow their answers (chunked prefill's mixed steps) and their
+first tokens wait in line.
+
+A copy serves the most users (or requests a second) for which every stream's KV cache fits, the speed per user
+holds *at its floor* (the slow steps, not only the typical ones), the time to first token holds *at most* (the
+slow tail: ``load.TAIL_PERCENTILE`` of the wait) and its prompts take at most ``max_prompt_peak_share`` of the
+copy's dense peak. ``users``: each user asks again as soon as an answer ends (a closed loop); ``requests_per_minute``:
+requests arrive independently at a steady rate. A copy that runs only with layers in host memory or at a shorter
+context is not a candidate. When nothing meets the requirement, the closest plans say what to relax."""
 
 from __future__ import annotations
 
@@ -17,27 +23,30 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from sizing.catalog.configurations import Configuration
-from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import KvCacheDtype, Llm, Node, Precision
-from sizing.engine.decode import DecodeSetup, price_per_million_tokens, step_seconds
-from sizing.engine.deployment import decode_setup, layout_of, setting_class, stream_cap
-from sizing.engine.fit import Fit, engine_splits, fit_split, llm_query, nvswitch_splits
-from sizing.engine.prefill import PrefillConstants, PrefillEstimate, estimate_ttft
-from sizing.engine.specs import llm_shape
-from sizing.views.estimates import CardMemoryPlan, card_plan
-from sizing.views.matrix import node_cards
+from sizing.engine.load import Arrival, CopyTimes, load_of
+from sizing.views.plan_figures import (
+    Candidate,
+    CopyAt,
+    KvCache,
+    ModelFigures,
+    PlanFigures,
+    copy_at,
+    most_streams,
+    prompt_peak_share,
+    prompt_seconds,
+    step_reader,
+    streams_that_fit,
+)
 
-Binding = Literal["memory", "speed", "ttft", "engine_cap", "users"]
-CARDS_PER_COPY = (1, 2, 4, 8)
-RATE_ITERATIONS = 8
+Binding = Literal["memory", "speed", "ttft", "prompts", "engine_cap", "users"]
+RATE_STEPS = 20
 
 
 @dataclass(frozen=True)
 class Requirement:
-    """What a service needs. ``users``: concurrent users, or ``requests_per_minute`` turned into users on each
-    configuration with its own time per request (``users`` is then ignored); ``max_ttft_s`` None: no limit on
-    the time to first token; ``precision`` None: any format offered for the model."""
+    """What a service needs. ``users``: concurrent users, or ``requests_per_minute`` arriving at a steady rate
+    (``users`` is then ignored); ``max_ttft_s`` None: no limit on the time to first token; ``precision`` None: any
+    format offered for the model; ``configuration`` None: every node configuration."""
 
     model: str
     prompt_tokens: int
@@ -47,47 +56,42 @@ class Requirement:
     precision: str | None = None
     max_ttft_s: float | None = None
     requests_per_minute: float | None = None
+    configuration: str | None = None
 
     @property
     def context_tokens(self) -> int:
+        """The context a stream's KV cache must hold: the prompt and the whole answer."""
         return self.prompt_tokens + self.output_tokens
+
+    @property
+    def decode_context_tokens(self) -> int:
+        """The context a decode step reads on average: the prompt and half the answer."""
+        return self.prompt_tokens + self.output_tokens // 2
 
 
 @dataclass(frozen=True)
 class Load:
-    """The estimator's figures for one copy of the model serving ``streams`` users."""
+    """One copy at a load: its users (streams decoding at once, for steady requests), the requests a second, the
+    streams its memory holds, the speed per user typically and at its floor, the first token typically and at
+    most, the share of the copy's dense peak its prompts take, and the KV cache it keeps."""
 
-    streams: int
+    users: float
+    requests_per_s: float
     fits: bool
     streams_that_fit: int
-    typical: float  # tokens/s per user
+    typical: float
     floor: float
-    ttft: PrefillEstimate
-    kv_cache_dtype: KvCacheDtype = "bf16"
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A configuration, a format and the cards one copy uses."""
-
-    configuration: Configuration
-    precision: Precision
-    cards_per_copy: int
-    kv_cache_dtype: KvCacheDtype = "bf16"
-
-    @property
-    def node(self) -> Node:
-        return self.configuration.cheapest
-
-    @property
-    def copies_per_node(self) -> int:
-        return self.node.cards // self.cards_per_copy
+    ttft: float
+    ttft_at_most: float
+    prompt_peak_share: float
+    kv_cache_dtype: KvCache
+    saturated: bool = False
 
 
 @dataclass(frozen=True)
 class Option:
-    """A plan: ``nodes`` nodes of one configuration, ``users_per_node`` users on each (the busiest), the figures
-    of a user on the busiest copy, the price of the whole plan, and what stops a copy from serving more users."""
+    """A plan: ``nodes`` nodes of one configuration, the users (or requests a second) on each, the figures of a
+    user on the busiest copy, the price of the whole plan, and what stops a copy from serving more."""
 
     candidate: Candidate
     nodes: int
@@ -99,94 +103,91 @@ class Option:
     users: int
     meets: bool = True
 
+    @property
+    def configuration(self) -> str:
+        return self.candidate.configuration
 
-# --- one copy ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Copy:
-    """One copy of the model on a candidate's cards at a context, as ``sizing.engine.deployment`` lays it out at
-    the setting those cards need (``fit.fit_split``): its decode setup, the streams whose KV cache fits beside the
-    weights and the engine's reserve (0 when not one does, or only at a shorter context or with layers in host
-    memory), the most streams its engine runs, and the KV cache it keeps (FP8 where the setting needs it)."""
-
-    setup: DecodeSetup
-    streams_that_fit: int
-    most_streams: int
-    prefill: PrefillConstants
-    kv_cache_dtype: KvCacheDtype
+    @property
+    def precision(self) -> str:
+        return self.candidate.precision
 
 
-def copy_at(
-    catalog: Catalog, candidate: Candidate, model: str, context_tokens: int
-) -> tuple[Copy, Fit, CardMemoryPlan]:
-    """The candidate's copy at ``context_tokens``, the fit of its cards there and one card's memory at that fit."""
-    llm = catalog.models[model]
-    assert isinstance(llm, Llm)
-    node = candidate.node
-    splits = nvswitch_splits(catalog, node)
-    gpu, dtype = catalog.gpu_of(node), candidate.kv_cache_dtype
-    query = llm_query(catalog, llm, candidate.precision, gpu, context_tokens, dtype, splits)
-    fit = fit_split(query, candidate.cards_per_copy)
-    layout = layout_of(query, node_cards(catalog, node), fit) if fit.fits else None
-    prefill = PrefillConstants.from_assumptions(catalog.assumptions)
-    plan = card_plan(query, fit)
-    if layout is None or setting_class(fit)[0] > 1:  # a shorter context, or layers in host memory: no user fits
-        setup = replace(decode_setup(query, node_cards(catalog, node), fit), context_tokens=context_tokens)
-        return Copy(setup, 0, stream_cap(catalog, query, fit), prefill, fit.kv_cache_dtype), fit, plan
-    copy = Copy(layout.setup, layout.streams_per_copy, layout.most_streams, prefill, fit.kv_cache_dtype)
-    return copy, fit, plan
-
-
-def copy_of(catalog: Catalog, candidate: Candidate, requirement: Requirement) -> Copy:
-    """One copy of the candidate at the requirement's context (prompt + output tokens)."""
-    return copy_at(catalog, candidate, requirement.model, requirement.context_tokens)[0]
-
-
-def ttft_on(copy: Copy, requirement_tokens: tuple[int, int], streams: int) -> PrefillEstimate:
-    """The time to first token of a prompt among ``streams`` streams of one copy."""
-    prompt_tokens, output_tokens = requirement_tokens
-    return estimate_ttft(
-        copy.setup, copy.prefill, prompt_tokens=prompt_tokens, output_tokens=output_tokens, concurrency=streams
+# --- one copy at a load ------------------------------------------------------------------------------------------
+def copy_times(plan: PlanFigures, model: ModelFigures, copy: CopyAt, requirement: Requirement) -> CopyTimes:
+    """What the load model needs of the copy, read from its figures."""
+    figures, step = copy.figures, step_reader(model, copy, requirement.decode_context_tokens)
+    return CopyTimes(
+        decode_step_seconds=lambda streams: step(max(streams, 1.0)),
+        prompt_tokens=requirement.prompt_tokens,
+        prompt_seconds=prompt_seconds(plan, model, copy, requirement.prompt_tokens),
+        chunk_seconds=figures.chunk_ms / 1e3,
+        batch_tokens=figures.batch_tokens,
+        request_seconds=figures.request_ms / 1e3,
+        prompt_tail_factor=plan.prompt_tail_factor,
     )
 
 
-def speed_of(copy: Copy, streams: int) -> float:
-    """The typical tokens/s per stream with ``streams`` streams (the decode step)."""
-    return 1 / step_seconds(copy.setup, streams).total
+def arrival_of(requirement: Requirement, users: float, requests_per_s: float) -> Arrival:
+    if requirement.requests_per_minute is None:
+        return Arrival("closed", users=math.ceil(users))
+    return Arrival("poisson", requests_per_s=requests_per_s)
 
 
-def load_of(copy: Copy, requirement: Requirement, streams: int) -> Load:
-    """The speeds with ``streams`` streams (typical and floor) and the time to first token among them."""
-    typical = speed_of(copy, streams)
-    ttft = ttft_on(copy, (requirement.prompt_tokens, requirement.output_tokens), streams)
-    fits = copy.streams_that_fit >= streams
-    floor = typical * copy.setup.constants.floor_factor
-    return Load(streams, fits, copy.streams_that_fit, typical, floor, ttft, copy.kv_cache_dtype)
+def load_on(
+    plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement, arrival: Arrival
+) -> Load:
+    """What one copy of the candidate reaches under the arrival's load."""
+    copy = copy_at(model, candidate, requirement.context_tokens)
+    times = copy_times(plan, model, copy, requirement)
+    most = most_streams(copy, requirement.context_tokens)
+    found = load_of(times, arrival, requirement.output_tokens, most)
+    fitting = streams_that_fit(copy, requirement.context_tokens)
+    users = arrival.users if arrival.kind == "closed" else found.streams
+    typical = found.tokens_per_s_per_stream
+    peak = prompt_peak_share(plan, model, copy, requirement.prompt_tokens, found.requests_per_s)
+    return Load(
+        users=users,
+        requests_per_s=found.requests_per_s,
+        fits=not found.saturated and fitting >= math.ceil(users),
+        streams_that_fit=fitting,
+        typical=typical,
+        floor=typical * plan.floor_factor,
+        ttft=found.ttft_seconds,
+        ttft_at_most=found.ttft_at_most_seconds,
+        prompt_peak_share=peak if not found.saturated else math.inf,
+        kv_cache_dtype=copy.kv_cache_dtype,
+        saturated=found.saturated,
+    )
 
 
-def load_on(catalog: Catalog, candidate: Candidate, requirement: Requirement, streams: int) -> Load:
-    """What one copy serving ``streams`` users of the requirement reaches."""
-    return load_of(copy_of(catalog, candidate, requirement), requirement, streams)
-
-
-def failed_constraint(load: Load, requirement: Requirement) -> Binding | None:
-    """The first requirement one copy at this load misses: memory, then speed, then time to first token."""
-    if not load.fits:
+def failed_constraint(plan: PlanFigures, load: Load, requirement: Requirement) -> Binding | None:
+    """The first requirement one copy at this load misses: memory, then the speed at its floor, then the first
+    token at most, then the share of the peak its prompts take."""
+    if not load.fits and not load.saturated:
         return "memory"
-    if load.typical < requirement.min_tokens_per_s_per_user:
+    if load.saturated or load.floor < requirement.min_tokens_per_s_per_user:
         return "speed"
-    if requirement.max_ttft_s is not None and load.ttft.typical_seconds > requirement.max_ttft_s:
+    if requirement.max_ttft_s is not None and load.ttft_at_most > requirement.max_ttft_s:
         return "ttft"
+    if load.prompt_peak_share > plan.max_prompt_peak_share:
+        return "prompts"
     return None
 
 
-# --- how many users a copy serves ---------------------------------------------------------------------------
-def users_per_copy(catalog: Catalog, candidate: Candidate, requirement: Requirement) -> tuple[int, Binding]:
-    """The most users one copy serves within the requirement (0 when not even one), and the constraint that
-    stops it at that number. Speed falls and the time to first token grows with users, memory runs out: the
+# --- how much a copy serves ---------------------------------------------------------------------------------------
+def users_per_copy(
+    plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement
+) -> tuple[int, Binding]:
+    """The most users one copy serves within the requirement (0 when not even one), and the constraint that stops it
+    at that number. More users never make a user faster or a first token sooner (``sizing.engine.load``): the
     largest passing count is found by bisection up to the engine's cap."""
-    copy = copy_of(catalog, candidate, requirement)
-    cap = copy.most_streams
-    first = failed_constraint(load_of(copy, requirement, 1), requirement)
+    cap = most_streams(copy_at(model, candidate, requirement.context_tokens), requirement.context_tokens)
+
+    def failed(users: int) -> Binding | None:
+        load = load_on(plan, model, candidate, requirement, Arrival("closed", users=users))
+        return failed_constraint(plan, load, requirement)
+
+    first = failed(1)
     if first is not None:
         return 0, first
     if requirement.users <= 1:
@@ -194,119 +195,152 @@ def users_per_copy(catalog: Catalog, candidate: Candidate, requirement: Requirem
     low, high = 1, min(cap, requirement.users)
     while low < high:
         middle = (low + high + 1) // 2
-        if failed_constraint(load_of(copy, requirement, middle), requirement) is None:
-            low = middle
-        else:
-            high = middle - 1
+        low, high = (middle, high) if failed(middle) is None else (low, middle - 1)
     if low >= requirement.users:
         return low, "users"
     if low >= cap:
         return low, "engine_cap"
-    stopped = failed_constraint(load_of(copy, requirement, low + 1), requirement)
+    stopped = failed(low + 1)
     assert stopped is not None
     return low, stopped
 
 
-def request_seconds(load: Load, output_tokens: int) -> float:
-    """One request of a user: the time to first token, then the answer at the typical speed."""
-    return load.ttft.typical_seconds + output_tokens / load.typical
+def rate_per_copy(
+    plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement
+) -> tuple[float, Binding]:
+    """The most requests a second one copy serves within the requirement at a steady rate (0 when even a trickle
+    fails), and the constraint that stops it there: by bisection between no requests and the rate at which its
+    prompts alone would take all of its time."""
+    copy = copy_at(model, candidate, requirement.context_tokens)
+    ceiling = 1 / prompt_seconds(plan, model, copy, requirement.prompt_tokens)
+    total = (requirement.requests_per_minute or 0.0) / 60
+
+    def failed(rate: float) -> Binding | None:
+        load = load_on(plan, model, candidate, requirement, Arrival("poisson", requests_per_s=rate))
+        return failed_constraint(plan, load, requirement)
+
+    trickle = min(total, ceiling) * 1e-6
+    first = failed(trickle)
+    if first is not None:
+        return 0.0, first
+    if failed(total) is None:
+        return total, "users"
+    low, high = trickle, min(total, ceiling)
+    for _ in range(RATE_STEPS):
+        middle = (low + high) / 2
+        low, high = (middle, high) if failed(middle) is None else (low, middle)
+    stopped = failed(high)
+    return low, "speed" if stopped is None else stopped
 
 
-def option_for(catalog: Catalog, candidate: Candidate, requirement: Requirement) -> Option | None:
-    """The cheapest plan on this candidate, None when one copy cannot serve even one user. Requests per minute
-    become users by Little's law, ``rate × time per request``, the time per request that of the plan itself:
-    repeated until the users stop growing."""
+# --- a plan on one candidate ------------------------------------------------------------------------------------
+def option_for(plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement) -> Option | None:
+    """The cheapest plan on this candidate, None when one copy cannot serve even one user (or a trickle of
+    requests)."""
+    configuration = plan.configurations[candidate.configuration]
+    copies_per_node = configuration.cards // candidate.cards_per_copy
     if requirement.requests_per_minute is None:
-        return option_for_users(catalog, candidate, requirement)
-    users, option = 1, None
-    for _ in range(RATE_ITERATIONS):
-        option = option_for_users(catalog, candidate, replace(requirement, users=users))
-        if option is None:
+        per_copy, binding = users_per_copy(plan, model, candidate, requirement)
+        if per_copy == 0:
             return None
-        needed = math.ceil(
-            requirement.requests_per_minute / 60 * request_seconds(option.load, requirement.output_tokens)
-        )
-        if needed <= users:
-            return option
-        users = needed
-    return option_for_users(catalog, candidate, replace(requirement, users=users))
-
-
-def option_for_users(catalog: Catalog, candidate: Candidate, requirement: Requirement) -> Option | None:
-    """The cheapest plan on this candidate for ``requirement.users`` users at once."""
-    per_copy, binding = users_per_copy(catalog, candidate, requirement)
-    if per_copy == 0:
-        return None
-    per_node = per_copy * candidate.copies_per_node
-    nodes = math.ceil(requirement.users / per_node)
-    users_per_node = math.ceil(requirement.users / nodes)
-    busiest_copy = math.ceil(users_per_node / candidate.copies_per_node)
-    load = load_on(catalog, candidate, requirement, busiest_copy)
-    monthly = nodes * candidate.node.price_per_month.amount
+        nodes = math.ceil(requirement.users / (per_copy * copies_per_node))
+        if nodes == 1:
+            binding = "users"  # one node serves them all: nothing limits it
+        users_per_node = math.ceil(requirement.users / nodes)
+        busiest = math.ceil(users_per_node / copies_per_node)
+        load = load_on(plan, model, candidate, requirement, Arrival("closed", users=busiest))
+        tokens_per_s = requirement.users * requirement.output_tokens / request_seconds(load, requirement)
+        users = requirement.users
+    else:
+        rate, binding = rate_per_copy(plan, model, candidate, requirement)
+        if rate == 0:
+            return None
+        total = requirement.requests_per_minute / 60
+        nodes = math.ceil(total / (rate * copies_per_node) - 1e-9)
+        if nodes == 1:
+            binding = "users"
+        per_copy_rate = total / (nodes * copies_per_node)
+        load = load_on(plan, model, candidate, requirement, Arrival("poisson", requests_per_s=per_copy_rate))
+        users_per_node = math.ceil(load.users * copies_per_node)
+        tokens_per_s = total * requirement.output_tokens
+        users = math.ceil(load.users * copies_per_node * nodes)
+    monthly = nodes * configuration.price_per_month_usd
     return Option(
         candidate=candidate,
         nodes=nodes,
         users_per_node=users_per_node,
         load=load,
         price_per_month_usd=monthly,
-        usd_per_million_tokens=usd_per_million(catalog, monthly, requirement, load),
+        usd_per_million_tokens=monthly / (plan.hours_per_month * 3600 * tokens_per_s) * 1e6,
         binding=binding,
-        users=requirement.users,
+        users=users,
     )
 
 
-def usd_per_million(catalog: Catalog, monthly_usd: float, requirement: Requirement, load: Load) -> float:
-    """A million generated tokens at this load: every user asks again as soon as an answer ends (the
-    requirement's concurrency), so the plan generates ``users × output / (ttft + output / speed)`` tokens/s."""
-    tokens_per_s = requirement.users * requirement.output_tokens / request_seconds(load, requirement.output_tokens)
-    return price_per_million_tokens(monthly_usd, catalog.assumptions.hours_per_month.value, tokens_per_s)
+def request_seconds(load: Load, requirement: Requirement) -> float:
+    """One request of a user: the first token, then the answer at the typical speed."""
+    return load.ttft + requirement.output_tokens / load.typical
 
 
-# --- every option ------------------------------------------------------------------------------------------------
-def precisions_of(catalog: Catalog, requirement: Requirement) -> list[Precision]:
-    model = catalog.models[requirement.model]
-    if requirement.precision is not None:
-        return [catalog.precisions[requirement.precision]]
-    return catalog.precisions_for(model)
-
-
-def candidates(catalog: Catalog, requirement: Requirement) -> Iterable[Candidate]:
-    """Every configuration × format × cards per copy (a power of two that divides the node's cards and that the
-    format's engine can split the model over, ``fit.engine_splits``) × KV-cache precision (FP8 as a choice of
-    server engines, ``--kv-cache-dtype fp8``)."""
-    shape = llm_shape(catalog.models[requirement.model])  # type: ignore[arg-type]
-    for configuration in catalog.configurations.values():
-        node = configuration.cheapest
-        for precision in precisions_of(catalog, requirement):
-            engine = catalog.engine_of(precision)
-            splits = engine_splits(engine, shape, node.cards)
-            dtypes: tuple[KvCacheDtype, ...] = ("bf16", "fp8") if engine.kind == "server" else ("bf16",)
-            for cards in CARDS_PER_COPY:
-                if cards in splits and node.cards % cards == 0:
-                    yield from (Candidate(configuration, precision, cards, dtype) for dtype in dtypes)
+# --- every option --------------------------------------------------------------------------------------------------
+def candidates(model: ModelFigures, requirement: Requirement) -> list[Candidate]:
+    """The model's candidates in the format and configuration asked for (every one where not asked)."""
+    return [
+        c
+        for c in model.candidates
+        if (requirement.precision is None or c.precision == requirement.precision)
+        and (requirement.configuration is None or c.configuration == requirement.configuration)
+    ]
 
 
 def price_key(option: Option) -> tuple[float, bool, float, str]:
     """Cheapest first; at the same price a 16-bit KV cache (no quality cost), then the faster; then by
     configuration id, so the order is stable."""
     fp8_cache = option.load.kv_cache_dtype == "fp8"
-    return (option.price_per_month_usd, fp8_cache, -option.load.typical, option.candidate.configuration.id)
+    return (option.price_per_month_usd, fp8_cache, -option.load.typical, option.candidate.configuration)
 
 
 def best_per_configuration(options: Iterable[Option]) -> list[Option]:
     """One option per configuration (its cheapest format and split), cheapest first."""
     best: dict[str, Option] = {}
     for option in sorted(options, key=price_key):
-        best.setdefault(option.candidate.configuration.id, option)
+        best.setdefault(option.candidate.configuration, option)
     return sorted(best.values(), key=price_key)
 
 
-def plan(catalog: Catalog, requirement: Requirement) -> list[Option]:
-    """Every configuration that meets the requirement, cheapest first, each with its cheapest way."""
-    if not isinstance(catalog.models.get(requirement.model), Llm):
+def model_of(plan: PlanFigures, requirement: Requirement) -> ModelFigures:
+    if requirement.model not in plan.models:
         raise KeyError(requirement.model)
-    found = (option_for(catalog, c, requirement) for c in candidates(catalog, requirement))
-    return best_per_configuration(o for o in found if o is not None)
+    return plan.models[requirement.model]
+
+
+def fewest_nodes(plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement) -> int:
+    """The fewest nodes the candidate could need, before any load is worked out: each copy serving at most the
+    streams its memory and its engine hold (users), or its prompts taking all of its time (requests)."""
+    copies = plan.configurations[candidate.configuration].cards // candidate.cards_per_copy
+    copy = copy_at(model, candidate, requirement.context_tokens)
+    if requirement.requests_per_minute is None:
+        most = min(streams_that_fit(copy, requirement.context_tokens), requirement.users)
+        return math.ceil(requirement.users / (max(most, 1) * copies))
+    total = requirement.requests_per_minute / 60
+    return math.ceil(total * prompt_seconds(plan, model, copy, requirement.prompt_tokens) / copies - 1e-9)
+
+
+def plan_for(plan: PlanFigures, requirement: Requirement) -> list[Option]:
+    """Every configuration that meets the requirement, cheapest first, each with its cheapest way. A candidate
+    whose fewest nodes already cost more than a plan found on its configuration is not worked out."""
+    model = model_of(plan, requirement)
+    found: list[Option] = []
+    cheapest: dict[str, float] = {}
+    for c in candidates(model, requirement):
+        price = plan.configurations[c.configuration].price_per_month_usd
+        if fewest_nodes(plan, model, c, requirement) * price > cheapest.get(c.configuration, math.inf):
+            continue
+        option = option_for(plan, model, c, requirement)
+        if option is not None:
+            found.append(option)
+            cheapest[c.configuration] = min(cheapest.get(c.configuration, math.inf), option.price_per_month_usd)
+    return best_per_configuration(found)
 
 
 # --- when nothing meets it ----------------------------------------------------------------------------------------
@@ -318,15 +352,18 @@ class Shortfall:
     load: Load
 
     def gap(self, requirement: Requirement) -> float:
-        """How many times too slow, in speed or in time to first token, whichever is worse (1 = meets)."""
-        speed = requirement.min_tokens_per_s_per_user / self.load.typical
-        ttft = 1.0 if requirement.max_ttft_s is None else self.load.ttft.typical_seconds / requirement.max_ttft_s
+        """How many times too slow, in speed (at its floor) or in time to first token (at most), whichever is
+        worse (1 = meets)."""
+        speed = requirement.min_tokens_per_s_per_user / self.load.floor
+        ttft = 1.0 if requirement.max_ttft_s is None else self.load.ttft_at_most / requirement.max_ttft_s
         return max(speed, ttft, 1.0)
 
 
-def shortfalls(catalog: Catalog, requirement: Requirement) -> list[Shortfall]:
+def shortfalls(plan: PlanFigures, requirement: Requirement) -> list[Shortfall]:
     """One user on one copy of every candidate whose weights and one stream's KV cache fit."""
-    found = (Shortfall(c, load_on(catalog, c, requirement, 1)) for c in candidates(catalog, requirement))
+    model = model_of(plan, requirement)
+    alone = Arrival("closed", users=1)
+    found = (Shortfall(c, load_on(plan, model, c, requirement, alone)) for c in candidates(model, requirement))
     return [s for s in found if s.load.fits]
 
 
@@ -334,58 +371,59 @@ def relaxed(requirement: Requirement, load: Load) -> Requirement:
     """The requirement loosened just enough for one user on this load to meet it."""
     max_ttft = requirement.max_ttft_s
     if max_ttft is not None:
-        max_ttft = max(max_ttft, load.ttft.typical_seconds)
+        max_ttft = max(max_ttft, load.ttft_at_most)
     return replace(
         requirement,
-        min_tokens_per_s_per_user=min(requirement.min_tokens_per_s_per_user, load.typical),
+        min_tokens_per_s_per_user=min(requirement.min_tokens_per_s_per_user, load.floor),
         max_ttft_s=max_ttft,
     )
 
 
-def closest(catalog: Catalog, requirement: Requirement, count: int = 3) -> list[Option]:
+def closest(plan: PlanFigures, requirement: Requirement, count: int = 3) -> list[Option]:
     """The ``count`` configurations nearest to meeting the requirement (smallest gap, then cheapest), each as a
     plan under the requirement loosened just enough for it; ``meets`` False."""
+    model = model_of(plan, requirement)
+    price = {k: c.price_per_month_usd for k, c in plan.configurations.items()}
     nearest = sorted(
-        shortfalls(catalog, requirement),
-        key=lambda s: (round(s.gap(requirement), 3), s.candidate.node.price_per_month.amount),
+        shortfalls(plan, requirement),
+        key=lambda s: (round(s.gap(requirement), 3), price[s.candidate.configuration]),
     )
     options: list[Option] = []
     for s in nearest:
-        option = option_for(catalog, s.candidate, relaxed(requirement, s.load))
-        if option is not None and option.candidate.configuration.id not in {
-            o.candidate.configuration.id for o in options
-        }:
+        option = option_for(plan, model, s.candidate, relaxed(requirement, s.load))
+        if option is not None and option.configuration not in {o.configuration for o in options}:
             options.append(replace(option, meets=False))
         if len(options) == count:
             break
     return options
 
 
-def relax(catalog: Catalog, requirement: Requirement) -> str:
-    """What to loosen, with the figures: the fastest speed per user and the shortest time to first token any
-    configuration reaches with one user per copy, or, when not even one user fits, a lighter format or a
-    shorter prompt."""
-    found = shortfalls(catalog, requirement)
+@dataclass(frozen=True)
+class Relax:
+    """What to loosen: ``no_fit`` (no node holds one user: a lighter format or a shorter prompt), ``speed`` (the
+    fastest floor any configuration reaches, and where), ``ttft`` (the shortest first token at most, and where),
+    ``both`` (no single configuration meets both)."""
+
+    kind: Literal["no_fit", "speed", "ttft", "both"]
+    value: float = 0.0
+    configuration: str = ""
+    precision: str = ""
+
+
+def relax(plan: PlanFigures, requirement: Requirement) -> list[Relax]:
+    """What to loosen, with the figures: the fastest speed per user (at its floor) and the shortest time to first
+    token (at most) any configuration reaches with one user per copy, or, when not even one user fits, a lighter
+    format or a shorter prompt."""
+    found = shortfalls(plan, requirement)
     if not found:
-        formats = ", ".join(p.id for p in precisions_of(catalog, requirement))
-        return (
-            f"no node holds {requirement.model} ({formats}) with the KV cache of one user at "
-            f"{requirement.context_tokens:,} tokens: try a lighter format or a shorter prompt"
-        )
+        return [Relax("no_fit")]
     said = []
-    fastest = max(found, key=lambda s: s.load.typical)
-    if fastest.load.typical < requirement.min_tokens_per_s_per_user:
-        said.append(
-            f"the fastest is {fastest.load.typical:.1f} tokens/s per user "
-            f"({fastest.candidate.configuration.id}, {fastest.candidate.precision.id}): ask for at most that, "
-            "or use a lighter format"
-        )
-    quickest = min(found, key=lambda s: s.load.ttft.typical_seconds)
-    if requirement.max_ttft_s is not None and quickest.load.ttft.typical_seconds > requirement.max_ttft_s:
-        said.append(
-            f"the shortest time to first token is {quickest.load.ttft.typical_seconds:.2f} s "
-            f"({quickest.candidate.configuration.id}): allow that, or shorten the prompt"
-        )
-    if not said:
-        said.append("no single configuration meets both limits at once: loosen the speed or the time to first token")
-    return "; ".join(said)
+    fastest = max(found, key=lambda s: s.load.floor)
+    if fastest.load.floor < requirement.min_tokens_per_s_per_user:
+        c = fastest.candidate
+        said.append(Relax("speed", fastest.load.floor, c.configuration, c.precision))
+    quickest = min(found, key=lambda s: s.load.ttft_at_most)
+    if requirement.max_ttft_s is not None and quickest.load.ttft_at_most > requirement.max_ttft_s:
+        c = quickest.candidate
+        said.append(Relax("ttft", quickest.load.ttft_at_most, c.configuration, c.precision))
+    return said or [Relax("both")]

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import PrefillMeasurement
-from sizing.engine.prefill import PrefillConstants, TtftSeconds, estimate_ttft
-from sizing.engine.scenarios import measured_setup
+from sizing.engine.deployment import stream_cap
+from sizing.engine.load import Arrival, TtftTerms, load_of, ttft_terms
+from sizing.engine.prefill import PrefillConstants, copy_times
+from sizing.engine.scenarios import measured_setup, scenario_query
 
 MAX_MEDIAN_ABS_ERROR_HELD_OUT = 0.25
 
@@ -20,12 +22,12 @@ MAX_MEDIAN_ABS_ERROR_HELD_OUT = 0.25
 @dataclass(frozen=True)
 class TtftCheck:
     id: str
-    concurrency: int
+    arrival: Arrival
     prompt_tokens: int
     measured_seconds: float
     typical_seconds: float
     at_most_seconds: float
-    terms: TtftSeconds
+    terms: TtftTerms
     unreliable: str | None
 
     @property
@@ -42,23 +44,35 @@ class TtftMetrics:
     at_or_under_at_most: float
 
 
+def arrival_of(m: PrefillMeasurement) -> Arrival:
+    """How the record's requests arrived, as the load model takes it."""
+    if m.arrival == "poisson":
+        assert m.requests_per_s is not None
+        return Arrival("poisson", requests_per_s=m.requests_per_s)
+    if m.arrival == "burst":
+        assert m.burst_requests is not None
+        return Arrival("burst", users=m.burst_requests)
+    return Arrival("closed", users=m.concurrency)
+
+
 def check_record(catalog: Catalog, m: PrefillMeasurement, constants: PrefillConstants | None = None) -> TtftCheck:
+    """The record's run as the model sees it: its own setup and batch budget, requests arriving as they did, the
+    server's cost per request only where the run went through one."""
     prefill = PrefillConstants.from_assumptions(catalog.assumptions) if constants is None else constants
-    e = estimate_ttft(
-        measured_setup(catalog, m),
-        prefill,
-        prompt_tokens=m.prompt_tokens,
-        output_tokens=m.output_tokens,
-        concurrency=m.concurrency,
-    )
+    setup = measured_setup(catalog, m)
+    if m.batch_tokens is not None:
+        setup = replace(setup, batch_tokens=m.batch_tokens)
+    times = copy_times(setup, prefill, m.prompt_tokens, m.output_tokens, m.measured_at == "server")
+    arrival = arrival_of(m)
+    load = load_of(times, arrival, m.output_tokens, stream_cap(scenario_query(catalog, m)))
     return TtftCheck(
         m.id,
-        m.concurrency,
+        arrival,
         m.prompt_tokens,
         m.ttft_ms / 1e3,
-        e.typical_seconds,
-        e.at_most_seconds,
-        e.terms,
+        load.ttft_seconds,
+        load.ttft_at_most_seconds,
+        ttft_terms(times, load),
         m.unreliable,
     )
 

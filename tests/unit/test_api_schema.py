@@ -128,18 +128,25 @@ def test_the_reference_page_lists_every_field_verdict_and_unit(lang):
     assert {"en": "GB/s", "fr": "Go/s", "zh": "GB/s"}[lang] in html
 
 
-def test_a_plan_copy_holds_what_the_plan_computes(files):
-    """api/plan.json gives, for one candidate, the streams that fit and the decode step python -m sizing.plan reads."""
-    from sizing.views.plan import Candidate, Requirement, load_on
+def test_a_plan_copy_holds_what_the_estimator_computes(files):
+    """api/plan.json gives, for one candidate at a context of its ladder, the streams that fit and the decode step
+    of 8 streams that python -m sizing.estimate gives for the same card, context and streams."""
+    from sizing.catalog.schema import DecodeScenario
+    from sizing.views.estimates import answer
 
     catalog = site_data().catalog
     plan = files["api/plan.json"]
     model = files["api/" + plan["models"]["llama-3.1-8b"]["figures"]]
     row = next(c for c in model["candidates"] if c[:4] == ["1x-a100-pcie-80gb", "bf16", 1, "bf16"])
     kv_room, fp8_contexts, step_ms, *_ = model["copies"][row[4]]
-    candidate = Candidate(catalog.configurations["1x-a100-pcie-80gb"], catalog.precisions["bf16"], 1)
     context = model["contexts"][2]
-    load = load_on(catalog, candidate, Requirement("llama-3.1-8b", context // 2, context // 2, 8, 1.0), 8)
+    scenario = DecodeScenario(
+        gpu="a100-pcie-80gb", model="llama-3.1-8b", precision="bf16", concurrency=8, context_tokens=context
+    )
+    said = answer(catalog, scenario)
+    assert said.at_concurrency is not None
     room, stream, most = next(point[1:] for point in kv_room if point[0] == context)
-    assert min(room // stream, most) == load.streams_that_fit and fp8_contexts == []
-    assert step_ms[2][model["streams"].index(8)] == pytest.approx(1e3 / load.typical, rel=1e-3)
+    assert min(room // stream, most) == said.streams_that_fit and fp8_contexts == []
+    assert step_ms[2][model["streams"].index(8)] == pytest.approx(
+        1e3 / said.at_concurrency.per_stream_typical, rel=1e-3
+    )

@@ -211,7 +211,7 @@ def test_a_layer_split_is_the_single_card_step_plus_handovers():
 
 def test_a_layer_split_step_adds_handovers_to_the_one_card_step(constants):
     gpu = GpuSpec(24, 1008, 165, 330)
-    on_one = DecodeSetup(gpu, None, DENSE_8B, BF16, 1, "layers", 1000, constants, "llama.cpp")
+    on_one = DecodeSetup(gpu, None, DENSE_8B, BF16, 1, "layers", 1000, constants, "llama.cpp", batch_tokens=2048)
     one, three = step_seconds(on_one, 1), step_seconds(replace(on_one, link=PCIE, cards=3), 1)
     # 2 hand-overs of 22 us + 4,096 x 2 / 24e9 (0.341 us)
     assert three.total - one.total == pytest.approx(2 * (22e-6 + 8192 / 24e9))
@@ -271,7 +271,7 @@ def test_price_per_million_tokens():
 def test_more_streams_share_a_step_slower_each_faster_in_all(constants):
     gpu = GpuSpec(80, 2039, 312, None)
     speeds = []
-    setup = DecodeSetup(gpu, NVLINK, MOE, BF16, 2, "tensor", 4096, constants)
+    setup = DecodeSetup(gpu, NVLINK, MOE, BF16, 2, "tensor", 4096, constants, batch_tokens=2048)
     for streams in (1, 2, 8, 32, 128):
         seconds = step_seconds(setup, streams).total
         speeds.append((1 / seconds, streams / seconds))

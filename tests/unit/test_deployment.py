@@ -20,7 +20,9 @@ NEED = MemoryNeed(weights=60 * GIB, kv_cache=1.25 * GIB, activations=5 * GIB, ov
 def setup(catalog) -> DecodeSetup:
     model = LlmShape(params=8e9, layers=32, hidden_size=4096, attention_heads=32, kv_heads=8, head_dim=128)
     constants = DecodeConstants.from_assumptions(catalog.assumptions)
-    return DecodeSetup(GpuSpec(80, 2039, 312), None, model, PrecisionSpec(16, True), 1, "tensor", 8192, constants)
+    return DecodeSetup(
+        GpuSpec(80, 2039, 312), None, model, PrecisionSpec(16, True), 1, "tensor", 8192, constants, batch_tokens=2048
+    )
 
 
 def layout(setup: DecodeSetup, cards: int, copies: int, typical: float, total_per_copy: float, **fit) -> Layout:

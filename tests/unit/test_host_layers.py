@@ -60,7 +60,10 @@ def test_the_host_share_is_read_at_the_hosts_bandwidth_after_the_cards_share(cat
     gpu = GpuSpec(memory_gb=24, memory_bandwidth_gbps=1000, bf16_dense_tflops=100)
     host = HostLayers(gpu_layers=6, bandwidth_gbps=100)
     step = step_seconds(
-        DecodeSetup(gpu, None, TOY, EIGHT_BITS, 1, "layers", 1000, constants, "llama.cpp", host_layers=host), 1
+        DecodeSetup(
+            gpu, None, TOY, EIGHT_BITS, 1, "layers", 1000, constants, "llama.cpp", host_layers=host, batch_tokens=2048
+        ),
+        1,
     )
     # 6.024e8 B / (1,000 GB/s x 0.5) = 1.2048 ms on the cards; 4.026e8 B / (100 GB/s x 0.5) = 8.052 ms in the host
     assert step.memory == pytest.approx(1.2048e-3 + 8.052e-3)
@@ -195,7 +198,7 @@ def test_a_step_passes_twice_between_card_and_cpu_per_layer_whose_experts_alone_
 def test_each_pass_costs_the_fitted_time(catalog):
     constants = DecodeConstants.from_assumptions(catalog.assumptions)
     gpu = GpuSpec(memory_gb=24, memory_bandwidth_gbps=1000, bf16_dense_tflops=100)
-    setup = DecodeSetup(gpu, None, TOY_MOE, EIGHT_BITS, 1, "layers", 1000, constants, "llama.cpp")
+    setup = DecodeSetup(gpu, None, TOY_MOE, EIGHT_BITS, 1, "layers", 1000, constants, "llama.cpp", batch_tokens=2048)
     on_cards = step_seconds(replace(setup, host_layers=HostLayers(11, 100)), 1)
     experts_away = step_seconds(replace(setup, host_layers=HostLayers(11, 100, cpu_moe_layers=4)), 1)
     assert experts_away.overhead - on_cards.overhead == pytest.approx(8 * constants.host_crossing_seconds)

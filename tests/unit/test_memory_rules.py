@@ -20,7 +20,7 @@ from sizing.engine.fit import (
     tight_utilization,
     visible_memory,
 )
-from sizing.engine.memory import kv_cache_bytes, model_weight_bytes
+from sizing.engine.memory import context_holding, kv_cache_bytes, longest_context_within, model_weight_bytes
 from sizing.engine.reserve import llama_cpp_reserve
 from sizing.engine.specs import llm_shape
 
@@ -290,3 +290,20 @@ def test_a_format_kept_in_16_bits_must_be_one_the_model_is_offered_in(data_copy)
     edit(data_copy / "models.yml", "    kept_16bit:\n      fp8:\n", "    kept_16bit:\n      gguf-q4_0-qat:\n")
     with pytest.raises(CatalogError, match=r"kept_16bit.*'gguf-q4_0-qat' is not a format this model is offered in"):
         load_catalog(data_copy)
+
+
+# --- the longest context a room holds ------------------------------------------------------------------------
+def test_the_longest_context_a_room_holds_is_the_inverse_of_the_kv_cache(catalog):
+    llama = llm_shape(catalog.models["llama-3.1-8b"])
+    # 32 layers × 2 × 8 heads × 128 × 2 B = 131,072 B a token: 1 GiB holds 8,192 tokens, and not one more
+    assert longest_context_within(llama, GIB, 1, 2, 1, "tensor") == 8192
+    assert longest_context_within(llama, GIB - 1, 1, 2, 1, "tensor") == 8191
+    assert longest_context_within(llama, GIB, 4, 2, 2, "tensor") == 4096  # 4 streams, half the heads a card
+    assert longest_context_within(llama, GIB, 1, 2, 2, "layers") == 16384  # half the layers a card
+    gemma = llm_shape(catalog.models["gemma-3-27b"])
+    # 62 layers hold every token up to the 1,024 window (63,488 layer × tokens), then the 10 global ones grow alone
+    assert context_holding(gemma, 62 * 1000 + 61) == 1000
+    assert context_holding(gemma, 62 * 1024 + 10 * 500) == 1524
+    for tokens in (1, 700, 1024, 1025, 5000, 131072):  # the inverse, token for token
+        held = kv_cache_bytes(gemma, tokens, 1, 2)
+        assert longest_context_within(gemma, held, 1, 2, 1, "tensor") == tokens

@@ -33,12 +33,14 @@ REQUIREMENTS = """\
 OPTION_KEYS = {
     "configuration",
     "precision",
+    "cards_per_copy",
     "nodes",
     "price_per_month_usd",
     "usd_per_million_tokens",
     "users_per_node",
     "tokens_per_s_per_user",
     "ttft_s",
+    "prompt_peak_share",
     "binding",
 }
 
@@ -61,26 +63,38 @@ def test_json_is_one_answer_per_requirement_in_the_issues_shape(tmp_path, capsys
     assert chat["options"] and chat["closest"] == [] and chat["relax"] is None
     for option in chat["options"]:
         assert set(option) - {"kv_cache_dtype"} == OPTION_KEYS
-        assert set(option["tokens_per_s_per_user"]) == {"typical", "floor"} and set(option["ttft_s"]) == {"typical"}
+        assert set(option["tokens_per_s_per_user"]) == {"typical", "floor"}
+        assert set(option["ttft_s"]) == {"typical", "at_most"} and option["ttft_s"]["at_most"] <= 1
+        assert option["tokens_per_s_per_user"]["floor"] >= 30  # the plan holds the speed at its floor
     prices = [o["price_per_month_usd"] for o in chat["options"]]
     assert prices == sorted(prices)
     assert impossible["options"] == [] and impossible["closest"] and "time to first token" in impossible["relax"]
 
 
-def test_a_plan_and_the_estimator_give_the_same_speed_for_the_same_node(tmp_path, capsys):
-    _, out, _ = run(tmp_path, REQUIREMENTS, "--json", capsys=capsys)
-    option = next(o for o in json.loads(out)[0]["options"] if o["configuration"] == "1x-a100-pcie-80gb")
-    scenario = (
-        "- {gpu: a100-pcie-80gb, model: llama-3.1-8b, precision: bf16, "
-        f"kv_cache_dtype: {option.get('kv_cache_dtype', 'bf16')}, "
-        f"concurrency: {option['users_per_node']}, context_tokens: 2400}}\n"
+def test_a_plan_pinned_to_one_configuration_answers_for_it_alone(tmp_path, capsys):
+    code, out, err = run(tmp_path, REQUIREMENTS, "--json", "--configuration", "8x-h100-sxm5-80gb", capsys=capsys)
+    assert code == 0 and err == ""
+    chat, _ = json.loads(out)
+    assert [o["configuration"] for o in chat["options"]] == ["8x-h100-sxm5-80gb"]
+    code, out, err = run(tmp_path, REQUIREMENTS, "--configuration", "8x-h100-sxm5", capsys=capsys)
+    assert code == 2 and out == ""
+    assert err.startswith(
+        "error: --configuration: unknown configuration '8x-h100-sxm5'; did you mean '8x-h100-sxm5-80gb'"
     )
+
+
+def test_one_user_alone_gets_the_estimators_speed(tmp_path, capsys):
+    """With one user no other prompt shares the steps: the plan's speed is the estimator's for one stream at the
+    context the answers decode at on average (prompt + half the answer), up to the 4 digits the figures keep."""
+    one = "- {model: llama-3.1-8b, precision: bf16, prompt_tokens: 3072, output_tokens: 2048, users: 1, "
+    one += "min_tokens_per_s_per_user: 1}\n"
+    _, out, _ = run(tmp_path, one, "--json", "--configuration", "1x-a100-pcie-80gb", capsys=capsys)
+    option = json.loads(out)[0]["options"][0]
     path = tmp_path / "scenarios.yml"
-    path.write_text(scenario, encoding="utf-8")
+    path.write_text("- {gpu: a100-pcie-80gb, model: llama-3.1-8b, precision: bf16, context_tokens: 4096}\n")
     assert estimate_main([str(path), "--json"]) == 0
     estimated = json.loads(capsys.readouterr()[0])[0]
     assert estimated["tokens_per_s_per_stream"]["typical"] == option["tokens_per_s_per_user"]["typical"]
-    assert estimated["tokens_per_s_per_stream"]["floor"] == option["tokens_per_s_per_user"]["floor"]
 
 
 def test_the_table_names_the_cheapest_first_and_what_to_relax(tmp_path, capsys):

@@ -5,14 +5,14 @@ from dataclasses import replace
 import pytest
 
 from sizing.engine.decode import DecodeConstants, DecodeSetup
+from sizing.engine.load import Arrival
 from sizing.engine.prefill import (
     PrefillConstants,
-    chunks,
+    copy_times,
     estimate_ttft,
     prompt_communication_seconds,
     prompt_flops,
-    prompt_seconds,
-    queue_seconds,
+    prompt_work_seconds,
 )
 from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec
 from sizing.views.prefill_accuracy import check_records, metrics
@@ -41,12 +41,11 @@ DECODE = DecodeConstants(
     bandwidth_fraction_host=0.5,
     host_crossing_seconds=0,
 )
-ONE_CARD = DecodeSetup(GPU, None, DENSE_8B, BF16, 1, "tensor", 1000, DECODE)
+ONE_CARD = DecodeSetup(GPU, None, DENSE_8B, BF16, 1, "tensor", 1000, DECODE, batch_tokens=2048)
 PREFILL = PrefillConstants(
     compute_fraction=0.5,
     compute_fraction_llama_cpp=0.5,
     request_seconds_server=0.04,
-    batch_tokens=8192,
     ceiling_factor=1.3,
 )
 
@@ -60,11 +59,9 @@ def test_attention_makes_a_long_prompt_cost_more_than_its_length():
     assert prompt_flops(DENSE_8B, 32_000) > 32 * prompt_flops(DENSE_8B, 1000)
 
 
-def test_a_prompt_on_one_card_adds_compute_weights_and_one_step():
-    # compute 1.6262144e13 / (1e15 × 0.5) = 32.524288 ms; weights 1.6e10 B / (2,000 GB/s × 0.8) = 10 ms;
-    # one chunk: 64 sub-layers × 40 µs = 2.56 ms
-    seconds = prompt_seconds(ONE_CARD, 1000, PREFILL)
-    assert seconds == pytest.approx(0.032524288 + 0.010 + 0.00256)
+def test_a_prompt_on_one_card_costs_its_compute_and_its_weights():
+    # compute 1.6262144e13 / (1e15 × 0.5) = 32.524288 ms; weights 1.6e10 B / (2,000 GB/s × 0.8) = 10 ms
+    assert prompt_work_seconds(ONE_CARD, 1000, PREFILL) == pytest.approx(0.032524288 + 0.010)
 
 
 def test_a_tensor_split_all_reduces_the_whole_prompt_after_every_sublayer():
@@ -86,52 +83,39 @@ def test_a_layer_split_hands_the_prompt_over_once_per_card_boundary():
     assert prompt_communication_seconds(four, 1000) == pytest.approx(3 * (22e-6 + 8.192e6 / 24e9))
 
 
-def test_a_prompt_longer_than_the_batch_budget_is_read_in_chunks():
-    assert [chunks(p, 8192) for p in (1, 8192, 8193, 20_000)] == [1, 1, 2, 3]
-
-
-def test_a_prompt_waits_for_the_share_of_other_prompts_being_read():
-    # 4 others, each reading its 0.1 s prompt 5 % of a 2 s cycle, half of it left: 4 × 0.05 × 0.05
-    assert queue_seconds(4, 0.1, 2.0) == pytest.approx(0.01)
-    assert queue_seconds(0, 0.1, 2.0) == 0
-
-
-def test_one_user_waits_for_the_request_and_the_prompt_only():
-    e = estimate_ttft(
-        ONE_CARD,
-        PREFILL,
-        prompt_tokens=1000,
-        output_tokens=200,
-        concurrency=1,
+def test_a_prompt_longer_than_the_batch_budget_is_read_in_steps_of_it():
+    # 5,000 tokens in steps of 2,048: 3 steps of 64 sub-layers × 40 µs = 2.56 ms each
+    alone = estimate_ttft(
+        ONE_CARD, PREFILL, prompt_tokens=5000, output_tokens=200, arrival=Arrival("closed"), most_streams=256
     )
-    assert e.typical_seconds == pytest.approx(0.04 + 0.032524288 + 0.010 + 0.00256)
-    assert e.at_most_seconds == pytest.approx(1.3 * e.typical_seconds)
+    times = copy_times(ONE_CARD, PREFILL, 5000, 200)
+    assert alone.ttft_seconds == pytest.approx(0.04 + times.prompt_seconds + 3 * 0.00256)
+
+
+def test_one_user_waits_for_the_request_the_prompt_and_its_step_only():
+    e = estimate_ttft(
+        ONE_CARD, PREFILL, prompt_tokens=1000, output_tokens=200, arrival=Arrival("closed"), most_streams=256
+    )
+    assert e.ttft_seconds == pytest.approx(0.04 + 0.032524288 + 0.010 + 0.00256)
+    assert e.ttft_at_most_seconds == pytest.approx(1.3 * e.ttft_seconds)
 
 
 def test_more_users_never_shorten_the_time_to_first_token():
     def ttft(users: int) -> float:
+        arrival = Arrival("closed", users=users)
         return estimate_ttft(
-            ONE_CARD,
-            PREFILL,
-            prompt_tokens=4000,
-            output_tokens=500,
-            concurrency=users,
-        ).typical_seconds
+            ONE_CARD, PREFILL, prompt_tokens=4000, output_tokens=500, arrival=arrival, most_streams=256
+        ).ttft_seconds
 
     times = [ttft(u) for u in (1, 2, 8, 32, 128)]
     assert times == sorted(times)
 
 
-def test_llama_cpp_pays_no_server_request_cost():
-    hardware = replace(ONE_CARD, parallelism="layers", engine_class="llama.cpp")
-    e = estimate_ttft(
-        hardware,
-        PREFILL,
-        prompt_tokens=512,
-        output_tokens=1,
-        concurrency=1,
-    )
-    assert e.terms.request == 0
+def test_llama_cpp_and_an_engines_own_benchmark_pay_no_server_request_cost():
+    llama_cpp = replace(ONE_CARD, parallelism="layers", engine_class="llama.cpp")
+    assert copy_times(llama_cpp, PREFILL, 512, 1).request_seconds == 0
+    assert copy_times(ONE_CARD, PREFILL, 512, 1).request_seconds == 0.04
+    assert copy_times(ONE_CARD, PREFILL, 512, 1, through_server=False).request_seconds == 0
 
 
 def test_the_model_holds_its_target_on_the_published_runs_kept_out_of_the_fit(catalog):

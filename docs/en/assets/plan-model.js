@@ -1,170 +1,327 @@
-// The plan of the Plan page: sizing.views.plan over the figures of api/plan.json and api/plan/<model>.json
-// (``withModel`` joins the two). The physics stays in Python; this reads the published figures (the room for the
-// KV cache and one stream's cache at a ladder of contexts, decode steps at a ladder of streams and contexts, prompt
-// times at a ladder of prompts), interpolates them, and takes the plan's own decisions as sizing/views/plan.py
-// takes them. A pure function of (document, requirement), also in steps (``planSteps``): it runs in the page and
-// under node (tests/unit/test_plan_script.py holds it within 2 % of python -m sizing.plan).
+// The plan of the Plan page, line for line as Python makes it from the same published figures (api/plan.json and
+// api/plan/<model>.json, ``withModel`` joins the two): reading the figures between their steps as
+// sizing/views/plan_figures.py does, the load of a copy as sizing/engine/load.py takes it, and the plan's own
+// decisions as sizing/views/plan.py takes them. A pure function of (document, requirement), also in steps
+// (``planSteps``): it runs in the page and under node (tests/unit/test_plan_script.py holds it to python -m
+// sizing.plan on a seeded grid of requirements).
 (function (root, factory) {
   "use strict";
   if (typeof module === "object" && module.exports) module.exports = factory();
   else root.PlanModel = factory();
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
-  const RATE_ITERATIONS = 8;
+  const SOLVER_STEPS = 60;
+  const RATE_STEPS = 50;
 
-  // --- interpolation --------------------------------------------------------------------------------------------
+  // --- reading between the steps (plan_figures.py) ---------------------------------------------------------------
   function segment(xs, x) {
     let i = 0;
     while (i < xs.length - 2 && x > xs[i + 1]) i += 1;
     return i;
   }
 
-  // straight between the two steps of the ladder around x (beyond its ends, the nearest two carried on)
   function linear(xs, ys, x) {
     if (ys.length === 1) return ys[0];
     const i = segment(xs, x);
     return ys[i] + (ys[i + 1] - ys[i]) * (x - xs[i]) / (xs[i + 1] - xs[i]);
   }
 
-  // straight on logarithmic scales: a power of the prompt between two steps (compute grows with its square)
   function powerLaw(xs, ys, x) {
     const i = segment(xs, x);
     const slope = Math.log(ys[i + 1] / ys[i]) / Math.log(xs[i + 1] / xs[i]);
     return ys[i] * Math.exp(slope * Math.log(x / xs[i]));
   }
 
-  // --- one copy -------------------------------------------------------------------------------------------------
-  function copyFigures(model, index) {
-    const [kvRoom, fp8Contexts, stepMs, promptRow, chunkMs, requestMs] = model.copies[index];
-    return { kvRoom, fp8Contexts, stepMs, prompt: model.prompt_ms[promptRow], chunkMs, requestMs };
+  function copyFigures(doc, model, index) {
+    const row = model.copies[index];
+    const named = {};
+    doc.copy.forEach((name, i) => { named[name] = row[i]; });
+    return named;
   }
 
-  // the candidate as the estimator runs it at this context: a 16-bit cache the verdict cannot hold goes to FP8
   function copyAt(doc, model, candidate, contextTokens) {
-    const figures = copyFigures(model, candidate.copy);
-    const [low, high] = figures.fp8Contexts;
+    const figures = copyFigures(doc, model, candidate.copy);
+    const [low, high] = figures.fp8_contexts;
     if (candidate.kvCacheDtype === "fp8" || low === undefined || contextTokens < low || contextTokens > high) {
       return { figures, kvCacheDtype: candidate.kvCacheDtype };
     }
     const sibling = model.candidates.find((c) => c[0] === candidate.configuration && c[1] === candidate.precision
       && c[2] === candidate.cardsPerCopy && c[3] === "fp8");
-    return { figures: copyFigures(model, sibling[4]), kvCacheDtype: "fp8" };
+    return { figures: copyFigures(doc, model, sibling[4]), kvCacheDtype: "fp8" };
   }
 
-  // the published [context, room, one stream's cache, most streams] points around a context
   function pointsAround(copy, contextTokens) {
-    const points = copy.figures.kvRoom;
+    const points = copy.figures.kv_room;
     if (points.length === 1) return [points[0], points[0]];
     const i = segment(points.map((p) => p[0]), contextTokens);
     return [points[i], points[i + 1]];
   }
 
-  // the most streams the engine runs at a context: that of the point whose setting the context has
   function mostStreams(copy, contextTokens) {
-    const [p0, p1] = pointsAround(copy, contextTokens);
-    return contextTokens >= p1[0] ? p1[3] : p0[3];
+    const [before, after] = pointsAround(copy, contextTokens);
+    return contextTokens >= after[0] ? after[3] : before[3];
   }
 
-  // streams whose cache fits: within one setting of the engine the room and one stream's cache are straight
-  // between two points (a change of setting has a point on either side), so each is read straight and the
-  // streams are the first over the second, rounded down, up to the most streams
-  function streamsThatFit(doc, model, copy, contextTokens) {
-    const [p0, p1] = pointsAround(copy, contextTokens);
-    const at = (k) => (p0 === p1 ? p0[k] : linear([p0[0], p1[0]], [p0[k], p1[k]], contextTokens));
-    const [room, stream] = [at(1), at(2)];
-    return room > 0 ? Math.max(0, Math.min(Math.floor(room / stream + 1e-9), mostStreams(copy, contextTokens))) : 0;
+  function streamsThatFit(copy, contextTokens) {
+    const [before, after] = pointsAround(copy, contextTokens);
+    let room = before[1];
+    let stream = before[2];
+    if (before !== after) {
+      const xs = [before[0], after[0]];
+      room = linear(xs, [before[1], after[1]], contextTokens);
+      stream = linear(xs, [before[2], after[2]], contextTokens);
+    }
+    if (room <= 0) return 0;
+    return Math.max(0, Math.min(Math.floor(room / stream + 1e-9), mostStreams(copy, contextTokens)));
   }
 
-  // a row of decode steps at one context read at `streams` (a row stops a step beyond the streams that fit)
   function rowAt(model, row, streams) {
     return linear(model.streams.slice(0, row.length), row, streams);
   }
 
-  function stepSeconds(doc, model, copy, streams, contextTokens) {
-    const xs = model.contexts;
-    const rows = copy.figures.stepMs;
+  function stepSeconds(model, copy, streams, contextTokens) {
+    const rows = copy.figures.step_ms;
     if (rows.length === 1) return rowAt(model, rows[0], streams) / 1e3;
-    const i = segment(xs, contextTokens);
+    const i = segment(model.contexts, contextTokens);
     const at = [rowAt(model, rows[i], streams), rowAt(model, rows[i + 1], streams)];
-    return linear([xs[i], xs[i + 1]], at, contextTokens) / 1e3;
+    return linear(model.contexts.slice(i, i + 2), at, contextTokens) / 1e3;
   }
 
-  // sizing.engine.prefill.estimate_ttft: the request, the prompt alone, the steps of the others it shares, the
-  // wait for the prompts ahead of it
-  function ttftSeconds(doc, model, copy, requirement, streams) {
-    const figures = copy.figures;
-    const prompt = requirement.prompt_tokens;
-    const output = requirement.output_tokens;
-    const context = prompt + Math.floor(output / 2);
-    const chunks = Math.ceil(prompt / doc.prefill_batch_tokens);
-    const request = figures.requestMs / 1e3;
-    const alone = powerLaw(doc.prompt_tokens, figures.prompt, prompt) / 1e3 + chunks * figures.chunkMs / 1e3;
-    const others = streams - 1;
-    const shared = others > 0 ? chunks * stepSeconds(doc, model, copy, others, context) : 0;
-    const cycle = request + alone + output * stepSeconds(doc, model, copy, streams, context);
-    const queue = others > 0 && cycle > 0 ? others * alone / cycle * alone / 2 : 0;
-    return request + alone + shared + queue;
+  function promptSeconds(doc, model, copy, promptTokens) {
+    return powerLaw(doc.prompt_tokens, model.prompt_ms[copy.figures.prompt_row], promptTokens) / 1e3;
   }
 
-  function loadOf(doc, model, copy, requirement, streams) {
-    const context = requirement.prompt_tokens + requirement.output_tokens;
-    const fitting = streamsThatFit(doc, model, copy, context);
-    const typical = 1 / stepSeconds(doc, model, copy, streams, context);
+  function promptPeakShare(doc, model, copy, promptTokens, rate) {
+    const gflop = powerLaw(doc.prompt_tokens, model.prompt_gflop, promptTokens);
+    return rate * gflop / (copy.figures.peak_tflops * 1e3);
+  }
+
+  // --- one copy under load (sizing/engine/load.py) -------------------------------------------------------------
+  const SATURATED = {
+    requestsPerS: Infinity, streams: Infinity, promptShare: 1, lineShare: 1, stepSeconds: Infinity,
+    ttftSeconds: Infinity, ttftAtMostSeconds: Infinity, saturated: true,
+  };
+
+  function freeBatchTokens(times, streams) {
+    return times.batchTokens - Math.max(streams - 1, 0);
+  }
+
+  function ownSeconds(times, streams) {
+    const free = freeBatchTokens(times, streams);
+    const sharedStep = streams > 1 ? times.decodeStepSeconds(streams - 1) : 0;
+    const steps = Math.ceil(times.promptTokens / free);
+    return times.promptSeconds + steps * Math.max(sharedStep, times.chunkSeconds);
+  }
+
+  function lineSeconds(times, streams) {
+    const free = freeBatchTokens(times, streams);
+    if (free <= 0) return Infinity;
+    const sharedStep = streams > 1 ? times.decodeStepSeconds(streams - 1) : times.chunkSeconds;
+    return times.promptSeconds + times.promptTokens / free * sharedStep;
+  }
+
+  function meanWaitSeconds(lineShare, serviceSeconds) {
+    if (lineShare >= 1) return Infinity;
+    return lineShare * serviceSeconds / (2 * (1 - lineShare));
+  }
+
+  function tailWaitSeconds(lineShare, serviceSeconds, percentile) {
+    if (lineShare >= 1) return Infinity;
+    const beyond = 1 - percentile;
+    if (lineShare <= beyond) return 0;
+    return serviceSeconds / (2 * (1 - lineShare)) * Math.log(lineShare / beyond);
+  }
+
+  function loadAt(times, requestsPerS, streams, othersShare) {
+    const others = requestsPerS * othersShare;
+    const promptShare = others * times.promptSeconds;
+    const line = lineSeconds(times, streams);
+    const lineShare = others * line;
+    if (promptShare >= 1 || lineShare >= 1) return SATURATED;
+    const step = times.decodeStepSeconds(streams) / (1 - promptShare);
+    const alone = times.requestSeconds + ownSeconds(times, streams);
     return {
+      requestsPerS,
       streams,
-      fits: fitting >= streams,
-      streamsThatFit: fitting,
-      typical,
-      floor: typical * doc.floor_factor,
-      ttft: ttftSeconds(doc, model, copy, requirement, streams),
-      kvCacheDtype: copy.kvCacheDtype,
+      promptShare,
+      lineShare,
+      stepSeconds: step,
+      ttftSeconds: alone + meanWaitSeconds(lineShare, line),
+      ttftAtMostSeconds: alone * times.promptTailFactor + tailWaitSeconds(lineShare, line, times.percentile),
+      saturated: false,
     };
   }
 
-  function failedConstraint(load, requirement) {
-    if (!load.fits) return "memory";
-    if (load.typical < requirement.min_tokens_per_s_per_user) return "speed";
-    if (requirement.max_ttft_s != null && load.ttft > requirement.max_ttft_s) return "ttft";
+  function cycleSeconds(load, outputTokens) {
+    return load.ttftSeconds + outputTokens * load.stepSeconds;
+  }
+
+  function closedLoop(times, users, outputTokens) {
+    if (users <= 1) {
+      const alone = loadAt(times, 0, 1, 0);
+      return { ...alone, requestsPerS: 1 / cycleSeconds(alone, outputTokens) };
+    }
+    const share = (users - 1) / users;
+    const line = lineSeconds(times, users);
+    if (!Number.isFinite(line)) return SATURATED;
+    let low = 0;
+    let high = 1 / (share * line);
+    for (let i = 0; i < SOLVER_STEPS; i += 1) {
+      const middle = (low + high) / 2;
+      const at = loadAt(times, middle, users, share);
+      if (!at.saturated && middle * cycleSeconds(at, outputTokens) < users) low = middle;
+      else high = middle;
+    }
+    return loadAt(times, low, users, share);
+  }
+
+  function steadyRate(times, requestsPerS, outputTokens, most) {
+    const decoding = (streams) => {
+      const at = loadAt(times, requestsPerS, Math.max(streams, 1), 1);
+      return at.saturated ? Infinity : requestsPerS * outputTokens * at.stepSeconds;
+    };
+    if (decoding(most) > most) return SATURATED;
+    let low = 0;
+    let high = most;
+    for (let i = 0; i < SOLVER_STEPS; i += 1) {
+      const middle = (low + high) / 2;
+      if (decoding(middle) > middle) low = middle;
+      else high = middle;
+    }
+    return loadAt(times, requestsPerS, Math.max(high, 1), 1);
+  }
+
+  function loadOfArrival(times, arrival, outputTokens, most) {
+    if (arrival.kind === "closed") return closedLoop(times, arrival.users, outputTokens);
+    return steadyRate(times, arrival.requestsPerS, outputTokens, most);
+  }
+
+  // --- the plan (sizing/views/plan.py) -------------------------------------------------------------------------
+  function contextOf(requirement) {
+    return requirement.prompt_tokens + requirement.output_tokens;
+  }
+
+  function decodeContextOf(requirement) {
+    return requirement.prompt_tokens + Math.floor(requirement.output_tokens / 2);
+  }
+
+  function copyTimes(doc, model, copy, requirement) {
+    const context = decodeContextOf(requirement);
+    return {
+      decodeStepSeconds: (streams) => stepSeconds(model, copy, Math.max(streams, 1), context),
+      promptTokens: requirement.prompt_tokens,
+      promptSeconds: promptSeconds(doc, model, copy, requirement.prompt_tokens),
+      chunkSeconds: copy.figures.chunk_ms / 1e3,
+      batchTokens: copy.figures.batch_tokens,
+      requestSeconds: copy.figures.request_ms / 1e3,
+      promptTailFactor: doc.prompt_tail_factor,
+      percentile: doc.ttft_percentile,
+    };
+  }
+
+  function loadOn(doc, model, candidate, requirement, arrival) {
+    const context = contextOf(requirement);
+    const copy = copyAt(doc, model, candidate, context);
+    const times = copyTimes(doc, model, copy, requirement);
+    const found = loadOfArrival(times, arrival, requirement.output_tokens, mostStreams(copy, context));
+    const fitting = streamsThatFit(copy, context);
+    const users = arrival.kind === "closed" ? arrival.users : found.streams;
+    const typical = found.saturated ? 0 : 1 / found.stepSeconds;
+    const peak = promptPeakShare(doc, model, copy, requirement.prompt_tokens, found.requestsPerS);
+    return {
+      users,
+      requestsPerS: found.requestsPerS,
+      fits: !found.saturated && fitting >= Math.ceil(users),
+      streamsThatFit: fitting,
+      typical,
+      floor: typical * doc.floor_factor,
+      ttft: found.ttftSeconds,
+      ttftAtMost: found.ttftAtMostSeconds,
+      promptPeakShare: found.saturated ? Infinity : peak,
+      kvCacheDtype: copy.kvCacheDtype,
+      saturated: found.saturated,
+    };
+  }
+
+  function failedConstraint(doc, load, requirement) {
+    if (!load.fits && !load.saturated) return "memory";
+    if (load.saturated || load.floor < requirement.min_tokens_per_s_per_user) return "speed";
+    if (requirement.max_ttft_s != null && load.ttftAtMost > requirement.max_ttft_s) return "ttft";
+    if (load.promptPeakShare > doc.max_prompt_peak_share) return "prompts";
     return null;
   }
 
-  // --- how many users a copy serves -------------------------------------------------------------------------------
-  function usersPerCopy(doc, model, copy, requirement) {
-    const cap = mostStreams(copy, requirement.prompt_tokens + requirement.output_tokens);
-    const first = failedConstraint(loadOf(doc, model, copy, requirement, 1), requirement);
+  function usersPerCopy(doc, model, candidate, requirement) {
+    const context = contextOf(requirement);
+    const cap = mostStreams(copyAt(doc, model, candidate, context), context);
+    const failed = (users) => failedConstraint(doc, loadOn(doc, model, candidate, requirement, { kind: "closed", users }), requirement);
+    const first = failed(1);
     if (first !== null) return [0, first];
     if (requirement.users <= 1) return [1, "users"];
     let low = 1;
     let high = Math.min(cap, requirement.users);
     while (low < high) {
       const middle = Math.floor((low + high + 1) / 2);
-      if (failedConstraint(loadOf(doc, model, copy, requirement, middle), requirement) === null) low = middle;
+      if (failed(middle) === null) low = middle;
       else high = middle - 1;
     }
     if (low >= requirement.users) return [low, "users"];
     if (low >= cap) return [low, "engine_cap"];
-    return [low, failedConstraint(loadOf(doc, model, copy, requirement, low + 1), requirement)];
+    return [low, failed(low + 1)];
   }
 
-  function requestSeconds(load, outputTokens) {
-    return load.ttft + outputTokens / load.typical;
+  function ratePerCopy(doc, model, candidate, requirement) {
+    const copy = copyAt(doc, model, candidate, contextOf(requirement));
+    const ceiling = 1 / promptSeconds(doc, model, copy, requirement.prompt_tokens);
+    const total = (requirement.requests_per_minute || 0) / 60;
+    const failed = (rate) => failedConstraint(doc, loadOn(doc, model, candidate, requirement, { kind: "poisson", requestsPerS: rate }), requirement);
+    const trickle = Math.min(total, ceiling) * 1e-6;
+    const first = failed(trickle);
+    if (first !== null) return [0, first];
+    if (failed(total) === null) return [total, "users"];
+    let low = trickle;
+    let high = Math.min(total, ceiling);
+    for (let i = 0; i < RATE_STEPS; i += 1) {
+      const middle = (low + high) / 2;
+      if (failed(middle) === null) low = middle;
+      else high = middle;
+    }
+    const stopped = failed(high);
+    return [low, stopped === null ? "speed" : stopped];
   }
 
-  function usdPerMillion(doc, monthly, requirement, load) {
-    const tokensPerS = requirement.users * requirement.output_tokens / requestSeconds(load, requirement.output_tokens);
-    return monthly / (doc.hours_per_month * 3600 * tokensPerS) * 1e6;
+  function requestSeconds(load, requirement) {
+    return load.ttft + requirement.output_tokens / load.typical;
   }
 
-  function optionForUsers(doc, model, candidate, requirement) {
-    const context = requirement.prompt_tokens + requirement.output_tokens;
-    const copy = copyAt(doc, model, candidate, context);
-    const [perCopy, binding] = usersPerCopy(doc, model, copy, requirement);
-    if (perCopy === 0) return null;
+  function optionFor(doc, model, candidate, requirement) {
     const configuration = doc.configurations[candidate.configuration];
     const copiesPerNode = Math.floor(configuration.cards / candidate.cardsPerCopy);
-    const nodes = Math.ceil(requirement.users / (perCopy * copiesPerNode));
-    const usersPerNode = Math.ceil(requirement.users / nodes);
-    const load = loadOf(doc, model, copy, requirement, Math.ceil(usersPerNode / copiesPerNode));
+    let nodes; let usersPerNode; let load; let tokensPerS; let users; let binding;
+    if (requirement.requests_per_minute == null) {
+      const [perCopy, stopped] = usersPerCopy(doc, model, candidate, requirement);
+      if (perCopy === 0) return null;
+      binding = stopped;
+      nodes = Math.ceil(requirement.users / (perCopy * copiesPerNode));
+      if (nodes === 1) binding = "users";
+      usersPerNode = Math.ceil(requirement.users / nodes);
+      const busiest = Math.ceil(usersPerNode / copiesPerNode);
+      load = loadOn(doc, model, candidate, requirement, { kind: "closed", users: busiest });
+      tokensPerS = requirement.users * requirement.output_tokens / requestSeconds(load, requirement);
+      users = requirement.users;
+    } else {
+      const [rate, stopped] = ratePerCopy(doc, model, candidate, requirement);
+      if (rate === 0) return null;
+      binding = stopped;
+      const total = requirement.requests_per_minute / 60;
+      nodes = Math.ceil(total / (rate * copiesPerNode) - 1e-9);
+      if (nodes === 1) binding = "users";
+      const perCopyRate = total / (nodes * copiesPerNode);
+      load = loadOn(doc, model, candidate, requirement, { kind: "poisson", requestsPerS: perCopyRate });
+      usersPerNode = Math.ceil(load.users * copiesPerNode);
+      tokensPerS = total * requirement.output_tokens;
+      users = Math.ceil(load.users * copiesPerNode * nodes);
+    }
     const monthly = nodes * configuration.price_per_month_usd;
     return {
       configuration: candidate.configuration,
@@ -176,29 +333,14 @@
       usersPerNode,
       load,
       pricePerMonthUsd: monthly,
-      usdPerMillionTokens: usdPerMillion(doc, monthly, requirement, load),
+      usdPerMillionTokens: monthly / (doc.hours_per_month * 3600 * tokensPerS) * 1e6,
       binding,
-      users: requirement.users,
+      users,
       meets: true,
     };
   }
 
-  // requests per minute become users by Little's law with the plan's own time per request, until they settle
-  function optionFor(doc, model, candidate, requirement) {
-    if (requirement.requests_per_minute == null) return optionForUsers(doc, model, candidate, requirement);
-    let users = 1;
-    let option = null;
-    for (let i = 0; i < RATE_ITERATIONS; i += 1) {
-      option = optionForUsers(doc, model, candidate, { ...requirement, users });
-      if (option === null) return null;
-      const needed = Math.ceil(requirement.requests_per_minute / 60 * requestSeconds(option.load, requirement.output_tokens));
-      if (needed <= users) return option;
-      users = needed;
-    }
-    return optionForUsers(doc, model, candidate, { ...requirement, users });
-  }
-
-  // --- every option -----------------------------------------------------------------------------------------------
+  // --- every option ---------------------------------------------------------------------------------------------
   function modelOf(doc, requirement) {
     const model = doc.models[requirement.model];
     if (!model || !model.candidates) throw new Error("unknown model: " + requirement.model);  // or its figures not joined
@@ -210,9 +352,10 @@
     return { ...doc, models: { ...doc.models, [figures.model]: { ...doc.models[figures.model], ...figures } } };
   }
 
-  function candidates(doc, model, requirement) {
+  function candidates(model, requirement) {
     return model.candidates
-      .filter((c) => requirement.precision == null || c[1] === requirement.precision)
+      .filter((c) => (requirement.precision == null || c[1] === requirement.precision)
+        && (requirement.configuration == null || c[0] === requirement.configuration))
       .map(([configuration, precision, cardsPerCopy, kvCacheDtype, copy]) => ({
         configuration, precision, cardsPerCopy, kvCacheDtype, copy,
       }));
@@ -239,7 +382,7 @@
   function* planSteps(doc, requirement) {
     const model = modelOf(doc, requirement);
     const found = [];
-    for (const candidate of candidates(doc, model, requirement)) {
+    for (const candidate of candidates(model, requirement)) {
       const option = optionFor(doc, model, candidate, requirement);
       if (option !== null) found.push(option);
       yield;
@@ -255,24 +398,24 @@
   }
 
   // --- when nothing meets it --------------------------------------------------------------------------------------
-  function shortfalls(doc, model, requirement) {
-    const context = requirement.prompt_tokens + requirement.output_tokens;
-    return candidates(doc, model, requirement)
-      .map((candidate) => ({ candidate, load: loadOf(doc, model, copyAt(doc, model, candidate, context), requirement, 1) }))
+  function shortfalls(doc, requirement) {
+    const model = modelOf(doc, requirement);
+    return candidates(model, requirement)
+      .map((candidate) => ({ candidate, load: loadOn(doc, model, candidate, requirement, { kind: "closed", users: 1 }) }))
       .filter((s) => s.load.fits);
   }
 
   function gap(shortfall, requirement) {
-    const speed = requirement.min_tokens_per_s_per_user / shortfall.load.typical;
-    const ttft = requirement.max_ttft_s == null ? 1 : shortfall.load.ttft / requirement.max_ttft_s;
+    const speed = requirement.min_tokens_per_s_per_user / shortfall.load.floor;
+    const ttft = requirement.max_ttft_s == null ? 1 : shortfall.load.ttftAtMost / requirement.max_ttft_s;
     return Math.max(speed, ttft, 1);
   }
 
   function relaxed(requirement, load) {
-    const maxTtft = requirement.max_ttft_s == null ? null : Math.max(requirement.max_ttft_s, load.ttft);
+    const maxTtft = requirement.max_ttft_s == null ? null : Math.max(requirement.max_ttft_s, load.ttftAtMost);
     return {
       ...requirement,
-      min_tokens_per_s_per_user: Math.min(requirement.min_tokens_per_s_per_user, load.typical),
+      min_tokens_per_s_per_user: Math.min(requirement.min_tokens_per_s_per_user, load.floor),
       max_ttft_s: maxTtft,
     };
   }
@@ -280,7 +423,7 @@
   function closest(doc, requirement, count = 3) {
     const model = modelOf(doc, requirement);
     const price = (s) => doc.configurations[s.candidate.configuration].price_per_month_usd;
-    const nearest = shortfalls(doc, model, requirement)
+    const nearest = shortfalls(doc, requirement)
       .map((s) => ({ s, gap: Math.round(gap(s, requirement) * 1e3) / 1e3 }))
       .sort((a, b) => a.gap - b.gap || price(a.s) - price(b.s))
       .map(({ s }) => s);
@@ -297,22 +440,18 @@
 
   // what to loosen, as parts a page words in its language: [{kind: "no_fit" | "speed" | "ttft" | "both", ...}]
   function relax(doc, requirement) {
-    const model = modelOf(doc, requirement);
-    const found = shortfalls(doc, model, requirement);
-    if (found.length === 0) {
-      const formats = requirement.precision == null ? model.precisions : [requirement.precision];
-      return [{ kind: "no_fit", model: requirement.model, formats, contextTokens: requirement.prompt_tokens + requirement.output_tokens }];
-    }
+    const found = shortfalls(doc, requirement);
+    if (found.length === 0) return [{ kind: "no_fit", value: 0, configuration: "", precision: "" }];
     const parts = [];
-    const fastest = found.reduce((best, s) => (s.load.typical > best.load.typical ? s : best));
-    if (fastest.load.typical < requirement.min_tokens_per_s_per_user) {
-      parts.push({ kind: "speed", tokensPerS: fastest.load.typical, configuration: fastest.candidate.configuration, precision: fastest.candidate.precision });
+    const fastest = found.reduce((best, s) => (s.load.floor > best.load.floor ? s : best));
+    if (fastest.load.floor < requirement.min_tokens_per_s_per_user) {
+      parts.push({ kind: "speed", value: fastest.load.floor, configuration: fastest.candidate.configuration, precision: fastest.candidate.precision });
     }
-    const quickest = found.reduce((best, s) => (s.load.ttft < best.load.ttft ? s : best));
-    if (requirement.max_ttft_s != null && quickest.load.ttft > requirement.max_ttft_s) {
-      parts.push({ kind: "ttft", seconds: quickest.load.ttft, configuration: quickest.candidate.configuration });
+    const quickest = found.reduce((best, s) => (s.load.ttftAtMost < best.load.ttftAtMost ? s : best));
+    if (requirement.max_ttft_s != null && quickest.load.ttftAtMost > requirement.max_ttft_s) {
+      parts.push({ kind: "ttft", value: quickest.load.ttftAtMost, configuration: quickest.candidate.configuration, precision: quickest.candidate.precision });
     }
-    if (parts.length === 0) parts.push({ kind: "both" });
+    if (parts.length === 0) parts.push({ kind: "both", value: 0, configuration: "", precision: "" });
     return parts;
   }
 

@@ -122,7 +122,7 @@
       f.number(option.nodes),
       f.number(option.usersPerNode),
       f.speedCell(option.load.typical, option.load.floor),
-      f.seconds(option.load.ttft),
+      fill(data.words.ttft_cell, { typical: f.seconds(option.load.ttft), at_most: f.seconds(option.load.ttftAtMost) }),
       f.money(option.pricePerMonthUsd),
       f.money(option.usdPerMillionTokens, 2),
       data.words["binding_" + option.binding],
@@ -149,20 +149,21 @@
     });
   }
 
-  function relaxText(data, f, parts) {
+  function relaxText(data, f, parts, requirement) {
     const w = data.words;
     return parts.map((part) => {
       if (part.kind === "speed") {
         return fill(w.relax_speed, {
-          speed: fill(w.speed, { value: f.number(part.tokensPerS, 1) }),
+          speed: fill(w.speed, { value: f.number(part.value, 1) }),
           configuration: data.configurations[part.configuration], format: data.precisions[part.precision],
         });
       }
-      if (part.kind === "ttft") return fill(w.relax_ttft, { seconds: f.seconds(part.seconds), configuration: data.configurations[part.configuration] });
+      if (part.kind === "ttft") return fill(w.relax_ttft, { seconds: f.seconds(part.value), configuration: data.configurations[part.configuration] });
       if (part.kind === "no_fit") {
+        const formats = requirement.precision === null ? data.offered[requirement.model] : [requirement.precision];
         return fill(w.relax_no_fit, {
-          model: data.models[part.model], formats: part.formats.map((p) => data.precisions[p]).join(", "),
-          context: f.number(part.contextTokens),
+          model: data.models[requirement.model], formats: formats.map((p) => data.precisions[p]).join(", "),
+          context: f.number(requirement.prompt_tokens + requirement.output_tokens),
         });
       }
       return w.relax_both;
@@ -177,7 +178,7 @@
     const users = options.length ? options[0].users : requirement.users;
     const status = options.length
       ? fill(data.words[options.length === 1 ? "found_one" : "found_other"], { count: f.number(options.length), cheapest: cheapestText(data, f, options[0]) })
-      : fill(data.words.none, { relax: relaxText(data, f, model.relax(doc, requirement)) });
+      : fill(data.words.none, { relax: relaxText(data, f, model.relax(doc, requirement), requirement) });
     const headers = ["col_configuration", "col_format", "col_nodes", "col_users", "col_speed", "col_ttft", "col_month",
       "col_million", "col_binding"].map((key) => data.words[key]);
     const rows = [];

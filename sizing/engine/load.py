@@ -1,0 +1,239 @@
+"""One copy of a model under load: the prompts its users bring slow their answers, and their first tokens queue.
+
+A copy runs decode steps; with chunked prefill each step also carries chunks of the prompts waiting. For requests
+arriving at ``λ`` per second, each a prompt that takes ``S_p`` seconds of the copy's time read alone:
+
+* **prompt share** ``ρ_p = λ × S_p``: the share of the copy's time spent on prompts. The decode step stretches to
+  ``D(u) / (1 − ρ_p)`` (``D``: the step of ``u`` streams with no prompt in it), so each answer slows as prompts
+  take more of the copy;
+* **the prompt line**: each step has a budget of ``B`` batched tokens, one taken by each decoding stream; the rest
+  carries prompt tokens, so the line reads a prompt of ``P`` tokens in ``S_line = S_p + P / (B − u) × D(u − 1)``
+  of the copy's time (its share of the steps it rides on). Prompts wait in line for each other: ``ρ_q = λ ×
+  S_line`` is the line's utilization, and with independent arrivals at a steady rate (Poisson) the mean wait is
+  the M/D/1 queue's ``ρ_q × S_line / (2(1 − ρ_q))``, which grows without bound as ``ρ_q`` nears one; beyond it
+  there is no steady state (``saturated``);
+* **first token** = the server's cost per request + the prompt's own time (``S_p`` and its ``⌈P / (B − u)⌉``
+  steps, each at least the step's fixed cost) + the wait; "at most" (the slow tail) takes the ``TAIL_PERCENTILE``
+  of the wait (an atom at zero, an exponential beyond it: ``P(W > x) = ρ_q e^(−x/m)`` with ``m = S_line /
+  (2(1 − ρ_q))``) and the typical prompt times a factor that published runs stay under.
+
+Three ways requests arrive:
+
+* ``closed``: ``u`` users, each asking again as soon as an answer ends (a chat's concurrency, a benchmark's
+  ``--max-concurrency``). Their rate is a fixed point: ``λ × (first token + O × step) = u``; a user's prompt never
+  waits behind their own, so the line and the prompt share count the other ``u − 1`` users' requests;
+* ``poisson``: requests at a steady rate ``λ`` (``requests per minute``), each decoding ``O`` tokens; the streams
+  decoding at once follow by Little's law;
+* ``burst``: ``b`` requests at the same moment; the ``k``-th is read after the ``k − 1`` before it: the mean waits
+  ``(b − 1) / 2`` prompts, the last ``b − 1``.
+
+Plain numbers in (a ``CopyTimes`` built by the caller), a frozen ``Load`` out. Units are in the names."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Literal
+
+ArrivalKind = Literal["closed", "poisson", "burst"]
+TAIL_PERCENTILE = 0.9
+SOLVER_STEPS = 32
+
+
+@dataclass(frozen=True)
+class CopyTimes:
+    """What the load model needs of one copy at one request shape: the decode step of ``u`` streams with no prompt
+    in it, a prompt of ``prompt_tokens`` read alone (no step costs), the fixed cost of one step, the tokens one step
+    batches, the server's cost per request, and the factor the typical prompt is multiplied by in the slow tail."""
+
+    decode_step_seconds: Callable[[float], float]
+    prompt_tokens: int
+    prompt_seconds: float
+    chunk_seconds: float
+    batch_tokens: int
+    request_seconds: float
+    prompt_tail_factor: float
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """How requests arrive (see the module): ``closed`` with ``users``, ``poisson`` at ``requests_per_s``,
+    ``burst`` of ``users`` requests."""
+
+    kind: ArrivalKind
+    users: int = 1
+    requests_per_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Load:
+    """One copy at a load: requests per second, the streams decoding at once, the prompt share of its time and
+    the prompt line's utilization, the decode step with prompts inside it, and the first token typically and at
+    most (infinite when ``saturated``: prompts arrive faster than the line reads them)."""
+
+    requests_per_s: float
+    streams: float
+    prompt_share: float
+    line_share: float
+    step_seconds: float
+    ttft_seconds: float
+    ttft_at_most_seconds: float
+    saturated: bool
+
+    @property
+    def tokens_per_s_per_stream(self) -> float:
+        return 0.0 if self.saturated else 1 / self.step_seconds
+
+
+SATURATED = Load(math.inf, math.inf, 1.0, 1.0, math.inf, math.inf, math.inf, True)
+
+
+# --- the pieces ---------------------------------------------------------------------------------------------------
+def free_batch_tokens(times: CopyTimes, streams: float) -> float:
+    """The tokens of a step left to prompts once each of the other streams decodes one (none: the line stops)."""
+    return times.batch_tokens - max(streams - 1, 0.0)
+
+
+def others_step_seconds(times: CopyTimes, streams: float) -> float:
+    """The step a prompt's chunks ride on: the other streams' decode step, at least the step's fixed cost."""
+    return max(times.decode_step_seconds(streams - 1), times.chunk_seconds) if streams > 1 else times.chunk_seconds
+
+
+def own_seconds(times: CopyTimes, streams: float, shared_step: float) -> float:
+    """A prompt's own time once its turn comes: read alone, in steps of the budget the others leave, each the
+    ``shared_step`` (``others_step_seconds``)."""
+    return times.prompt_seconds + math.ceil(times.prompt_tokens / free_batch_tokens(times, streams)) * shared_step
+
+
+def line_seconds(times: CopyTimes, streams: float, shared_step: float) -> float:
+    """The copy's time a prompt takes in line: read alone, and its share of the ``shared_step`` steps it rides on
+    (infinite when the others leave no budget)."""
+    free = free_batch_tokens(times, streams)
+    if free <= 0:
+        return math.inf
+    return times.prompt_seconds + times.prompt_tokens / free * shared_step
+
+
+def mean_wait_seconds(line_share: float, service_seconds: float) -> float:
+    """M/D/1: the mean wait of a prompt in line, ``ρ S / (2(1 − ρ))``; infinite from ``ρ = 1``."""
+    if line_share >= 1:
+        return math.inf
+    return line_share * service_seconds / (2 * (1 - line_share))
+
+
+def tail_wait_seconds(line_share: float, service_seconds: float, percentile: float = TAIL_PERCENTILE) -> float:
+    """The wait a share ``percentile`` of prompts stay under: none while the line is busy less often than the
+    tail's share, else ``m × ln(ρ / (1 − percentile))`` with ``m = S / (2(1 − ρ))``."""
+    if line_share >= 1:
+        return math.inf
+    beyond = 1 - percentile
+    if line_share <= beyond:
+        return 0.0
+    return service_seconds / (2 * (1 - line_share)) * math.log(line_share / beyond)
+
+
+def load_at(times: CopyTimes, requests_per_s: float, streams: float, others_share: float) -> Load:
+    """The copy with requests at ``requests_per_s`` of which a share ``others_share`` come before a given one
+    (the others' requests: ``(u − 1) / u`` in a closed loop, all of them for steady arrivals), ``streams``
+    decoding at once."""
+    others = requests_per_s * others_share
+    prompt_share = others * times.prompt_seconds
+    shared_step = others_step_seconds(times, streams)
+    line = line_seconds(times, streams, shared_step)
+    line_share = others * line
+    if prompt_share >= 1 or line_share >= 1:
+        return SATURATED
+    step = times.decode_step_seconds(streams) / (1 - prompt_share)
+    alone = times.request_seconds + own_seconds(times, streams, shared_step)
+    typical = alone + mean_wait_seconds(line_share, line)
+    at_most = alone * times.prompt_tail_factor + tail_wait_seconds(line_share, line)
+    return Load(requests_per_s, streams, prompt_share, line_share, step, typical, at_most, False)
+
+
+@dataclass(frozen=True)
+class TtftTerms:
+    """The typical first token, term by term (the bench prints them): the server's cost per request, the prompt
+    read alone, its steps (their fixed costs, or the others' decode steps it rides on), the wait in line."""
+
+    request: float
+    prompt: float
+    steps: float
+    wait: float
+
+
+def ttft_terms(times: CopyTimes, load: Load) -> TtftTerms:
+    streams = load.streams if load.requests_per_s else 1
+    own = own_seconds(times, streams, others_step_seconds(times, streams))
+    steps = own - times.prompt_seconds
+    return TtftTerms(
+        times.request_seconds, times.prompt_seconds, steps, load.ttft_seconds - times.request_seconds - own
+    )
+
+
+# --- the three arrivals -----------------------------------------------------------------------------------------
+def closed_loop(times: CopyTimes, users: int, output_tokens: int) -> Load:
+    """``users`` each asking again when an answer ends: the rate at which ``rate × (first token + answer)`` is
+    ``users``, found by bisection between no requests and the rate that saturates the line (``rate × cycle``
+    grows with the rate: both the first token and the step do)."""
+    if users <= 1:
+        alone = load_at(times, 0.0, 1, 0.0)
+        return replace(alone, requests_per_s=1 / cycle_seconds(alone, output_tokens))
+    share = (users - 1) / users
+    line = line_seconds(times, users, others_step_seconds(times, users))
+    if math.isinf(line):
+        return SATURATED
+    low, high = 0.0, 1 / (share * line)
+    for _ in range(SOLVER_STEPS):
+        middle = (low + high) / 2
+        at = load_at(times, middle, users, share)
+        if not at.saturated and middle * cycle_seconds(at, output_tokens) < users:
+            low = middle
+        else:
+            high = middle
+    return load_at(times, low, users, share)
+
+
+def cycle_seconds(load: Load, output_tokens: int) -> float:
+    """One request of a user: its first token, then the rest of its answer at the step's pace."""
+    return load.ttft_seconds + output_tokens * load.step_seconds
+
+
+def steady_rate(times: CopyTimes, requests_per_s: float, output_tokens: int, most_streams: int) -> Load:
+    """Requests at a steady rate: the streams decoding at once are ``rate × O × step`` (Little's law), the step
+    depending on them: the fixed point, found by bisection up to ``most_streams`` (the copy saturates beyond)."""
+
+    def decoding(streams: float) -> float:
+        at = load_at(times, requests_per_s, max(streams, 1.0), 1.0)
+        return math.inf if at.saturated else requests_per_s * output_tokens * at.step_seconds
+
+    if decoding(most_streams) > most_streams:
+        return SATURATED
+    low, high = 0.0, float(most_streams)
+    for _ in range(SOLVER_STEPS):
+        middle = (low + high) / 2
+        if decoding(middle) > middle:
+            low = middle
+        else:
+            high = middle
+    return load_at(times, requests_per_s, max(high, 1.0), 1.0)
+
+
+def burst(times: CopyTimes, requests: int) -> Load:
+    """``requests`` prompts at once on an idle copy: each read after those before it (the line full of prompts, each
+    step its fixed cost), every one decoding once read; the mean waits ``(b − 1) / 2`` prompts, the last ``b − 1``."""
+    line = line_seconds(times, 1, times.chunk_seconds)
+    alone = times.request_seconds + own_seconds(times, 1, times.chunk_seconds)
+    typical = alone + (requests - 1) / 2 * line
+    at_most = alone * times.prompt_tail_factor + (requests - 1) * line
+    step = times.decode_step_seconds(requests)
+    return Load(0.0, requests, 0.0, 0.0, step, typical, at_most, False)
+
+
+def load_of(times: CopyTimes, arrival: Arrival, output_tokens: int, most_streams: int) -> Load:
+    """The copy's load for an arrival (see the module)."""
+    if arrival.kind == "closed":
+        return closed_loop(times, arrival.users, output_tokens)
+    if arrival.kind == "poisson":
+        return steady_rate(times, arrival.requests_per_s, output_tokens, most_streams)
+    return burst(times, arrival.users)
