@@ -149,3 +149,10 @@ def test_no_chinese_article_shows_a_space_between_two_chinese_characters_or_besi
             if found:
                 stray.setdefault(str(path.relative_to(site)), []).extend(found)
     assert not stray
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_home_pages_tools_are_the_configurator_and_the_plan(site: Path, lang: str):
+    html = (site / LANGUAGES[lang] / "index.html").read_text(encoding="utf-8")
+    tools = re.search(r'id="tools".*?</dl>', html, re.S).group(0)
+    assert re.findall(r'<dt><a href="([^"]+)"', tools) == ["configurator/", "plan/"]
