@@ -6,6 +6,7 @@ of MkDocs. ``BUILD_ERRORS`` are the errors that stop a build with a message nami
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from macros.base.links import PageLinks
 from macros.base.project_files import ProjectFileError, check_project_files
 from macros.generated import configurator_page_uris, generated_page_source, not_found_words, write_site_files
 from macros.output.strings import StringsError
+from macros.output.typography import typeset, typeset_metadata
 from macros.page.nav import empty_language_folders, missing_nav_pages
 from macros.page.pipeline import render_page
 from macros.page.render import Rendered
@@ -36,15 +38,25 @@ __all__ = [
     "empty_language_folders",
     "missing_nav_pages",
     "not_found_words",
+    "typeset_label",
 ]
 
 
 @dataclass(frozen=True)
 class RenderedMarkdown:
-    """A page's Markdown with its macros run, and what the reader is told about its translation."""
+    """A page's Markdown with its macros run, what the reader is told about its translation, and its front
+    matter's title and description typeset as its text is (they show as its <title>, header, navigation label
+    and meta description)."""
 
     markdown: str
     banner: dict[str, str] | None
+    metadata: dict[str, str]
+
+
+def typeset_label(label: str, lang: str) -> str:
+    """A label of the site's chrome (its name and description, a navigation or table-of-contents label) with the
+    typography of ``lang``, the language being built."""
+    return typeset(label, lang)
 
 
 @dataclass(frozen=True)
@@ -73,12 +85,19 @@ class SiteBuild:
         return generated_page_source(self.data, src_uri) if src_uri in self.generated else None
 
     def page_markdown(
-        self, src_uri: str, text_lang: str, lang: str, content: str | None, markdown: str, url: str
+        self,
+        src_uri: str,
+        text_lang: str,
+        lang: str,
+        content: str | None,
+        markdown: str,
+        url: str,
+        meta: Mapping[str, object],
     ) -> RenderedMarkdown:
         """A page's checks and macros. ``content`` is the file as written (front matter included; None for a
-        generated configurator page), ``markdown`` what the generator kept of it; ``text_lang`` the language of
-        its text, ``lang`` the one being built (a page served from English keeps English text), ``url`` its
-        address in the built site."""
+        generated configurator page), ``markdown`` what the generator kept of it, ``meta`` its front matter;
+        ``text_lang`` the language of its text, ``lang`` the one being built (a page served from English keeps
+        English text), ``url`` its address in the built site."""
         generated = self.generated_source(src_uri)
         text = generated if generated is not None else content or ""
         source = PageSource(f"docs/{src_uri}", text_lang, text, markdown, generated is not None)
@@ -96,7 +115,7 @@ class SiteBuild:
             )
         self.rendered.remember(src_uri, rendered.whole)
         self.blocks[src_uri] = rendered
-        return RenderedMarkdown(rendered.markdown, banner)
+        return RenderedMarkdown(rendered.markdown, banner, typeset_metadata(meta, text_lang))
 
     def page_html(self, src_uri: str, html: str) -> str:
         """The blocks of HTML the page's macros wrote, back in their places once Markdown has run."""

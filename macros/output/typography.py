@@ -14,6 +14,7 @@
 - ``french_spaces(text)``: a narrow no-break space (U+202F) before « : ; ? ! », inside « guillemets » and
   before « % », replacing an ordinary or no-break space there, or added where none was typed.
 - ``no_break_before_units(text)``, in every language: a no-break space between a number and its unit.
+- ``typeset_metadata(meta, lang)``: a page's front-matter title and description typeset as its text is.
 
 They leave a page's YAML front matter, code (fenced blocks, `spans`, <code> elements, bare snake_case
 identifiers), URLs, HTML tags with their attributes, entities, Jinja calls
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 NNBSP = "\u202f"
@@ -234,6 +235,18 @@ def no_break_before_units(text: str) -> str:
     ("~46 tok/s", "约 1,646 token/秒", "80 GB")."""
     text = _sub_outside(_QUALIFIER_SPACE_NUMBER, lambda m: NBSP, text)
     return _sub_outside(_NUMBER_SPACE_UNIT, lambda m: NBSP, text)
+
+
+# A page's metadata a reader sees: its title (the <title>, the header, its label in the navigation, a guide's card)
+# and its description (the meta description, a guide's card).
+METADATA = ("title", "description")
+
+
+def typeset_metadata(meta: Mapping[str, object], lang: str) -> dict[str, str]:
+    """The title and description of a page's front matter with its language's typography, as its heading and
+    text have it: « NVLink ou PCIe : lequel… » with a narrow no-break space before the colon. Only the fields a
+    page gives."""
+    return {key: typeset(value, lang) for key in METADATA if isinstance(value := meta.get(key), str)}
 
 
 def typeset(markdown: str, lang: str) -> str:

@@ -9,6 +9,7 @@ from macros.output.typography import (
     no_break_before_units,
     space_between_chinese_and_latin,
     typeset,
+    typeset_metadata,
 )
 
 NNBSP = "\u202f"
@@ -252,3 +253,25 @@ def test_french_spaces_leave_a_bare_code_identifier_alone():
     """A note quoting a configuration key is code, not prose: no space goes before its colon."""
     assert french_spaces("('model_impl: gpu' reference run)") == "('model_impl: gpu' reference run)"
     assert french_spaces("all_reduce_perf : mesure") == f"all_reduce_perf{NNBSP}: mesure"
+
+
+# --- typeset_metadata ---------------------------------------------------------------------------------------
+def test_a_french_title_and_description_take_the_colon_rule_as_the_heading_does():
+    """The <title>, the header, the navigation and the meta description show these: a colon that may wrap alone
+    there would read « NVLink ou PCIe⏎: lequel »."""
+    meta = {
+        "title": "NVLink ou PCIe : lequel choisir pour votre tâche",
+        "description": "Deux cas ; trois questions ? Voici « la réponse »",
+        "category": "Matériel : cartes",
+        "hide": ["toc"],
+    }
+    assert typeset_metadata(meta, "fr") == {
+        "title": f"NVLink ou PCIe{NNBSP}: lequel choisir pour votre tâche",
+        "description": f"Deux cas{NNBSP}; trois questions{NNBSP}? Voici «{NNBSP}la réponse{NNBSP}»",
+    }  # only the title and the description: other fields are not text a reader sees as such
+
+
+def test_metadata_in_other_languages_follows_their_rules_and_a_missing_field_stays_missing():
+    assert typeset_metadata({"title": "Speed: 46 tok/s"}, "en") == {"title": f"Speed: 46{NBSP}tok/s"}
+    assert typeset_metadata({"title": "按需求规划：8张卡"}, "zh") == {"title": f"按需求规划：8{NBSP}张卡"}
+    assert typeset_metadata({"hide": ["toc"]}, "fr") == {}
