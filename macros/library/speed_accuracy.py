@@ -453,7 +453,7 @@ def memory_accuracy_table(ctx: MacroContext) -> str:
                     cards=record.cards,
                     gpu=gpu,
                     model=model,
-                    utilization=ctx.f.number(record.gpu_memory_utilization, 2),
+                    utilization=ctx.f.code_number(record.gpu_memory_utilization, 2),
                     engine=record.engine,
                 ),
                 _gib(ctx, check.measured_gib),

@@ -189,3 +189,20 @@ def test_french_titles_navigation_and_metadata_hold_their_colons_as_the_text_doe
         if (bad := [t for ts in chrome_texts(path.read_text(encoding="utf-8")).values() for t in ts if plain.search(t)])
     }
     assert not unspaced
+
+
+def test_a_value_inside_code_keeps_the_notation_the_program_reads_in_every_language(site: Path):
+    """The speed page once wrote « --gpu-memory-utilization 0,65 » in French: refused by vLLM if copied."""
+
+    def text_of(html: str) -> str:  # a long flag may break at its hyphens (<wbr>): read it whole
+        return visible_text(html.replace("<wbr>", "")).replace("\xa0", " ")
+
+    flag_with_a_comma = re.compile(r"--[a-z][a-z-]+[ =]\d+,\d")
+    found = {
+        str(path.relative_to(site)): flags
+        for path in sorted((site / "fr").glob("**/index.html"))
+        if (flags := flag_with_a_comma.findall(text_of(path.read_text(encoding="utf-8"))))
+    }
+    assert not found
+    speed = text_of(page(site, "fr", "reference/speed-model"))
+    assert "--gpu-memory-utilization 0.65," in speed and "--gpu-memory-utilization 0.95," in speed

@@ -350,6 +350,16 @@ def test_french_writes_the_first_of_a_month_as_an_ordinal(day, expected):
     assert formatter("fr").date(datetime.date(2026, 11, day)) == expected
 
 
+@pytest.mark.parametrize("lang", ["en", "fr", "zh"])
+def test_a_number_inside_code_is_written_as_the_program_reads_it_in_every_language(lang):
+    """« --gpu-memory-utilization 0,65 » is refused by vLLM: a value a reader copies keeps the program's notation."""
+    from macros.output.formatting import formatter
+
+    assert formatter(lang).code_number(0.65, 2) == "0.65"
+    assert formatter(lang).code_number(16384) == "16384"  # no grouping either
+    assert formatter(lang).code_number(0.949, 2) == "0.95"
+
+
 @pytest.mark.parametrize("tokens, expected", [(131072, "128K"), (8192, "8K"), (5515, "5,515")])
 def test_a_context_length_is_written_as_models_advertise_it(tokens, expected):
     from macros.output.formatting import formatter
