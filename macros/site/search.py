@@ -14,6 +14,7 @@ from pathlib import Path
 import jieba
 
 from macros.output.strings import text
+from macros.output.typography import WJ
 
 TABLE = re.compile(r"<table\b.*?</table>", re.S)
 CAPTION = re.compile(r"<caption>(.*?)</caption>", re.S)
@@ -102,11 +103,12 @@ def with_readable_tables(docs: list[dict], site: Path, lang: str, material_text:
 
 
 def in_words(doc: dict, lang: str) -> dict:
-    """An entry whose Chinese text and title are cut into words (a no-op in other languages)."""
+    """An entry whose Chinese text and title are cut into words (a no-op in other languages); the word joiners
+    that keep a measure-word phrase on one line (between 张 and 卡 in "4 张卡") go first, or jieba would cut there."""
     if lang != "zh":
         return doc
     return {
         **doc,
-        "title": chinese_words(without_word_breaks(doc["title"])),
-        "text": chinese_words(without_word_breaks(doc["text"])),
+        "title": chinese_words(without_word_breaks(doc["title"]).replace(WJ, "")),
+        "text": chinese_words(without_word_breaks(doc["text"]).replace(WJ, "")),
     }
