@@ -92,6 +92,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         config.site_name = typeset_label(config.site_name, state.language)
         if config.site_description:
             config.site_description = typeset_label(config.site_description, state.language)
+        if config.extra.get("short_site_name"):  # the header's on a phone (overrides/partials/header.html)
+            config.extra["short_site_name"] = typeset_label(config.extra["short_site_name"], state.language)
         if not state.building_another:
             data_dir = Path(config.config_file_path).resolve().parent / "data"
             _builds[config.docs_dir] = SiteBuild.start(Path(config.docs_dir), data_dir)

@@ -251,6 +251,20 @@ def test_on_a_phone_no_line_ends_inside_a_figure_a_count_or_a_models_name(contex
     assert not broken, broken
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_site_name_fits_the_header_of_a_phone(context_factory, server, lang):
+    """« Guides des nœuds GPU » was cut to « Guides des nœu… » at 390 px: a language may give a shorter name there,
+    and the full one still shows on a wider screen."""
+    name = ".md-header__topic:first-child .md-ellipsis"
+    phone = context_factory(viewport={"width": 390, "height": 844}).new_page()
+    phone.goto(f"{server}{LANGUAGES[lang]}")
+    assert phone.eval_on_selector(name, "e => e.scrollWidth - e.clientWidth") <= 0, phone.inner_text(name)
+    desktop = context_factory(viewport={"width": 1280, "height": 800}).new_page()
+    desktop.goto(f"{server}{LANGUAGES[lang]}")
+    full = desktop.inner_text(name)
+    assert full == desktop.eval_on_selector("a.md-logo", "a => a.getAttribute('aria-label')"), full
+
+
 DESKTOP_PAGES = [*GUIDES, "plan/", "reference/speed-model/", "reference/api/", "reference/macros/"]
 
 
