@@ -191,6 +191,45 @@ def test_a_shared_fp8_link_restores_the_choice_and_back_returns_to_it(page, serv
     assert page.errors == []
 
 
+def state(page) -> tuple[str, str, str, str, str]:
+    """The choice the configurator shows, and what its menus say."""
+    shows = page.eval_on_selector(".configurator", "c => [c.dataset.model, c.dataset.precision, c.dataset.context]")
+    return (*shows, page.input_value("select[name=model]"), page.input_value("select[name=precision]"))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("path", ["configurator/", "configurator/llama-3.3-70b/"])
+def test_back_and_forward_step_through_the_choices_made_as_on_the_plan_page(page, server, lang, path):
+    """Each choice is pushed to the address: Back undoes it (the page is not left), Forward makes it again; on a
+    model's own page the address is the chosen model's page, and the heading follows."""
+    start = f"{server}{LANGUAGES[lang]}{path}"
+    page.goto(start)
+    ready(page)
+    written = page.eval_on_selector("article", "a => [a.querySelector('h1').firstChild.nodeValue, a.innerText]")
+    first = state(page)
+    page.select_option("select[name=precision]", "fp8")
+    shown(page, "llama-3.3-70b", "fp8", "8192")
+    in_fp8, after_fp8 = state(page), page.url
+    page.select_option("select[name=model]", "wan2.1-t2v-14b")
+    page.wait_for_function("document.querySelector('.configurator').dataset.model === 'wan2.1-t2v-14b'")
+    in_wan = state(page)
+    assert page.url != after_fp8
+    page.go_back()
+    shown(page, "llama-3.3-70b", "fp8", "8192")
+    assert page.url == after_fp8 and state(page) == in_fp8
+    page.go_back()
+    shown(page, "llama-3.3-70b", "bf16", "8192")
+    assert page.url == start and state(page) == first
+    # heading, status, summary and table: what the page said before any choice
+    assert page.eval_on_selector("article", "a => [a.querySelector('h1').firstChild.nodeValue, a.innerText]") == written
+    page.go_forward()
+    shown(page, "llama-3.3-70b", "fp8", "8192")
+    page.go_forward()
+    page.wait_for_function("document.querySelector('.configurator').dataset.model === 'wan2.1-t2v-14b'")
+    assert state(page) == in_wan
+    assert page.errors == []
+
+
 def test_a_kv_cache_the_choice_does_not_offer_falls_back_to_bf16_with_one_notice(page, server):
     # an unknown value, a name every object has, and FP8 asked for a format llama.cpp runs (it has no FP8 cache)
     for precision, kv in (("bf16", "fp4"), ("bf16", "__proto__"), ("gguf-q4_k_m", "fp8")):
