@@ -1,13 +1,15 @@
 """MkDocs glue: every event hands off to one function of ``macros/``, which knows nothing of MkDocs: the site's
-address, the nav and the 404 words (on_config), the configurator pages (on_files, on_page_read_source), a page's
-checks, macros, banner and title as text (on_page_markdown), its HTML checked and its blocks back
-(on_page_content), reading times (on_page_context), each language's 404, the API and the search indexes
-(on_post_build)."""
+address, the nav, the 404 words and the site's name in its language's typography (on_config), the navigation's
+labels (on_nav), the configurator pages (on_files, on_page_read_source), a page's checks, macros, banner and
+typeset title and description as text (on_page_markdown), its HTML checked, its blocks back and its table of
+contents typeset (on_page_content), reading times (on_page_context), each language's 404, the API and the search
+indexes (on_post_build)."""
 
 from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,8 +17,11 @@ from material.plugins.search.plugin import Parser
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import CombinedEvent, event_priority
+from mkdocs.structure import StructureItem
 from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import AnchorLink
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -31,6 +36,7 @@ from macros.build import (  # noqa: E402
     missing_nav_pages,
     not_found_words,
     published_address,
+    typeset_label,
 )
 
 
@@ -96,12 +102,37 @@ def start_build(config: MkDocsConfig) -> MkDocsConfig:
         # serves it for any miss)
         config.extra["not_found_by_language"] = not_found_words(config.site_url or "", state.languages)
         config.extra["not_found"] = config.extra["not_found_by_language"][state.language]
+        config.site_name = typeset_label(config.site_name, state.language)
+        if config.site_description:
+            config.site_description = typeset_label(config.site_description, state.language)
+        if config.extra.get("short_site_name"):  # the header's on a phone (overrides/partials/header.html)
+            config.extra["short_site_name"] = typeset_label(config.extra["short_site_name"], state.language)
         if not state.building_another:
             data_dir = Path(config.config_file_path).resolve().parent / "data"
             _builds[config.docs_dir] = SiteBuild.start(Path(config.docs_dir), data_dir)
     except BUILD_ERRORS as exc:
         raise PluginError(str(exc)) from None
     return config
+
+
+def nav_items(items: list[StructureItem]) -> Iterator[StructureItem]:
+    """Every item of a navigation, sections' children after their section."""
+    for item in items:
+        yield item
+        if isinstance(item, Section):
+            yield from nav_items(item.children)
+
+
+@event_priority(-110)  # after mkdocs-static-i18n's on_nav, which writes the labels of nav_translations
+def on_nav(nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+    """Every label mkdocs.yml gives the navigation, in the typography of the language being built (a page's own
+    title comes from its front matter, typeset with its text: on_page_markdown)."""
+    lang = i18n_state(config).language
+    for item in nav_items(nav.items):
+        label = vars(item).get("title")  # a page's title property reads its front matter: only a label given
+        if isinstance(label, str):
+            item.title = typeset_label(label, lang)
+    return nav
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
@@ -137,21 +168,32 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     written = page.file.src_uri not in build.generated  # a generated page has no file to read
     content = page.file.content_string if written else None
     try:
-        rendered = build.page_markdown(page.file.src_uri, text_lang, lang, content, markdown, page.url)
+        rendered = build.page_markdown(page.file.src_uri, text_lang, lang, content, markdown, page.url, page.meta)
     except BUILD_ERRORS as exc:
         raise PluginError(str(exc)) from None
     if written:
         page.meta["banner"] = rendered.banner
-    page.meta.update(rendered.theme_meta)  # the theme writes these into HTML as they are: text, escaped
+    page.meta.update(rendered.theme_meta)  # every page's before any template shows it: typeset text, escaped
     return rendered.markdown
 
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """The blocks of HTML the page's macros wrote, back in their places once Markdown has run."""
+    """The blocks of HTML the page's macros wrote, back in their places once Markdown has run; the table of
+    contents' labels typeset as the headings are (Python-Markdown's toc writes them with every no-break space
+    made an ordinary one: « Mémoire : chaque… » in the sidebar)."""
+    text_lang = page_languages(page.file)[0]
+    for anchor in toc_anchors(page.toc):
+        anchor.title = typeset_label(anchor.title, text_lang)
     try:
         return _builds[config.docs_dir].page_html(page.file.src_uri, html)
     except BUILD_ERRORS as exc:
         raise PluginError(str(exc)) from None
+
+
+def toc_anchors(anchors: Iterable[AnchorLink]) -> Iterator[AnchorLink]:
+    for anchor in anchors:
+        yield anchor
+        yield from toc_anchors(anchor.children)
 
 
 @event_priority(100)  # before the search plugin indexes the page: every page's Markdown is rendered by now

@@ -6,6 +6,7 @@ of MkDocs. ``BUILD_ERRORS`` are the errors that stop a build with a message nami
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from macros.base.project_files import ProjectFileError, check_project_files
 from macros.base.site_address import SiteAddressError, published_address
 from macros.generated import configurator_page_uris, generated_page_source, not_found_words, write_site_files
 from macros.output.strings import StringsError
+from macros.output.typography import typeset, typeset_metadata
 from macros.page.markup import check_page_html
 from macros.page.nav import empty_language_folders, missing_nav_pages
 from macros.page.pipeline import render_page
@@ -40,18 +42,26 @@ __all__ = [
     "missing_nav_pages",
     "not_found_words",
     "published_address",
+    "typeset_label",
 ]
 
 
 @dataclass(frozen=True)
 class RenderedMarkdown:
     """A page's Markdown with its macros run, what the reader is told about its translation, and its front
-    matter's title and description as the theme must be given them (``theme_text``: escaped; empty for a
-    generated page, whose front matter is written escaped)."""
+    matter's title and description as the theme must be given them: typeset as its text is (they show as its
+    <title>, header, navigation label and meta description), then escaped (``theme_text``; a generated page's front
+    matter is written escaped)."""
 
     markdown: str
     banner: dict[str, str] | None
     theme_meta: dict[str, str]
+
+
+def typeset_label(label: str, lang: str) -> str:
+    """A label of the site's chrome (its name and description, a navigation or table-of-contents label) with the
+    typography of ``lang``, the language being built."""
+    return typeset(label, lang)
 
 
 @dataclass(frozen=True)
@@ -80,20 +90,27 @@ class SiteBuild:
         return generated_page_source(self.data, src_uri) if src_uri in self.generated else None
 
     def page_markdown(
-        self, src_uri: str, text_lang: str, lang: str, content: str | None, markdown: str, url: str
+        self,
+        src_uri: str,
+        text_lang: str,
+        lang: str,
+        content: str | None,
+        markdown: str,
+        url: str,
+        meta: Mapping[str, object],
     ) -> RenderedMarkdown:
         """A page's checks and macros. ``content`` is the file as written (front matter included; None for a
-        generated configurator page), ``markdown`` what the generator kept of it; ``text_lang`` the language of
-        its text, ``lang`` the one being built (a page served from English keeps English text), ``url`` its
-        address in the built site."""
+        generated configurator page), ``markdown`` what the generator kept of it, ``meta`` its front matter;
+        ``text_lang`` the language of its text, ``lang`` the one being built (a page served from English keeps
+        English text), ``url`` its address in the built site."""
         generated = self.generated_source(src_uri)
         text = generated if generated is not None else content or ""
         source = PageSource(f"docs/{src_uri}", text_lang, text, markdown, generated is not None)
         links = PageLinks.at(url, lang)
         rendered = render_page(source, self.docs_dir, self.data, links)
-        banner, theme_meta = None, dict[str, str]()
+        banner, theme_meta = None, typeset_metadata(meta, text_lang)  # a generated page's, written escaped
         if generated is None:
-            theme_meta = theme_text(check_front_matter(text, source.path))
+            theme_meta = theme_text(typeset_metadata(check_front_matter(text, source.path), text_lang))
             banner = translation_banner(
                 self.docs_dir,
                 Path(src_uri).relative_to(text_lang).as_posix(),

@@ -31,6 +31,7 @@ from macros.site.search import (
     CONFIGURATOR_ROW_BOOST,
     IndexedText,
     in_words,
+    marked_reference,
     with_readable_tables,
 )
 from macros.site.site_data import SiteData
@@ -167,8 +168,8 @@ def search_indexes(
     index_json: str, languages: list[str], data: SiteData, site: Path, indexed_text: IndexedText
 ) -> dict[str, str]:
     """One search index per language, from the site's shared one (``site`` holds the built pages): readers of
-    /fr/ find French pages, tables read as sentences, Chinese cut into words, and the configurator's rows as
-    entries of their own, ranked after the guides."""
+    /fr/ find French pages, tables read as sentences, Chinese cut into words, the configurator's rows as entries
+    of their own, ranked after the guides, and the reference pages marked, found after the pages for customers."""
     index = json.loads(index_json)
     prefixes = {lang: f"{lang}/" for lang in languages if lang != SOURCE_LANGUAGE}
 
@@ -180,7 +181,7 @@ def search_indexes(
             {
                 **index,
                 "docs": [
-                    in_words(doc, lang)
+                    in_words(marked_reference(doc, prefixes.get(lang, "")), lang)
                     for doc in with_readable_tables(
                         [d for d in index["docs"] if language_of(d["location"]) == lang], site, lang, indexed_text
                     )

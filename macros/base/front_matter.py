@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 
 import yaml
@@ -77,7 +78,7 @@ def check_front_matter(source: str, page: str) -> dict[str, object]:
     return data
 
 
-def theme_text(front_matter: dict[str, object]) -> dict[str, str]:
+def theme_text(front_matter: Mapping[str, object]) -> dict[str, str]:
     """The front matter's title and description as MkDocs and Material must be given them: they write
     ``page.meta`` as it is into HTML, the title into ``<title>``, the header, the navigation and the previous and
     next links, the description into its ``<meta>``'s double-quoted ``content``. So "<", ">" and "&" are escaped,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext
 from macros.library.registry import macro
+from macros.output.typography import held_name
 from sizing.engine import links
 
 
@@ -41,8 +42,8 @@ def gpu_name(ctx: MacroContext, gpu: str) -> str:
 
 @macro
 def model_name(ctx: MacroContext, model: str) -> str:
-    """A model's name."""
-    return ctx.model(model).name
+    """A model's name (on one line in Chinese: typography.held_name)."""
+    return held_name(ctx.model(model).name, ctx.lang)
 
 
 @macro

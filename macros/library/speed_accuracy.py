@@ -480,9 +480,11 @@ def _memory_setup(ctx: MacroContext, record: MemoryMeasurement) -> str:
     gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) else _named(record.gpu)
     model = c.models[record.model].name if isinstance(record.model, str) else _named(record.model)
     if record.engine_kind == "sglang":
-        setting = f"--mem-fraction-static {record.mem_fraction_static}"
+        assert record.mem_fraction_static is not None
+        setting = f"--mem-fraction-static {ctx.f.code_number(record.mem_fraction_static, 2)}"
     elif record.engine_kind == "vllm":
-        setting = f"--gpu-memory-utilization {record.gpu_memory_utilization}"
+        assert record.gpu_memory_utilization is not None  # a vLLM record names it (MemoryMeasurement)
+        setting = f"--gpu-memory-utilization {ctx.f.code_number(record.gpu_memory_utilization, 2)}"
     else:
         setting = f"--ctx-size {record.max_model_len}"
     return ctx.text(

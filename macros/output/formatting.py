@@ -45,6 +45,11 @@ class Formatter:
         """``value`` rounded to ``digits`` decimals, grouped as the locale groups."""
         return _number(self.locale, round(value, digits), digits)
 
+    def code_number(self, value: float, digits: int = 0) -> str:
+        """A number inside code (a flag's value, a setting as typed): the notation the program reads, in every
+        language, a dot before the decimals and no grouping ("--gpu-memory-utilization 0.65", never « 0,65 »)."""
+        return f"{round(value, digits):.{digits}f}"
+
     def significant(self, value: float) -> str:
         """Two significant figures for small values, whole numbers from 10 up."""
         if value >= 10:

@@ -10,6 +10,8 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from macros.output.typography import one_line
+
 # Templates are code: loaded once per process like the modules, no check of their files on every use.
 TEMPLATES = Environment(
     loader=FileSystemLoader(Path(__file__).resolve().parent / "templates"),
@@ -17,6 +19,7 @@ TEMPLATES = Environment(
     trim_blocks=True,
     auto_reload=False,
 )
+TEMPLATES.filters["one_line"] = one_line  # a name a template writes alone: "{{ m.name | one_line }}"
 
 
 # Characters that make Markdown (links, images, emphasis, code, headings, tables, attribute lists, escapes)

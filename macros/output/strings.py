@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from macros.base.languages import LANGUAGES
-from macros.output.typography import typeset
+from macros.output.typography import held_name, typeset
 from sizing.catalog.yaml_lines import load_yaml
 
 STRINGS_FILE = Path(__file__).resolve().parent / "strings.yml"
@@ -47,4 +47,9 @@ def strings() -> dict[str, dict[str, dict[str, str]]]:
 
 
 def text(group: str, key: str, lang: str, **values: object) -> str:
+    """The string ``key`` of ``group`` in ``lang`` with ``values`` put in, the model's name (``model``) as the
+    language writes it (typography.held_name: on one line in Chinese)."""
+    model = values.get("model")
+    if type(model) is str:  # a Markup value is left as written
+        values = {**values, "model": held_name(model, lang)}
     return strings()[group][key][lang].format(**values)

@@ -11,9 +11,12 @@
   strings (macros/output/strings.yml: 「需切分到 4 张卡」, 「单卡 GiB」) and Babel's output already use, so one
   rule holds across hand-written text and generated figures; and the search index splits on it.
   Only letters and digits count as Latin: 「US$4,157/月」, 「100%」 and full-width punctuation are untouched.
+- ``held_name(name, lang)``: a model's name, held on one line in Chinese (``one_line``).
 - ``french_spaces(text)``: a narrow no-break space (U+202F) before « : ; ? ! », inside « guillemets » and
   before « % », replacing an ordinary or no-break space there, or added where none was typed.
 - ``no_break_before_units(text)``, in every language: a no-break space between a number and its unit.
+- ``no_break_in_counts(text)``, in every language: "4 × A40" and, in Chinese, "4 张卡" never broken.
+- ``typeset_metadata(meta, lang)``: a page's front-matter title and description typeset as its text is.
 
 They leave a page's YAML front matter, code (fenced blocks, `spans`, <code> elements, bare snake_case
 identifiers), URLs, HTML tags with their attributes, entities, Jinja calls
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 NNBSP = "\u202f"
@@ -187,6 +190,19 @@ def space_between_chinese_and_latin(text: str) -> str:
     return _sub_outside(_LATIN_THEN_HAN, lambda m: " ", text)
 
 
+def one_line(name: str) -> str:
+    """A name held on one line: its spaces no-break ones (a template writing names alone, a menu's options or the
+    list of models, holds them in every language)."""
+    return name.replace(" ", NBSP)
+
+
+def held_name(name: str, lang: str) -> str:
+    """A model's name as a page of ``lang`` writes it: in Chinese, which may break a line between any two
+    characters, held on one line ("Llama 3.3" once ended a phone's line, "70B" began the next); in English and
+    French it breaks at its spaces as other words do."""
+    return one_line(name) if lang == "zh" else name
+
+
 # --- French spaces ----------------------------------------------------------------------------------------
 _SPACES = "[ \u00a0\u202f\u2009]"
 # What may stand before a high punctuation mark that takes a space: a letter, a digit (not for ":",
@@ -217,7 +233,7 @@ NBSP = "\u00a0"
 _UNITS = (
     "GB/s|Go/s|TB/s|To/s|GB|GiB|Go|Gio|TB|TiB|To|Tio|MB|MiB|Mo|Mio|KiB|Kio|kB|ko|"
     "tok/s|tokens?/s|tokens?/秒|tokens?|TFLOPS|PFLOPS|GHz|MHz|ms|µs|s|W|kW|"
-    "min|秒|毫秒|微秒|分钟|小时|张卡|张|个|亿|倍|路"
+    "min|秒|毫秒|微秒|分钟|小时|张卡|张|个|亿|倍|路|条|层|份|台"
 )
 # A space between a figure (or a macro's placeholder, "{value}") and the unit after it; a Latin unit ends at a
 # non-letter, so "2 streams" or "8 seconds" keep their ordinary space.
@@ -236,12 +252,44 @@ def no_break_before_units(text: str) -> str:
     return _sub_outside(_NUMBER_SPACE_UNIT, lambda m: NBSP, text)
 
 
+# --- every language: a count held to what it counts ------------------------------------------------------------
+WJ = "\u2060"  # WORD JOINER: no line may break on either side of it, and it takes no width
+# "4 × A40": a count, the sign and what it counts (a figure or a placeholder before, a word after)
+_COUNT_TIMES = re.compile(f"(?<=[\\d}}])[ {NBSP}]×[ {NBSP}](?=\\S)")
+# Chinese may break a line between any two characters, in a word too: a figure's measure word and the noun it
+# counts are joined ("4 张卡", "2 个节点"), after the no-break space that holds them to the figure
+_MEASURED = re.compile(f"(?<=[\\d}}]{NBSP})(?:张|个|台|路|条|层|份)(?:显卡|卡|节点|用户|序列|并发|报价|副本|流)")
+# a unit that ends in Chinese after a slash, "token/秒", "US$4,157/月": no break after the slash
+_SLASH_HAN = re.compile(f"/(?=[{_HAN}])")
+
+
+def no_break_in_counts(text: str) -> str:
+    """No line break inside a count: "4 × A40" (no-break spaces around the sign), and in Chinese inside a figure's
+    measure-word phrase, "4 张卡", or after the slash of a unit, "token/秒" (word joiners). Run after
+    ``no_break_before_units``."""
+    text = _sub_outside(_COUNT_TIMES, lambda m: f"{NBSP}×{NBSP}", text)
+    text = _sub_outside(_SLASH_HAN, lambda m: "/" + WJ, text)
+    return _sub_outside(_MEASURED, lambda m: WJ.join(m.group(0)), text)
+
+
+# A page's metadata a reader sees: its title (the <title>, the header, its label in the navigation, a guide's card)
+# and its description (the meta description, a guide's card).
+METADATA = ("title", "description")
+
+
+def typeset_metadata(meta: Mapping[str, object], lang: str) -> dict[str, str]:
+    """The title and description of a page's front matter with its language's typography, as its heading and
+    text have it: « NVLink ou PCIe : lequel… » with a narrow no-break space before the colon. Only the fields a
+    page gives."""
+    return {key: typeset(value, lang) for key in METADATA if isinstance(value := meta.get(key), str)}
+
+
 def typeset(markdown: str, lang: str) -> str:
     """A page's rendered Markdown with its language's typography: Chinese soft line breaks joined and one space
     between Chinese and Latin text; French narrow no-break spaces; in every language, a number held to its
-    unit."""
+    unit and a count to what it counts."""
     if lang == "zh":
         markdown = space_between_chinese_and_latin(join_chinese_soft_breaks(markdown))
     elif lang == "fr":
         markdown = french_spaces(markdown)
-    return no_break_before_units(markdown)
+    return no_break_in_counts(no_break_before_units(markdown))

@@ -21,6 +21,7 @@ from macros.base.languages import LANGUAGES, SOURCE_LANGUAGE
 from macros.base.project_files import read_page
 from macros.output.formatting import formatter
 from macros.output.strings import text
+from macros.output.typography import typeset_metadata
 from macros.site.reading import plain_text, reading_minutes
 from sizing.catalog.errors import did_you_mean
 from sizing.catalog.yaml_lines import load_yaml
@@ -62,11 +63,12 @@ def page_file(docs_dir: Path, page: str, lang: str) -> tuple[Path, str]:
 
 
 def guide_front_matter(docs_dir: Path, page: str, lang: str) -> dict[str, object]:
-    """The front matter of the guide a reader of ``lang`` gets; a PageError naming its file and line when
-    it is broken."""
-    path = page_file(docs_dir, page, lang)[0]
+    """The front matter of the guide a reader of ``lang`` gets, its title and description typeset in the language
+    of its text as the page's own are; a PageError naming its file and line when it is broken."""
+    path, text_lang = page_file(docs_dir, page, lang)
     shown = f"docs/{path.relative_to(docs_dir).as_posix()}"
-    return check_front_matter(read_page(path, shown), shown)
+    front_matter = check_front_matter(read_page(path, shown), shown)
+    return {**front_matter, **typeset_metadata(front_matter, text_lang)}
 
 
 def reading_time_placeholder(page: str, lang: str) -> Markup:

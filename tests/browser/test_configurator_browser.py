@@ -8,8 +8,8 @@ from sizing.catalog.loader import load_catalog
 
 pytestmark = pytest.mark.browser
 
-MONTH_PRICE = {"en": "$4,157/month", "fr": "4\u202f157\xa0$US/mois", "zh": "US$4,157/月"}
-SPLIT_TWO = {"en": "split across 2 cards", "fr": "réparti sur 2 cartes", "zh": "需切分到\xa02\xa0张卡"}
+MONTH_PRICE = {"en": "$4,157/month", "fr": "4\u202f157\xa0$US/mois", "zh": "US$4,157/\u2060月"}
+SPLIT_TWO = {"en": "split across 2 cards", "fr": "réparti sur 2 cartes", "zh": "需切分到\xa02\xa0张\u2060卡"}
 ONE_CARD = {"en": "fits on one card", "fr": "tient sur une seule carte", "zh": "单卡即可装下"}
 NO_FIT = {"en": "does not fit on this node", "fr": "ne tient pas sur ce nœud", "zh": "此节点装不下"}
 
@@ -191,6 +191,45 @@ def test_a_shared_fp8_link_restores_the_choice_and_back_returns_to_it(page, serv
     assert page.errors == []
 
 
+def state(page) -> tuple[str, str, str, str, str]:
+    """The choice the configurator shows, and what its menus say."""
+    shows = page.eval_on_selector(".configurator", "c => [c.dataset.model, c.dataset.precision, c.dataset.context]")
+    return (*shows, page.input_value("select[name=model]"), page.input_value("select[name=precision]"))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("path", ["configurator/", "configurator/llama-3.3-70b/"])
+def test_back_and_forward_step_through_the_choices_made_as_on_the_plan_page(page, server, lang, path):
+    """Each choice is pushed to the address: Back undoes it (the page is not left), Forward makes it again; on a
+    model's own page the address is the chosen model's page, and the heading follows."""
+    start = f"{server}{LANGUAGES[lang]}{path}"
+    page.goto(start)
+    ready(page)
+    written = page.eval_on_selector("article", "a => [a.querySelector('h1').firstChild.nodeValue, a.innerText]")
+    first = state(page)
+    page.select_option("select[name=precision]", "fp8")
+    shown(page, "llama-3.3-70b", "fp8", "8192")
+    in_fp8, after_fp8 = state(page), page.url
+    page.select_option("select[name=model]", "wan2.1-t2v-14b")
+    page.wait_for_function("document.querySelector('.configurator').dataset.model === 'wan2.1-t2v-14b'")
+    in_wan = state(page)
+    assert page.url != after_fp8
+    page.go_back()
+    shown(page, "llama-3.3-70b", "fp8", "8192")
+    assert page.url == after_fp8 and state(page) == in_fp8
+    page.go_back()
+    shown(page, "llama-3.3-70b", "bf16", "8192")
+    assert page.url == start and state(page) == first
+    # heading, status, summary and table: what the page said before any choice
+    assert page.eval_on_selector("article", "a => [a.querySelector('h1').firstChild.nodeValue, a.innerText]") == written
+    page.go_forward()
+    shown(page, "llama-3.3-70b", "fp8", "8192")
+    page.go_forward()
+    page.wait_for_function("document.querySelector('.configurator').dataset.model === 'wan2.1-t2v-14b'")
+    assert state(page) == in_wan
+    assert page.errors == []
+
+
 def test_a_kv_cache_the_choice_does_not_offer_falls_back_to_bf16_with_one_notice(page, server):
     # an unknown value, a name every object has, and FP8 asked for a format llama.cpp runs (it has no FP8 cache)
     for precision, kv in (("bf16", "fp4"), ("bf16", "__proto__"), ("gguf-q4_k_m", "fp8")):
@@ -218,12 +257,12 @@ LLAMA_PAGE = "configurator/llama-3.3-70b/"
 SDXL_HEADING = {
     "en": "Configurator: SDXL 1.0 in BF16",
     "fr": "Configurateur\u202f: SDXL 1.0 en BF16",
-    "zh": "配置工具：SDXL 1.0（BF16）",
+    "zh": "配置工具：SDXL\xa01.0（BF16）",  # a Latin name on one line in Chinese
 }
 SDXL_INTRO_START = {
     "en": "Every node of our catalog for SDXL 1.0:",
     "fr": "Tous les nœuds de notre catalogue pour SDXL 1.0",
-    "zh": "SDXL 1.0 在我们产品目录中每个节点上的情况",
+    "zh": "SDXL\xa01.0 在我们产品目录中每个节点上的情况",
 }
 FP8 = {"en": "FP8", "fr": "FP8", "zh": "FP8"}
 CONTEXT_32K = {"en": "32K\xa0tokens", "fr": "32K\xa0tokens", "zh": "32K\xa0token"}  # a number held to its unit
@@ -283,7 +322,7 @@ def test_the_heading_intro_title_and_current_model_follow_the_model_picked(page,
     assert intro.startswith(SDXL_INTRO_START[lang]) and "Llama" not in intro
     current = page.eval_on_selector_all(".cfg-models a[aria-current]", "as => as.map(a => a.dataset.model)")
     assert current == ["sdxl-base-1.0"]
-    assert "SDXL 1.0" in page.text_content(".cfg-status")
+    assert "SDXL 1.0" in page.text_content(".cfg-status").replace("\xa0", " ")
     # the address is SDXL's own page: a reload shows the same heading, with or without the script
     assert page.evaluate("location.pathname").endswith("/configurator/sdxl-base-1.0/")
     page.reload()
@@ -360,7 +399,7 @@ def test_only_a_one_sentence_summary_is_live_not_the_table(page, server, lang):
     page.select_option("select[name=precision]", "fp8")
     page.wait_for_function("location.search.includes('precision=fp8')")
     status = page.eval_on_selector(".cfg-status", "e => [e.children.length, e.textContent]")
-    assert status[0] == 0 and "FP8" in status[1] and "Llama 3.3 70B" in status[1]
+    assert status[0] == 0 and "FP8" in status[1] and "Llama 3.3 70B" in status[1].replace("\xa0", " ")
     assert status[1].count(".") + status[1].count("。") == 1 + status[1].count("3.3")  # one sentence
     assert page.locator(".cfg-status table, .cfg-status tr").count() == 0
     assert page.eval_on_selector_all(live, "es => es.map(e => e.className)") == ["cfg-status"]

@@ -188,6 +188,83 @@ def test_the_api_reference_lists_its_fields_as_blocks_on_a_phone(context_factory
     assert page.eval_on_selector("table.stacked tbody tr", "e => getComputedStyle(e).display") == "flex"
 
 
+# What a line may not end inside, on a phone, in tables too: a number and its unit, a count and what it counts
+# ("4 × A40": « 4 × » once ended a line of the configurator's summary), a Chinese measure-word phrase ("（4 张" /
+# "卡）" in the NVLink table), a model's name in Chinese ("Llama 3.3" / "70B"). Patterns on a text node; a space
+# may be a no-break one, a Chinese phrase may hold word joiners.
+SPACE = "[ \xa0\u202f]"
+
+
+def literal(text: str) -> str:
+    """``text`` as a JavaScript pattern (with the u flag, which refuses an escaped hyphen)."""
+    return re.sub(r"[.*+?^${}()|[\]\\/]", r"\\\g<0>", text)
+
+
+def joined(phrase: str) -> str:
+    return "\u2060?".join(phrase)
+
+
+def model_names() -> list[str]:
+    from sizing.catalog.loader import load_catalog
+
+    return sorted({model.name for model in load_catalog().models.values()}, key=len, reverse=True)
+
+
+WHOLE = [
+    rf"\d[\d.,\u202f]*{SPACE}(?:GB/s|Go/s|GiB|Gio|GB|Go|tok/s|token/\u2060?秒|Kio|KiB)(?![\w/])",
+    rf"\d+{SPACE}×{SPACE}[A-Z0-9][\w.]*",
+    rf"\d+{SPACE}(?:{'|'.join(joined(w) for w in ('张显卡', '张卡', '个节点', '个用户', '路并发', '条序列'))})",
+]
+PHONE_PAGES = ["", "guides/nvlink-or-pcie/", "guides/image-and-video/", "guides/mixture-of-experts/", "configurator/"]
+BROKEN = """([patterns, names]) => {
+  const broken = [];
+  const walker = document.createTreeWalker(document.querySelector("article"), NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    // a table's heading cell holding a name wraps inside its column as any heading does
+    const inCell = node.parentElement.closest("table.data-table:not(.cfg-table) :is(th, td)") !== null;
+    for (const source of inCell ? patterns : [...patterns, ...names]) {
+      for (const found of node.data.matchAll(new RegExp(source, "gu"))) {
+        const range = document.createRange();
+        range.setStart(node, found.index);
+        range.setEnd(node, found.index + found[0].length);
+        const tops = [...range.getClientRects()].filter((r) => r.width > 0).map((r) => r.top);
+        if (tops.length && Math.max(...tops) - Math.min(...tops) > 4) broken.push(found[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_on_a_phone_no_line_ends_inside_a_figure_a_count_or_a_models_name(context_factory, server, lang):
+    page = context_factory(viewport={"width": 390, "height": 844}).new_page()
+    # a Chinese line breaks anywhere: a Latin name there has no break of its own (in English or French, a name
+    # breaks at its spaces as other words do; in a guide's table, inside its column, which must fit a desktop)
+    names = [SPACE.join(literal(word) for word in name.split(" ")) for name in model_names()] if lang == "zh" else []
+    broken = {}
+    for path in PHONE_PAGES:
+        page.goto(f"{server}{LANGUAGES[lang]}{path}")
+        page.wait_for_load_state("networkidle")
+        if found := page.evaluate(BROKEN, [WHOLE, names]):
+            broken[path] = found
+    assert not broken, broken
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_site_name_fits_the_header_of_a_phone(context_factory, server, lang):
+    """« Guides des nœuds GPU » was cut to « Guides des nœu… » at 390 px: a language may give a shorter name there,
+    and the full one still shows on a wider screen."""
+    name = ".md-header__topic:first-child .md-ellipsis"
+    phone = context_factory(viewport={"width": 390, "height": 844}).new_page()
+    phone.goto(f"{server}{LANGUAGES[lang]}")
+    assert phone.eval_on_selector(name, "e => e.scrollWidth - e.clientWidth") <= 0, phone.inner_text(name)
+    desktop = context_factory(viewport={"width": 1280, "height": 800}).new_page()
+    desktop.goto(f"{server}{LANGUAGES[lang]}")
+    full = desktop.inner_text(name)
+    assert full == desktop.eval_on_selector("a.md-logo", "a => a.getAttribute('aria-label')"), full
+
+
 DESKTOP_PAGES = [*GUIDES, "plan/", "reference/speed-model/", "reference/api/", "reference/macros/"]
 
 

@@ -40,7 +40,7 @@ def test_each_language_has_its_own_search_index(site: Path):
         # of another precision or context, which would repeat the rows
         assert not any(re.search(r"configurator/[^/#]+/[^#]", d["location"]) for d in docs)
         rows = [d for d in docs if "configurator/" in d["location"] and "#cfg-" in d["location"]]
-        assert rows and all(" × " in d["title"] and d["text"] for d in rows)  # "… on 8 × B200": its verdict, …
+        assert rows and all("\xa0×\xa0" in d["title"] and d["text"] for d in rows)  # "… on 8 × B200": its verdict, …
 
 
 def test_every_page_has_absolute_hreflang_alternates_and_x_default(site: Path):

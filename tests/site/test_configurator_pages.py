@@ -75,7 +75,7 @@ def search_docs(site: Path, lang: str) -> dict[str, dict[str, str]]:
 def test_the_configurator_rows_are_search_entries_of_their_own(site: Path):
     docs = search_docs(site, "en")
     row = docs["configurator/llama-3.3-70b/#cfg-8x-b200"]
-    assert row["title"] == "Llama 3.3 70B in BF16 on 8 × B200"
+    assert row["title"] == "Llama 3.3 70B in BF16 on 8\xa0×\xa0B200"
     assert row["text"].startswith("fits on one card — ~") and row["text"].endswith(" — $30,600/month")
     assert docs["configurator/llama-3.3-70b/"]["title"] == "Configurator: Llama 3.3 70B"
     # the configurator page itself is its words, not a wall of cells; the other choices' pages are not indexed
@@ -87,7 +87,7 @@ def test_the_configurator_rows_are_search_entries_of_their_own(site: Path):
     french = search_docs(site, "fr")["fr/configurator/llama-3.3-70b/#cfg-1x-l4"]
     assert french == {
         "location": "fr/configurator/llama-3.3-70b/#cfg-1x-l4",
-        "title": "Llama 3.3 70B en BF16 sur 1 × L4",
+        "title": "Llama 3.3 70B en BF16 sur 1\xa0×\xa0L4",
         "text": "ne tient pas sur ce nœud — 390\xa0$US/mois",
         "boost": 0.001,  # ranked after the guides (macros/site/search.py)
     }

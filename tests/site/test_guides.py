@@ -21,14 +21,15 @@ GUIDES = [
 
 
 def table_rows(html: str, caption_fragment: str) -> dict[str, list[str]]:
-    """Rows of the table whose caption contains ``caption_fragment``, by their first cell."""
+    """Rows of the table whose caption contains ``caption_fragment``, by their first cell; the caption and the
+    first cells read with their no-break spaces as spaces ("8 × B200", a Chinese page's "FLUX.1 [dev]")."""
     for table in re.findall(r"<table.*?</table>", html, re.S):
         caption = re.search(r"<caption>(.*?)</caption>", table, re.S)
-        if caption and caption_fragment in caption.group(1):
+        if caption and caption_fragment in spaced(caption.group(1)):
             rows = {}
             for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)[1:]:
                 cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
-                rows[cells[0]] = cells[1:]
+                rows[spaced(cells[0])] = cells[1:]
             return rows
     raise AssertionError(f"no table captioned {caption_fragment!r}")
 

@@ -68,8 +68,8 @@ EXPECTED = {
 
 
 def spaced(text: str) -> str:
-    """Text with its no-break spaces read as spaces."""
-    return text.replace("\xa0", " ").replace("\u202f", " ")
+    """Text with its no-break spaces read as spaces, and its word joiners (between « token/ » and « 秒 ») as nothing."""
+    return text.replace("\xa0", " ").replace("\u202f", " ").replace("\u2060", "")
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -149,3 +149,60 @@ def test_no_chinese_article_shows_a_space_between_two_chinese_characters_or_besi
             if found:
                 stray.setdefault(str(path.relative_to(site)), []).extend(found)
     assert not stray
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_home_pages_tools_are_the_configurator_and_the_plan(site: Path, lang: str):
+    html = (site / LANGUAGES[lang] / "index.html").read_text(encoding="utf-8")
+    tools = re.search(r'id="tools".*?</dl>', html, re.S).group(0)
+    assert re.findall(r'<dt><a href="([^"]+)"', tools) == ["configurator/", "plan/"]
+
+
+def chrome_texts(html: str) -> dict[str, list[str]]:
+    """What a page says outside its article: its <title>, meta description, header and navigation labels."""
+
+    def texts(pattern: str) -> list[str]:  # tags dropped, ordinary white space collapsed, no-break spaces kept
+        return [
+            re.sub(r"[ \t\r\n]+", " ", re.sub(r"<[^>]+>", " ", found)).strip()
+            for found in re.findall(pattern, html, re.S)
+        ]
+
+    return {
+        "title": texts(r"<title>(.*?)</title>"),
+        "description": re.findall(r'<meta name="description" content="([^"]*)"', html),
+        "header": texts(r'<div class="md-header__topic[^"]*"[^>]*>(.*?)</div>'),
+        "navigation": texts(r'<a [^>]*class="md-nav__link[^"]*"[^>]*>(.*?)</a>'),
+    }
+
+
+def test_french_titles_navigation_and_metadata_hold_their_colons_as_the_text_does(site: Path):
+    """« NVLink ou PCIe : lequel… » in the <title>, the header and the sidebar had a plain space before the colon,
+    which may then wrap alone: the French rule (a narrow no-break space before : ; ? ! and inside « ») applies
+    there as in the page's text, on every French page."""
+    guide = chrome_texts(page(site, "fr", GUIDE))
+    for where in ("title", "header", "navigation"):
+        assert any(f"NVLink ou PCIe{NNBSP}: lequel" in text for text in guide[where]), (where, guide[where])
+    plain = re.compile(r"\S(?: |\xa0|&nbsp;)[:;?!»]|«(?: |\xa0|&nbsp;)")
+    unspaced = {
+        str(path.relative_to(site)): bad[:3]
+        for path in sorted((site / "fr").glob("**/index.html"))
+        if (bad := [t for ts in chrome_texts(path.read_text(encoding="utf-8")).values() for t in ts if plain.search(t)])
+    }
+    assert not unspaced
+
+
+def test_a_value_inside_code_keeps_the_notation_the_program_reads_in_every_language(site: Path):
+    """The speed page once wrote « --gpu-memory-utilization 0,65 » in French: refused by vLLM if copied."""
+
+    def text_of(html: str) -> str:  # a long flag may break at its hyphens (<wbr>): read it whole
+        return visible_text(html.replace("<wbr>", "")).replace("\xa0", " ")
+
+    flag_with_a_comma = re.compile(r"--[a-z][a-z-]+[ =]\d+,\d")
+    found = {
+        str(path.relative_to(site)): flags
+        for path in sorted((site / "fr").glob("**/index.html"))
+        if (flags := flag_with_a_comma.findall(text_of(path.read_text(encoding="utf-8"))))
+    }
+    assert not found
+    speed = text_of(page(site, "fr", "reference/speed-model"))
+    assert "--gpu-memory-utilization 0.65," in speed and "--gpu-memory-utilization 0.95," in speed

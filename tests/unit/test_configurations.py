@@ -68,11 +68,11 @@ def test_the_configurator_shows_one_row_per_configuration_from_its_cheapest_pric
     rows = re.findall(r'<tr class="cfg-[a-z-]+" data-configuration="([^"]+)"[^>]*>(.*?)</tr>', html)
     assert len(rows) == 41
     row = dict(rows)["4x-a100-sxm4-80gb"]
-    assert "4 × A100 80GB SXM4 (3 offers)" in row and "from $2,000/month" in row
+    assert "4\xa0×\xa0A100 80GB SXM4 (3 offers)" in row and "from $2,000/month" in row
     # the summary names the cheapest node itself, at its own price
-    assert "Cheapest node that runs it: 4 × A100 80GB SXM4, $2,000/month, split across its 4 cards." in html
+    assert "Cheapest node that runs it: 4\xa0×\xa0A100 80GB SXM4, $2,000/month, split across its 4 cards." in html
     fr = render(resold, '{{ configurator("llama-3.3-70b") }}', "fr", "docs/fr/configurator/x.md")
-    assert "4 × A100 80GB SXM4 (3 offres)" in fr
+    assert "4\xa0×\xa0A100 80GB SXM4 (3 offres)" in fr
     assert "à partir de 2\u202f000\u00a0$US/mois" in fr
 
 
@@ -96,7 +96,7 @@ def test_the_writers_id_reference_lists_each_configuration_once_with_its_number_
         "<code>4x-a100-sxm4-80gb</code> (the first of 3 offers of this hardware, all in data/nodes.yml)" in html["en"]
     )
     assert "<code>4x-a100-sxm4-80gb</code> (la première des 3 offres de ce matériel" in html["fr"]
-    assert "<code>4x-a100-sxm4-80gb</code> （同一硬件共 3 个报价中的第一个" in html["zh"]
+    assert "<code>4x-a100-sxm4-80gb</code> （同一硬件共 3\xa0个\u2060报\u2060价中的第一个" in html["zh"]
     assert "4x-a100-sxm4-80gb-b" not in html["en"]
     assert html["en"].count("<code>") == 41 + sum(
         len(getattr(resold.catalog, kind)) for kind in ("gpus", "models", "precisions", "interconnects")

@@ -66,7 +66,9 @@ def rows_of(data, model_id: str, precision_id: str, context: str, kv_cache: KvCa
 
 
 # --- headline lines (issue 17: "holds it on one card: 8 × B200" was nonsense) ----------------------------------
-RUNS_LINE = re.compile(r"Cheapest node that runs it: (?P<cards>\d+) × (?P<gpu>.+?), \$[\d,]+/month, (?P<how>.+)\.")
+RUNS_LINE = re.compile(
+    r"Cheapest node that runs it: (?P<cards>\d+)\xa0×\xa0(?P<gpu>.+?), \$[\d,]+/month, (?P<how>.+)\."
+)
 
 
 def test_the_first_line_names_the_cheapest_node_that_runs_it_with_its_cards_counted(data):
@@ -108,9 +110,9 @@ def test_no_line_says_a_node_of_several_cards_holds_it_on_one_card(data):
         for model, precision, context in every_choice(data):
             for line in summary_lines(ctx, rows_of(data, model.id, precision.id, context)):
                 assert "{" not in line and "holds it on one card" not in line, line
-                assert not re.search(r"[2-8] × .*(on its single card|sur son unique carte|用它唯一的一张显卡)", line), (
-                    line
-                )
+                assert not re.search(
+                    r"[2-8]\xa0×\xa0.*(on its single card|sur son unique carte|用它唯一的一张显卡)", line
+                ), line
 
 
 def test_a_single_card_line_names_the_card_and_the_cheapest_node_that_has_one(data):
@@ -118,14 +120,14 @@ def test_a_single_card_line_names_the_card_and_the_cheapest_node_that_has_one(da
     # with B200s has 8 of them; the cheapest node that runs it splits it
     lines = summary_lines(ctx_for(data, "en"), rows_of(data, "llama-3.3-70b", "bf16", "8192"))
     assert lines[0].startswith("Cheapest node that runs it: ") and "split across" in lines[0]
-    assert "It fits on a single B200 card; the cheapest node with one: 8 × B200, $30,600/month." in lines
+    assert "It fits on a single B200 card; the cheapest node with one: 8\xa0×\xa0B200, $30,600/month." in lines
     fr = summary_lines(ctx_for(data, "fr"), rows_of(data, "llama-3.3-70b", "bf16", "8192"))
     assert (
-        "Il tient sur une seule carte B200\u202f; le nœud le moins cher qui en a une\u202f: 8 × B200, "
+        "Il tient sur une seule carte B200\u202f; le nœud le moins cher qui en a une\u202f: 8\xa0×\xa0B200, "
         "30\u202f600\xa0$US/mois." in fr
     )
     zh = summary_lines(ctx_for(data, "zh"), rows_of(data, "llama-3.3-70b", "bf16", "8192"))
-    assert "单张 B200 显卡即可装下它；配有这种显卡的最便宜节点：8 × B200，US$30,600/月。" in zh
+    assert "单张 B200 显卡即可装下它；配有这种显卡的最便宜节点：8\xa0×\xa0B200，US$30,600/\u2060月。" in zh
 
 
 def test_when_no_card_holds_it_alone_the_page_says_so(data):
@@ -344,17 +346,20 @@ def test_each_row_is_a_search_entry_readable_on_its_own(data):
     summary, rows = search_rows(ctx_for(data, "en"), "llama-3.3-70b")
     assert len(rows) == 41 and summary.startswith("Llama 3.3 70B in BF16, 8K tokens: ")
     b200 = next(r for r in rows if r.configuration == "8x-b200")
-    assert b200.title == "Llama 3.3 70B in BF16 on 8 × B200"
+    assert b200.title == "Llama 3.3 70B in BF16 on 8\xa0×\xa0B200"
     assert re.fullmatch(r"fits on one card — ~\d+\u00a0tok/s \(at least \d+\) — \$30,600/month", b200.text), b200.text
     l4 = next(r for r in rows if r.configuration == "1x-l4")
     assert l4.text == "does not fit on this node — $390/month"  # no speed: no dash left for it
     zh = {r.configuration: r for r in search_rows(ctx_for(data, "zh"), "llama-3.3-70b")[1]}
-    assert zh["1x-l4"].text == "此节点装不下，US$390/月" and zh["1x-l4"].title == "1 × L4 上的 Llama 3.3 70B（BF16）"
+    assert (
+        zh["1x-l4"].text == "此节点装不下，US$390/\u2060月"
+        and zh["1x-l4"].title == "1\xa0×\xa0L4 上的 Llama\xa03.3\xa070B（BF16）"
+    )
 
 
 # --- one figure, one verdict (issue 27) ------------------------------------------------------------------------
 GIB_FIGURE = re.compile(r"(\d[\d\u202f\xa0,.]*)[\s\xa0\u202f]?(?:GiB|Gio)")
-SPEED_FIGURE = re.compile(r"~(\d[\d\u202f\xa0,.]*)[\s\xa0\u202f]?tok/s|约[ \xa0](\d[\d,.]*)[ \xa0]token/秒")
+SPEED_FIGURE = re.compile(r"~(\d[\d\u202f\xa0,.]*)[\s\xa0\u202f]?tok/s|约[ \xa0](\d[\d,.]*)[ \xa0]token/\u2060?秒")
 
 
 def as_float(raw: str, lang: str) -> float:

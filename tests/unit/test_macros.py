@@ -30,7 +30,7 @@ def data():
     [
         ("en", "$4,157/month"),
         ("fr", "4\u202f157\xa0$US/mois"),  # narrow no-break space grouping, no-break space before $US
-        ("zh", "US$4,157/月"),
+        ("zh", "US$4,157/\u2060月"),  # no line break after the slash
     ],
 )
 def test_prices_are_written_the_way_each_language_writes_money(data, lang, expected):
@@ -139,7 +139,7 @@ def test_the_link_claims_of_the_guide_hold_today(data):
 
 def test_the_busbw_table_gives_published_ranges_and_says_where_there_are_none(data):
     html = render(data, "{{ busbw_table() }}")
-    assert '>4 × RTX 5090 and 8 × RTX 5090</td><td class="prose">28–35 GB/s</td>' in html  # host-staged
+    assert '>4\xa0×\xa0RTX 5090 and 8\xa0×\xa0RTX 5090</td><td class="prose">28–35 GB/s</td>' in html  # host-staged
     assert ">370–480 GB/s</td>" in html and ">208–235 GB/s</td>" in html
     assert ">no published run (our speed model assumes 740 GB/s)</td>" in html  # NVLink 5: none found
     assert "28 à 35 Go/s" in render(data, "{{ busbw_table() }}", "fr")
@@ -160,7 +160,7 @@ def test_a_70b_model_makes_two_allreduces_per_layer_per_token(data):
     [
         ("en", "about 37 tok/s, at least 25"),
         ("fr", "environ 37 tok/s, au moins 25"),
-        ("zh", "约 37 token/秒，至少 25"),
+        ("zh", "约\xa037\xa0token/\u2060秒，至少\xa025"),
     ],
 )
 def test_a_speed_is_written_as_typical_then_floor(lang, expected):
@@ -350,6 +350,16 @@ def test_french_writes_the_first_of_a_month_as_an_ordinal(day, expected):
     assert formatter("fr").date(datetime.date(2026, 11, day)) == expected
 
 
+@pytest.mark.parametrize("lang", ["en", "fr", "zh"])
+def test_a_number_inside_code_is_written_as_the_program_reads_it_in_every_language(lang):
+    """« --gpu-memory-utilization 0,65 » is refused by vLLM: a value a reader copies keeps the program's notation."""
+    from macros.output.formatting import formatter
+
+    assert formatter(lang).code_number(0.65, 2) == "0.65"
+    assert formatter(lang).code_number(16384) == "16384"  # no grouping either
+    assert formatter(lang).code_number(0.949, 2) == "0.95"
+
+
 @pytest.mark.parametrize("tokens, expected", [(131072, "128K"), (8192, "8K"), (5515, "5,515")])
 def test_a_context_length_is_written_as_models_advertise_it(tokens, expected):
     from macros.output.formatting import formatter
@@ -464,7 +474,7 @@ def test_the_headroom_comparison_picks_the_cheapest_card_with_more_memory(data):
 def test_the_quantization_table_shows_each_format_as_the_node_runs_it(data):
     c = data.catalog
     html = render(data, '{{ quantization_table("llama-3.3-70b", "1x-h100-pcie-80gb", "8x-h100-sxm5-80gb") }}')
-    assert "Speed on 8 × H100 SXM5" in html and "131.4\xa0GiB" in html
+    assert "Speed on 8\xa0×\xa0H100 SXM5" in html and "131.4\xa0GiB" in html
     for p in ("bf16", "fp8", "int4-awq-gptq"):
         layout = data.matrix.cell("llama-3.3-70b", p, "8x-h100-sxm5-80gb").layout
         assert layout is not None
@@ -481,8 +491,8 @@ def test_the_quantization_table_shows_each_format_as_the_node_runs_it(data):
 
 def test_the_nodes_table_carries_the_configurators_warnings_and_the_cost_per_token(data):
     html = render(data, '{{ fits_table("qwen3-235b-a22b", "fp8") }}')
-    pcie = re.search(r"<tr><th scope=\"row\">4 × A100 80GB PCIe</th>(.*?)</tr>", html).group(1)
-    sxm = re.search(r"<tr><th scope=\"row\">4 × A100 80GB SXM4</th>(.*?)</tr>", html).group(1)
+    pcie = re.search(r"<tr><th scope=\"row\">4\xa0×\xa0A100 80GB PCIe</th>(.*?)</tr>", html).group(1)
+    sxm = re.search(r"<tr><th scope=\"row\">4\xa0×\xa0A100 80GB SXM4</th>(.*?)</tr>", html).group(1)
     # Ampere has no FP8 tensor cores (both); only the PCIe node splits its tensor-parallel all-reduces over PCIe
     assert "FP8 is not native on this card" in pcie and "split over PCIe" in pcie
     assert "FP8 is not native on this card" in sxm and "split over PCIe" not in sxm

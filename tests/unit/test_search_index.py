@@ -13,6 +13,7 @@ from macros.site.search import (
     SearchTextError,
     chinese_words,
     in_words,
+    marked_reference,
     table_sentences,
     with_readable_tables,
 )
@@ -60,10 +61,28 @@ def test_each_entry_holding_a_table_gets_its_sentences(tmp_path: Path):
     assert "A4048" not in doc["text"]
 
 
-def test_a_table_kept_out_of_the_index_is_left_alone(tmp_path: Path):
+def test_a_table_kept_out_of_the_index_gives_its_page_its_caption_and_headings_not_its_rows(tmp_path: Path):
+    """The configurator's table is kept out (its rows are entries of their own), but a reader looking for a price
+    per GPU-hour ("每 GPU 小时") finds the page whose column says it."""
     write_page(tmp_path, "configurator", f"<div data-search-exclude>{TABLE}</div><p>Pick a model.</p>")
-    docs = [{"location": "configurator/", "title": "C", "text": "<p>Pick a model.</p>"}]
-    assert with_readable_tables(docs, tmp_path, "en", material_text) == docs
+    docs = [
+        {"location": "configurator/", "title": "C", "text": "<p>Pick a model.</p>"},
+        {"location": "configurator/#more", "title": "More", "text": "<p>More.</p>"},
+    ]
+    page, section = with_readable_tables(docs, tmp_path, "en", material_text)
+    assert page["text"] == (
+        "<p>Pick a model.</p><p>Cards that hold FLUX.1 [dev] — Card; Memory; From, per GPU-hour</p>"
+    )
+    assert section == docs[1] and "48 GB" not in page["text"]
+
+
+def test_the_entries_of_reference_pages_are_marked_in_every_language():
+    """The search worker lists them after the pages for customers (readers-search.js)."""
+    for prefix in ("", "fr/", "zh/"):
+        api = {"location": f"{prefix}reference/api/#fit-json", "title": "fit.json", "text": ""}
+        guide = {"location": f"{prefix}guides/quantization/", "title": "Q", "text": ""}
+        assert marked_reference(api, prefix) == {**api, "reference": True}
+        assert marked_reference(guide, prefix) is guide
 
 
 def test_a_table_the_index_holds_otherwise_fails_naming_the_page(tmp_path: Path):
@@ -74,7 +93,7 @@ def test_a_table_the_index_holds_otherwise_fails_naming_the_page(tmp_path: Path)
 
 
 def test_chinese_is_cut_into_words_between_zero_width_spaces_and_other_languages_are_left_alone():
-    assert chinese_words("张量并行每张卡") == "张量\u200b并行\u200b每张\u200b卡"
+    assert chinese_words("张量并行每张卡") == "张量\u200b并行\u200b每\u200b张\u200b卡"  # 每 stands apart
     doc = {"location": "zh/x/", "title": "张量并行", "text": "8 × H100：张量\u200b并行"}
     assert in_words(doc, "zh")["text"] == "8 × H100：\u200b张量\u200b并行"  # as Material cuts it
     assert in_words(doc, "fr") is doc

@@ -5,10 +5,13 @@ import pytest
 
 from macros.output.typography import (
     french_spaces,
+    held_name,
     join_chinese_soft_breaks,
     no_break_before_units,
+    no_break_in_counts,
     space_between_chinese_and_latin,
     typeset,
+    typeset_metadata,
 )
 
 NNBSP = "\u202f"
@@ -248,7 +251,69 @@ def test_every_language_holds_a_number_to_its_unit_and_typesetting_twice_changes
     assert once == f"~46{NBSP}tok/s" and typeset(once, lang) == once
 
 
+# --- no_break_in_counts -------------------------------------------------------------------------------------
+WJ = "\u2060"
+
+
+@pytest.mark.parametrize(
+    "typed, typeset_",
+    [
+        ("le moins cher : 4 × A40, 2 800 $US", f"le moins cher : 4{NBSP}×{NBSP}A40, 2 800 $US"),  # « 4 × » / « A40, »
+        ("{cards} × {gpu}", f"{{cards}}{NBSP}×{NBSP}{{gpu}}"),  # a string of strings.yml
+        (f"PCIe（4{NBSP}张卡）", f"PCIe（4{NBSP}张{WJ}卡）"),  # "（4 张" / "卡）" in the NVLink table
+        (f"{{count}}{NBSP}个节点", f"{{count}}{NBSP}个{WJ}节{WJ}点"),
+    ],
+)
+def test_a_count_and_what_it_counts_never_break_apart(typed, typeset_):
+    assert no_break_in_counts(typed) == typeset_
+    assert no_break_in_counts(typeset_) == typeset_
+
+
+@pytest.mark.parametrize("typed", ["1024×1024", "每张卡", "张卡", "x × y", "`4 × 8`", "8 个"])
+def test_a_sign_without_a_count_a_measure_word_without_a_figure_and_code_are_left_alone(typed):
+    assert no_break_in_counts(typed) == typed
+
+
+def test_every_page_and_string_holds_its_counts():
+    assert typeset("需切分到4张卡", "zh") == f"需切分到{NBSP}4{NBSP}张{WJ}卡"
+    assert typeset("4 × A40", "fr") == f"4{NBSP}×{NBSP}A40"
+
+
+# --- held_name: a model's name in Chinese ---------------------------------------------------------------------
+def test_in_chinese_a_models_name_is_held_on_one_line_wherever_a_string_or_a_macro_writes_it():
+    """Chinese may break a line between any two characters, so a name needs no break of its own: "Llama 3.3" once
+    ended a phone's line and "70B" began the next."""
+    from macros.output.strings import text
+
+    assert held_name("Llama 3.3 70B", "zh") == f"Llama{NBSP}3.3{NBSP}70B"
+    assert held_name("Llama 3.3 70B", "en") == held_name("Llama 3.3 70B", "fr") == "Llama 3.3 70B"
+    assert text("configurator", "page_title", "zh", model="Llama 3.3 70B") == f"配置工具：Llama{NBSP}3.3{NBSP}70B"
+    assert text("configurator", "page_title", "en", model="Llama 3.3 70B") == "Configurator: Llama 3.3 70B"
+
+
 def test_french_spaces_leave_a_bare_code_identifier_alone():
     """A note quoting a configuration key is code, not prose: no space goes before its colon."""
     assert french_spaces("('model_impl: gpu' reference run)") == "('model_impl: gpu' reference run)"
     assert french_spaces("all_reduce_perf : mesure") == f"all_reduce_perf{NNBSP}: mesure"
+
+
+# --- typeset_metadata ---------------------------------------------------------------------------------------
+def test_a_french_title_and_description_take_the_colon_rule_as_the_heading_does():
+    """The <title>, the header, the navigation and the meta description show these: a colon that may wrap alone
+    there would read « NVLink ou PCIe⏎: lequel »."""
+    meta = {
+        "title": "NVLink ou PCIe : lequel choisir pour votre tâche",
+        "description": "Deux cas ; trois questions ? Voici « la réponse »",
+        "category": "Matériel : cartes",
+        "hide": ["toc"],
+    }
+    assert typeset_metadata(meta, "fr") == {
+        "title": f"NVLink ou PCIe{NNBSP}: lequel choisir pour votre tâche",
+        "description": f"Deux cas{NNBSP}; trois questions{NNBSP}? Voici «{NNBSP}la réponse{NNBSP}»",
+    }  # only the title and the description: other fields are not text a reader sees as such
+
+
+def test_metadata_in_other_languages_follows_their_rules_and_a_missing_field_stays_missing():
+    assert typeset_metadata({"title": "Speed: 46 tok/s"}, "en") == {"title": f"Speed: 46{NBSP}tok/s"}
+    assert typeset_metadata({"title": "按需求规划：8张卡"}, "zh") == {"title": f"按需求规划：8{NBSP}张\u2060卡"}
+    assert typeset_metadata({"hide": ["toc"]}, "fr") == {}

@@ -119,15 +119,20 @@
   }
 
   // the address keeps its depth (the site's links are relative to it): the chosen page itself when it stands
-  // as deep as this one, else this page with the choice in its query, which the script shows on a reload
-  function remember(state, doc) {
+  // as deep as this one, else this page with the choice in its query, which the script shows on a reload.
+  // A choice the reader makes is pushed, as the Plan page pushes a plan: Back and Forward step through the choices
+  // (each entry keeps its state); the address a link asked for is only tidied, and Back or Forward only follows.
+  function remember(state, doc, how) {
     const own = new URL(state.url);
     const depth = (path) => path.split("/").length;
     const query = new URLSearchParams({ model: state.model, precision: state.precision });
     if (state.context !== "0") query.set("context", state.context);
     if (state.kv !== data.pages[state.model].default[2]) query.set("kv", state.kv);
     const mine = heading !== null && depth(own.pathname) === depth(location.pathname);
-    history.replaceState(null, "", mine ? own.pathname : location.pathname + "?" + query.toString());
+    const address = mine ? own.pathname : location.pathname + "?" + query.toString();
+    const entry = { configurator: Object.fromEntries(names.map((name) => [name, state[name]])) };
+    if (how === "push" && address !== location.pathname + location.search) history.pushState(entry, "", address);
+    else if (how !== "follow") history.replaceState(entry, "", address);
     // the language menu leads to the same choice
     const others = new Map([...doc.querySelectorAll("a[hreflang]")].map((a) => [a.hreflang, a.getAttribute("href")]));
     document.querySelectorAll("a[hreflang]").forEach((link) => {
@@ -145,8 +150,9 @@
   let shown = Object.fromEntries(names.map((name) => [name, root.dataset[name]]));
   let latest = 0;
 
-  // asked: the precision, context and KV cache a link's URL asked for, each null when it asked none
-  async function show(wanted, updateUrl, asked = { precision: null, context: null, kv: null }) {
+  // how: "push" (a choice the reader made), "replace" (the choice a link asked for) or "follow" (Back or
+  // Forward); asked: the precision, context and KV cache a link's URL asked for, each null when it asked none
+  async function show(wanted, how, asked = { precision: null, context: null, kv: null }) {
     const request = ++latest;
     const state = resolve(wanted);
     const unknown = ["precision", "context", "kv"].some((name) => asked[name] && asked[name] !== state[name]);
@@ -159,7 +165,7 @@
       if (!same) place(doc, state);
       shown = state;
       tell(unknown ? messages.unknown_choice : null);
-      if (updateUrl) remember(state, doc);
+      remember(state, doc, how);
     } catch (error) {
       if (request !== latest) return;
       console.warn(error);
@@ -173,11 +179,40 @@
   form.hidden = false;
   enable();
   form.addEventListener("submit", (event) => event.preventDefault());
-  Object.values(select).forEach((element) => element.addEventListener("change", () => show(current(), true)));
+  Object.values(select).forEach((element) => element.addEventListener("change", () => show(current(), "push")));
 
-  const query = new URLSearchParams(location.search);
-  const fromUrl = Object.fromEntries(names.map((name) => [name, query.get(name)]));
-  if (Object.hasOwn(data.pages, fromUrl.model ?? "")) {
-    show(Object.fromEntries(names.map((name) => [name, fromUrl[name] || ""])), true, fromUrl);
+  const written = shown;  // the choice the page was written with: its address's own, without a query
+  // the choice an address asks for (each name null when it asks none), or null when it names no model we have
+  function fromAddress() {
+    const query = new URLSearchParams(location.search);
+    const asked = Object.fromEntries(names.map((name) => [name, query.get(name)]));
+    return Object.hasOwn(data.pages, asked.model ?? "") ? asked : null;
   }
+  const wish = (asked) => Object.fromEntries(names.map((name) => [name, asked[name] || ""]));
+
+  // the choice whose own page stands at this address (an entry a link to a row made: "#cfg-1x-a40"), else null
+  function fromPath() {
+    for (const [model, page] of Object.entries(data.pages)) {
+      for (const [kv, precisions] of Object.entries(page.choices)) {
+        for (const [precision, contexts] of Object.entries(precisions)) {
+          for (const [context, url] of Object.entries(contexts)) {
+            if (new URL(url).pathname === location.pathname) return { model, precision, context, kv };
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  // Back or Forward: the choice that entry holds, else the one its address asks for or stands for, else the page's
+  window.addEventListener("popstate", (event) => {
+    const saved = event.state && event.state.configurator;
+    const asked = fromAddress();
+    if (saved && Object.hasOwn(data.pages, saved.model)) show(saved, "follow");
+    else show(asked ? wish(asked) : fromPath() || written, "follow");
+  });
+
+  const asked = fromAddress();
+  if (asked) show(wish(asked), "replace", asked);
+  else history.replaceState({ configurator: written }, "");
 })();
