@@ -559,6 +559,7 @@ class Assumptions(Record):
     prefill_compute_fraction: FittedAssumption[ComputeShare]
     prefill_compute_fraction_llama_cpp: FittedAssumption[ComputeShare]
     prefill_request_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
+    prefill_attention_score_bytes_llama_cpp: FittedAssumption[Annotated[NonNegative, within(0, 64, "bytes")]]
     max_prompt_peak_share: Assumption[Annotated[Fraction, within(0.05, 1, "a share of the peak")]]
     ttft_ceiling_factor: FittedAssumption[Annotated[Positive, within(1, 10, "a factor")]]
 
@@ -905,7 +906,9 @@ MeasuredAt = Literal["server", "engine"]
 class PrefillMeasurement(DecodeScenario):
     """A published time to first token (or prompt-processing speed) with the scenario it was measured in: a prompt
     of ``prompt_tokens`` whose answers run ``output_tokens``, the requests arriving as ``arrival`` says:
-    ``closed``, ``concurrency`` clients each sending its next request when its answer ends (1: one request alone);
+    ``closed``, ``concurrency`` clients each sending its next request when its answer ends (1: one request alone),
+    ``prompts`` requests in all where the run says (``--num-prompts``: the first ``concurrency`` of them arrive at
+    once);
     ``poisson``, independently at ``requests_per_s``; ``burst``, ``burst_requests`` at once. ``measured_at``:
     ``server`` through the engine's HTTP server (its per-request cost counts), ``engine`` inside it (llama-bench,
     an engine's own benchmark). ``batch_tokens``: the run's own batch budget where it set one
@@ -918,6 +921,7 @@ class PrefillMeasurement(DecodeScenario):
     prompt_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
     output_tokens: Annotated[int, Field(gt=0, le=16_777_216)]
     arrival: Arrival = "closed"
+    prompts: Annotated[int, Field(gt=0, le=10_000_000)] | None = None
     requests_per_s: Annotated[float, Field(gt=0, le=1_000_000)] | None = None
     burst_requests: Annotated[int, Field(gt=0, le=1_000_000)] | None = None
     measured_at: MeasuredAt = "server"

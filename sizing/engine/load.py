@@ -163,6 +163,8 @@ class TtftTerms:
 
 
 def ttft_terms(times: CopyTimes, load: Load) -> TtftTerms:
+    if load.saturated:
+        return TtftTerms(times.request_seconds, times.prompt_seconds, math.inf, math.inf)
     streams = load.streams if load.requests_per_s else 1
     own = own_seconds(times, streams, others_step_seconds(times, streams))
     steps = own - times.prompt_seconds
@@ -228,6 +230,25 @@ def burst(times: CopyTimes, requests: int) -> Load:
     at_most = alone * times.prompt_tail_factor + (requests - 1) * line
     step = times.decode_step_seconds(requests)
     return Load(0.0, requests, 0.0, 0.0, step, typical, at_most, False)
+
+
+def benchmark_run(times: CopyTimes, users: int, requests: int, output_tokens: int) -> Load:
+    """A benchmark's run of ``requests`` requests by ``users`` clients in a closed loop: the first ``users`` arrive
+    at once (a burst), the rest as answers end. Its mean first token weighs the two by their requests; so does its
+    slow tail."""
+    if requests <= users:
+        return burst(times, requests)
+    wave, steady = burst(times, users), closed_loop(times, users, output_tokens)
+    first = users / requests
+
+    def mean(a: float, b: float) -> float:
+        return first * a + (1 - first) * b
+
+    return replace(
+        steady,
+        ttft_seconds=mean(wave.ttft_seconds, steady.ttft_seconds),
+        ttft_at_most_seconds=mean(wave.ttft_at_most_seconds, steady.ttft_at_most_seconds),
+    )
 
 
 def load_of(times: CopyTimes, arrival: Arrival, output_tokens: int, most_streams: int) -> Load:

@@ -43,6 +43,7 @@ class PrefillConstants:
     compute_fraction_llama_cpp: float
     request_seconds_server: float
     ceiling_factor: float
+    attention_score_bytes_llama_cpp: float  # without flash attention
 
     @classmethod
     def from_assumptions(cls, a: Assumptions) -> PrefillConstants:
@@ -51,6 +52,7 @@ class PrefillConstants:
             compute_fraction_llama_cpp=a.prefill_compute_fraction_llama_cpp.value,
             request_seconds_server=a.prefill_request_seconds_server.value,
             ceiling_factor=a.ttft_ceiling_factor.value,
+            attention_score_bytes_llama_cpp=a.prefill_attention_score_bytes_llama_cpp.value,
         )
 
 
@@ -77,9 +79,18 @@ def prompt_communication_seconds(setup: DecodeSetup, prompt_tokens: int) -> floa
     )
 
 
-def prompt_work_seconds(setup: DecodeSetup, prompt_tokens: int, prefill: PrefillConstants) -> float:
+def attention_scores(model: LlmShape, prompt_tokens: int) -> float:
+    """The attention scores a prompt computes over all layers and heads: each token against those before it,
+    ``P² / 2`` per layer and head."""
+    return model.layers * model.attention_heads * prompt_tokens * prompt_tokens / 2
+
+
+def prompt_work_seconds(
+    setup: DecodeSetup, prompt_tokens: int, prefill: PrefillConstants, flash_attention: bool = True
+) -> float:
     """The prompt read once with no other stream and no step costs: compute and weight reads overlapping, and the
-    link. Cards of a layer split work in turn; those of a tensor split at once."""
+    link; llama.cpp without flash attention also moves every attention score through memory. Cards of a layer
+    split work in turn; those of a tensor split at once."""
     decode, model = setup.constants, setup.model
     working = setup.cards if setup.parallelism == "tensor" else 1
     llama_cpp = setup.engine_class == "llama.cpp"
@@ -90,8 +101,14 @@ def prompt_work_seconds(setup: DecodeSetup, prompt_tokens: int, prefill: Prefill
     fraction = decode.bandwidth_fraction_llama_cpp if llama_cpp else decode.bandwidth_fraction_server
     weights = weight_bytes_read_per_step(model, setup.precision, prompt_tokens) / setup.cards
     memory = seconds_reading_memory(weights, setup.gpu.memory_bandwidth_gbps, fraction) * (setup.cards / working)
-    return seconds_memory_and_compute(memory, compute, decode.combine_exponent) + prompt_communication_seconds(
-        setup, prompt_tokens
+    scores = 0.0
+    if llama_cpp and not flash_attention:
+        moved = attention_scores(model, prompt_tokens) * prefill.attention_score_bytes_llama_cpp
+        scores = seconds_reading_memory(moved, setup.gpu.memory_bandwidth_gbps, fraction)
+    return (
+        seconds_memory_and_compute(memory, compute, decode.combine_exponent)
+        + scores
+        + prompt_communication_seconds(setup, prompt_tokens)
     )
 
 
@@ -109,17 +126,22 @@ def decode_step_seconds(setup: DecodeSetup, streams: int, context_tokens: int) -
 
 
 def copy_times(
-    setup: DecodeSetup, prefill: PrefillConstants, prompt_tokens: int, output_tokens: int, through_server: bool = True
+    setup: DecodeSetup,
+    prefill: PrefillConstants,
+    prompt_tokens: int,
+    output_tokens: int,
+    through_server: bool = True,
+    flash_attention: bool = True,
 ) -> CopyTimes:
     """What the load model needs of the copy for requests of ``prompt_tokens`` and ``output_tokens`` (each stream
     holding the prompt and half the answer on average); ``through_server``: the request pays the server's fixed
-    cost (not in an engine's own benchmark)."""
+    cost (not in an engine's own benchmark); ``flash_attention``: llama.cpp's ``-fa`` (its default now)."""
     context = prompt_tokens + output_tokens // 2
     request = prefill.request_seconds_server if through_server and setup.engine_class == "server" else 0.0
     return CopyTimes(
         decode_step_seconds=lambda streams: decode_step_seconds(setup, max(1, math.ceil(streams)), context),
         prompt_tokens=prompt_tokens,
-        prompt_seconds=prompt_work_seconds(setup, prompt_tokens, prefill),
+        prompt_seconds=prompt_work_seconds(setup, prompt_tokens, prefill, flash_attention),
         chunk_seconds=step_fixed_seconds(setup),
         batch_tokens=setup.batch_tokens,
         request_seconds=request,
