@@ -17,6 +17,8 @@ SCENARIOS.yml is a YAML list; each scenario (sizing/catalog/schema.py ``DecodeSc
       engine_class: server            # server | llama.cpp; default llama.cpp for a GGUF format, else server
       kv_cache_dtype: bf16            # bf16 (default) | fp8 (vLLM --kv-cache-dtype fp8)
       prompt_tokens_per_output_token: 0   # steady serving: other requests' prompts share the steps; default 0
+      prompt_tokens: 4000             # or a request's prompt and answer: the time to first token among the
+      output_tokens: 500              #   concurrency's streams, their prompts inside the steps (sizing.engine.load)
       gpu_layers: 42                  # llama.cpp only: layers on the cards (--n-gpu-layers), the rest in host memory
       cpu_moe_layers: 36              # llama.cpp, a MoE model: the first layers' experts in host memory (--n-cpu-moe)
       host_memory_bandwidth_gbps: 204.8   # llama.cpp only: the host's memory bandwidth; default assumptions.yml
@@ -27,14 +29,17 @@ Prints a JSON list (``--json``) or a table, one entry per scenario in order::
      "verdict": "split", "setting": null, "gpu_layers": null, "streams_that_fit": 52, "streams_running": 32,
      "streams_waiting": 0,
      "note": null, "tokens_per_s_per_stream": {"typical": 30.1, "floor": 16.6},
-     "tokens_per_s_total": {"typical": 963.2, "floor": 531.2},
+     "tokens_per_s_total": {"typical": 963.2, "floor": 531.2}, "ttft_s": null,
      "full_load": {"streams": 52, "tokens_per_s_per_stream": {...}, "tokens_per_s_total": {...}}}
 
 ``fits``: the weights and ``concurrency`` streams of ``context_tokens`` fit in memory. When they do not, ``reason``
 says what is short (``weights``, ``reserve``: the engine's own memory beside them, ``kv_cache``) and ``to_fit``
 what would make it fit; the streams that fit still run (``streams_running``), the others wait
 (``streams_waiting``), and the speeds are theirs; they are null only when the weights themselves do not fit.
-``tokens_per_s_*`` are at the streams running; ``full_load`` at every stream that fits. A GGUF model whose weights
+``tokens_per_s_*`` are at the streams running; ``full_load`` at every stream that fits. A scenario that gives a
+request (``prompt_tokens``, ``output_tokens``) gets ``ttft_s``, its time to first token typically and at most among
+the streams running, each asking again as its answer ends, and speeds at that concurrency with their prompts inside
+the steps (``sizing.engine.load``); null otherwise. A GGUF model whose weights
 exceed its cards runs with the layers that do not fit in host memory when the host's memory holds them, as llama.cpp
 runs it (``gpu_layers``: the layers on the cards; one stream at a time unless the scenario names its layers).
 ``verdict`` and ``setting`` are the configurator's for the same GPU, cards, model, format and context (null for
@@ -134,6 +139,12 @@ def result_of(a: Answer) -> dict[str, Any]:
         "note": a.note,
         "tokens_per_s_per_stream": at_concurrency["tokens_per_s_per_stream"],
         "tokens_per_s_total": at_concurrency["tokens_per_s_total"],
+        "ttft_s": None
+        if a.first_token is None
+        else {
+            "typical": round(a.first_token.typical_seconds, 3),
+            "at_most": round(a.first_token.at_most_seconds, 3),
+        },
         "full_load": _speeds(a.at_full_load),
     }
 

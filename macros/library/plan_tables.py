@@ -139,6 +139,13 @@ def _plan_table(ctx: MacroContext, requirement: Requirement, rows: int, label: s
 
 
 @macro
+def plan_prompt_share(ctx: MacroContext) -> str:
+    """The largest share of its cards' dense peak a plan lets its users' prompts take ("50 %")."""
+    share = ctx.catalog.assumptions.max_prompt_peak_share.value
+    return ctx.text("guides", "percent", value=ctx.f.number(100 * share))
+
+
+@macro
 def plan_cheapest(
     ctx: MacroContext,
     model: str,

@@ -4,15 +4,20 @@ record, and the claim that fails the build when the runs kept out of the fit dri
 
 from __future__ import annotations
 
+import math
+
+from markupsafe import Markup
+
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext
 from macros.library.registry import macro
 from macros.output.html import id_code, table
 from sizing.catalog.schema import PrefillMeasurement
-from sizing.engine.load import Arrival
+from sizing.engine.load import TAIL_PERCENTILE, Arrival
 from sizing.engine.prefill import PrefillConstants, estimate_ttft
 from sizing.views.prefill_accuracy import (
     MAX_MEDIAN_ABS_ERROR_HELD_OUT,
+    MIN_WITHIN_2X_HELD_OUT,
     TtftCheck,
     TtftMetrics,
     check_records,
@@ -25,6 +30,7 @@ TTFT_CONSTANTS = (
     "prefill_compute_fraction",
     "prefill_compute_fraction_llama_cpp",
     "prefill_request_seconds_server",
+    "prefill_attention_score_bytes_llama_cpp",
     "ttft_ceiling_factor",
 )
 
@@ -65,6 +71,14 @@ def _setup(ctx: MacroContext, record: PrefillMeasurement) -> str:
     c = ctx.catalog
     gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) and record.gpu in c.gpus else _named(record.gpu)
     model = c.models[record.model].name if isinstance(record.model, str) else _named(record.model)
+    if record.arrival == "poisson":
+        assert record.requests_per_s is not None
+        arrival = ctx.text("ttft", "arrival_poisson", rate=ctx.f.number(record.requests_per_s, 1))
+    elif record.arrival == "burst":
+        assert record.burst_requests is not None
+        arrival = ctx.text("ttft", "arrival_burst", count=ctx.f.number(record.burst_requests))
+    else:
+        arrival = ctx.text("ttft", "arrival_closed", count=ctx.f.number(record.concurrency))
     return ctx.text(
         "ttft",
         "setup",
@@ -72,7 +86,7 @@ def _setup(ctx: MacroContext, record: PrefillMeasurement) -> str:
         gpu=gpu,
         model=model,
         prompt=ctx.f.number(record.prompt_tokens),
-        streams=ctx.f.number(record.concurrency),
+        arrival=arrival,
         engine=record.engine,
     )
 
@@ -89,6 +103,8 @@ def ttft_constant(ctx: MacroContext, name: str) -> str:
         return ctx.f.number(value, 2)
     if "_seconds" in name:
         return _seconds(ctx, value)
+    if name.endswith("_bytes_llama_cpp"):
+        return ctx.text("links", "bytes", value=ctx.f.number(value))
     return ctx.f.number(value)
 
 
@@ -147,6 +163,58 @@ def ttft_at_most_share(ctx: MacroContext, records: str = "fitted") -> str:
 
 
 @macro
+def ttft_record(ctx: MacroContext, record: str) -> Markup:
+    """A published first-token record by its id, with its measured time and the model's: "`id` (measured 377 ms,
+    ours 502 ms)"."""
+    found = {m.id: c for records in RECORD_SETS for m, c in _checks(ctx, records)}
+    if record not in found:
+        raise MacroError(f"unknown first-token record '{record}' (measurements.yml prefill or prefill_held_out)")
+    check = found[record]
+    figures = ctx.text(
+        "ttft",
+        "record_figures",
+        measured=_seconds(ctx, check.measured_seconds),
+        estimate=_seconds(ctx, check.typical_seconds),
+    )
+    return Markup(f"{id_code(record)} ({figures})")
+
+
+@macro
+def ttft_prompt_range(ctx: MacroContext, records: str = "fitted") -> str:
+    """The shortest and longest prompt of the counted records of the set ("128 to 16,384 tokens")."""
+    prompts = [m.prompt_tokens for m in _records(ctx, records) if m.unreliable is None]
+    return ctx.text("ttft", "prompt_range", low=ctx.f.number(min(prompts)), high=ctx.f.number(max(prompts)))
+
+
+@macro
+def ttft_table_count(ctx: MacroContext, records: str = "fitted") -> str:
+    """How many published tables (or pages) the counted records of the set come from."""
+    counted = [m for m in _records(ctx, records) if m.unreliable is None]
+    return ctx.f.number(len({m.source_table or m.source for m in counted}))
+
+
+@macro
+def ttft_misses(ctx: MacroContext, records: str = "held_out") -> Markup:
+    """The counted records of the set the model misses by more than a factor of two, as code."""
+    missed = [m.id for m, c in _checks(ctx, records) if c.unreliable is None and not 0.5 <= c.ratio <= 2]
+    if not missed:
+        return Markup(ctx.text("ttft", "no_miss"))
+    return Markup(ctx.f.join([str(id_code(i)) for i in missed]))
+
+
+@macro
+def ttft_tail_share(ctx: MacroContext) -> str:
+    """The share of waits in line the "at most" first token covers ("90 %")."""
+    return _percent(ctx, TAIL_PERCENTILE)
+
+
+@macro
+def ttft_within_2x_target(ctx: MacroContext) -> str:
+    """The share of the runs kept out of the fit the build holds within a factor of two."""
+    return _percent(ctx, MIN_WITHIN_2X_HELD_OUT)
+
+
+@macro
 def ttft_target(ctx: MacroContext) -> str:
     """The median error the build holds the model to on the runs kept out of the fit."""
     return _percent(ctx, MAX_MEDIAN_ABS_ERROR_HELD_OUT)
@@ -170,13 +238,16 @@ def ttft_accuracy_table(ctx: MacroContext, records: str = "fitted") -> str:
     rows = []
     for record, check in _checks(ctx, records):
         counted = "left_out" if check.unreliable else "used" if records == "fitted" else "never_fitted"
+        saturated = math.isinf(check.typical_seconds)
         rows.append(
             [
                 id_code(record.id),
                 _setup(ctx, record),
                 _seconds(ctx, check.measured_seconds),
-                _seconds(ctx, check.typical_seconds),
-                ctx.text("speed", "ratio", value=ctx.f.number(check.ratio, 2)),
+                ctx.text("ttft", "saturated") if saturated else _seconds(ctx, check.typical_seconds),
+                ctx.text("configurator", "none")
+                if saturated
+                else ctx.text("speed", "ratio", value=ctx.f.number(check.ratio, 2)),
                 ctx.text("speed", counted),
             ]
         )

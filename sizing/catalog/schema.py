@@ -822,6 +822,10 @@ class DecodeScenario(Record):
     context_tokens: Annotated[int, Field(gt=0, le=16_777_216)] | None = None  # up to 16M tokens
     engine_class: EngineClass = "server"
     prompt_tokens_per_output_token: Annotated[float, Field(ge=0, le=100_000)] = 0.0
+    # a request's prompt and answer: the estimator gives the time to first token among ``concurrency`` streams
+    # asking again as answers end, and the speeds with their prompts inside the steps (sizing.engine.load)
+    prompt_tokens: Annotated[int, Field(gt=0, le=16_777_216)] | None = None
+    output_tokens: Annotated[int, Field(gt=0, le=16_777_216)] | None = None
     kv_cache_dtype: KvCacheDtype = "bf16"
     # llama.cpp with layers in host memory: the layers on the cards (--n-gpu-layers; default as many as fit
     # when the weights exceed the cards), the layers whose routed experts stay in host memory (--n-cpu-moe; a
@@ -829,6 +833,17 @@ class DecodeScenario(Record):
     gpu_layers: Annotated[int, Field(ge=1, le=100_000)] | None = None
     cpu_moe_layers: Annotated[int, Field(ge=1, le=100_000)] | None = None
     host_memory_bandwidth_gbps: HostBandwidthGbps | None = None
+
+    @model_validator(mode="after")
+    def _a_request_or_a_prompt_share(self) -> DecodeScenario:
+        if (self.prompt_tokens is None) != (self.output_tokens is None):
+            raise ValueError("give a request's prompt_tokens and output_tokens together")
+        if self.prompt_tokens is not None and self.prompt_tokens_per_output_token:
+            raise ValueError(
+                "give prompt_tokens and output_tokens (the load they bring is worked out) or "
+                "prompt_tokens_per_output_token, not both"
+            )
+        return self
 
 
 # The largest requirement the planner takes, field by field: the command line's bounds, and the Plan page's
@@ -841,6 +856,36 @@ PLAN_MAXIMA = {
     "min_tokens_per_s_per_user": 100_000,
     "max_ttft_s": 3600,
 }
+
+
+class CapacityPlan(Record):
+    """A published capacity-planning answer (data/capacity_plans.yml): the planner, the catalog model, format and
+    node configuration closest to its question, the GPUs of one of its copies (its worker's tensor-parallel size),
+    the requirement it was given (``users`` or ``requests_per_minute``), and the GPUs it answered, prefill and
+    decode on the same GPUs."""
+
+    id: Id
+    planner: Text
+    model: Id
+    precision: Id
+    configuration: Id
+    cards_per_copy: Annotated[PositiveInt, within(1, 72, "cards")]
+    prompt_tokens: Annotated[int, Field(gt=0, le=PLAN_MAXIMA["prompt_tokens"])]
+    output_tokens: Annotated[int, Field(gt=0, le=PLAN_MAXIMA["output_tokens"])]
+    users: Annotated[int, Field(gt=0, le=PLAN_MAXIMA["users"])] | None = None
+    requests_per_minute: Annotated[float, Field(gt=0, le=PLAN_MAXIMA["requests_per_minute"])] | None = None
+    min_tokens_per_s_per_user: Annotated[float, Field(gt=0, le=PLAN_MAXIMA["min_tokens_per_s_per_user"])] | None
+    max_ttft_s: Annotated[float, Field(gt=0, le=PLAN_MAXIMA["max_ttft_s"])] | None = None
+    gpus: PositiveInt
+    source: Text
+    quote: Text
+    notes: Text
+
+    @model_validator(mode="after")
+    def _users_or_a_rate(self) -> CapacityPlan:
+        if (self.users is None) == (self.requests_per_minute is None):
+            raise ValueError("give users (concurrent users) or requests_per_minute, exactly one")
+        return self
 
 
 class PlanRequirement(Record):

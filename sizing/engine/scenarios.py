@@ -229,11 +229,21 @@ def scenario_query(catalog: Catalog, scenario: DecodeScenario) -> FitQuery:
         scenario_checkpoint(catalog, scenario),
         scenario_engine(catalog, scenario),
         gpu_record(catalog, scenario.gpu),
-        scenario.context_tokens or a.default_context_tokens.value,
+        scenario_context_tokens(catalog, scenario),
         a.default_batch.value,
         scenario.kv_cache_dtype,
         scenario_nvswitch_splits(catalog, scenario),
     )
+
+
+def scenario_context_tokens(catalog: Catalog, scenario: DecodeScenario) -> int:
+    """The context each stream holds: as given, else a request's prompt and half its answer, else the site's
+    default."""
+    if scenario.context_tokens is not None:
+        return scenario.context_tokens
+    if scenario.prompt_tokens is not None and scenario.output_tokens is not None:
+        return scenario.prompt_tokens + scenario.output_tokens // 2
+    return catalog.assumptions.default_context_tokens.value
 
 
 def scenario_nvswitch_splits(catalog: Catalog, scenario: DecodeScenario) -> frozenset[int]:

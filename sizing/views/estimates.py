@@ -21,7 +21,9 @@ from sizing.engine.fit import (
     kv_element_bytes,
     tight_setting,
 )
+from sizing.engine.load import Arrival
 from sizing.engine.memory import kv_cache_bytes_per_card, longest_context_within, weight_bytes
+from sizing.engine.prefill import PrefillConstants, estimate_ttft
 from sizing.engine.scenarios import (
     ScenarioError,
     gpu_record,
@@ -59,7 +61,10 @@ class Answer:
     (not even the weights), ``reserve`` (the weights, but not beside the engine's reserve), ``kv_cache`` (not
     every stream's KV cache at this context). Speeds are None when not one stream runs. ``verdict``: the
     configurator's for the same GPU, cards, model, format and context; ``setting``: what this run needs on its
-    cards. ``gpu_layers``: the layers on the cards when llama.cpp leaves the others in host memory."""
+    cards. ``gpu_layers``: the layers on the cards when llama.cpp leaves the others in host memory.
+    ``first_token``: for a scenario that gives a request (``prompt_tokens``, ``output_tokens``), its time to first
+    token among the streams running, which also slow its speeds at that concurrency (their prompts share the
+    steps)."""
 
     id: str | None
     engine_class: str
@@ -76,6 +81,15 @@ class Answer:
     verdict: str
     setting: str | None
     gpu_layers: int | None = None
+    first_token: FirstToken | None = None
+
+
+@dataclass(frozen=True)
+class FirstToken:
+    """The time to first token of the scenario's request among its streams: typically and at most (its slow tail)."""
+
+    typical_seconds: float
+    at_most_seconds: float
 
 
 # --- ids ------------------------------------------------------------------------------------------------------
@@ -330,6 +344,20 @@ def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
     )
     reason = reason_not_fitting(plan, fitting, scenario.concurrency)
     running = min(scenario.concurrency, fitting)
+    at_concurrency = speeds_at(setup, running) if running else None
+    first_token = None
+    if scenario.prompt_tokens is not None and scenario.output_tokens is not None and running:
+        load = estimate_ttft(
+            setup,
+            PrefillConstants.from_assumptions(catalog.assumptions),
+            prompt_tokens=scenario.prompt_tokens,
+            output_tokens=scenario.output_tokens,
+            arrival=Arrival("closed", users=running),
+            most_streams=stream_cap(run.query, fit.max_num_seqs),
+        )
+        first_token = FirstToken(load.ttft_seconds, load.ttft_at_most_seconds)
+        typical = load.tokens_per_s_per_stream
+        at_concurrency = Speeds(running, typical, typical * setup.constants.floor_factor)
     return Answer(
         id=scenario.id,
         engine_class=scenario.engine_class,
@@ -341,10 +369,11 @@ def answer(catalog: Catalog, scenario: DecodeScenario) -> Answer:
         streams_running=running,
         streams_waiting=scenario.concurrency - running,
         note=notes(running, scenario.concurrency, plan.room_for_kv, setting),
-        at_concurrency=speeds_at(setup, running) if running else None,
+        at_concurrency=at_concurrency,
         at_full_load=speeds_at(setup, fitting) if fitting else None,
         verdict=run.verdict.verdict.value,
         setting=setting,
+        first_token=first_token,
     )
 
 

@@ -51,7 +51,8 @@ def run(tmp_path: Path, text: str, *flags: str, capsys) -> tuple[int, str, str]:
 KEYS = {
     "id", "fits", "reason", "to_fit", "engine_class", "kv_cache_dtype", "verdict", "setting", "gpu_layers",
     "streams_that_fit",
-    "streams_running", "streams_waiting", "note", "tokens_per_s_per_stream", "tokens_per_s_total", "full_load",
+    "streams_running", "streams_waiting", "note", "tokens_per_s_per_stream", "tokens_per_s_total", "ttft_s",
+    "full_load",
 }  # fmt: skip
 
 
@@ -260,8 +261,8 @@ def test_the_module_runs_from_the_command_line(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         f"error: {path}:3: scenario 1: unknown key 'colour'; valid keys: id, gpu, cards, link, parallelism, model, "
-        "precision, concurrency, context_tokens, engine_class, prompt_tokens_per_output_token, kv_cache_dtype, "
-        "gpu_layers, cpu_moe_layers, host_memory_bandwidth_gbps"
+        "precision, concurrency, context_tokens, engine_class, prompt_tokens_per_output_token, prompt_tokens, "
+        "output_tokens, kv_cache_dtype, gpu_layers, cpu_moe_layers, host_memory_bandwidth_gbps"
     ]
 
 
@@ -270,3 +271,25 @@ def test_a_file_that_is_not_a_list_says_what_it_is_in_the_readers_words(tmp_path
     assert code == 2 and "expected a YAML list of scenarios, found a mapping" in err
     code, _, err = run(tmp_path, "- 7\n", capsys=capsys)
     assert code == 2 and "expected a mapping of keys, found a number" in err
+
+
+def test_a_request_gets_its_time_to_first_token_and_the_speeds_its_prompts_leave(tmp_path, capsys):
+    """NVIDIA's NIM 1.8.0 table: Llama 3.3 70B FP8 on 2 x H100, 25 users of 5,000-token prompts and 500-token
+    answers: 688.69 ms to the first token, 38.75 ms between tokens (25.8 tokens/s)."""
+    base = "- gpu: h100-sxm5-80gb\n  cards: 2\n  link: nvlink\n  model: llama-3.3-70b\n  precision: fp8\n"
+    base += "  concurrency: 25\n  context_tokens: 5250\n"
+    with_prompts, without = answers(tmp_path, capsys, base + "  prompt_tokens: 5000\n  output_tokens: 500\n" + base)
+    assert 0.5 * 0.68869 <= with_prompts["ttft_s"]["typical"] <= 2 * 0.68869
+    assert with_prompts["ttft_s"]["at_most"] > with_prompts["ttft_s"]["typical"]
+    speed = with_prompts["tokens_per_s_per_stream"]["typical"]
+    assert 0.5 * 25.8 <= speed < without["tokens_per_s_per_stream"]["typical"]  # the prompts slow every answer
+    assert without["ttft_s"] is None
+
+
+def test_a_request_and_a_prompt_share_are_not_given_together(tmp_path, capsys):
+    text = "- gpu: l4\n  model: llama-3.1-8b\n  prompt_tokens: 1000\n  prompt_tokens_per_output_token: 2\n"
+    path = tmp_path / "scenarios.yml"
+    path.write_text(text, encoding="utf-8")
+    assert main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "give a request's prompt_tokens and output_tokens together" in err

@@ -200,3 +200,14 @@ def test_a_plan_pinned_to_one_configuration_tries_only_its_ways(plan_figures):
     pinned = Requirement("llama-3.3-70b", 4000, 500, 40, 15, None, 2.0, configuration="8x-h100-sxm5-80gb")
     options = plan_for(plan_figures, pinned)
     assert [o.configuration for o in options] == ["8x-h100-sxm5-80gb"]
+
+
+def test_a_plan_rents_at_least_two_thirds_of_what_published_planners_answer(catalog):
+    """Held against every published capacity plan of data/capacity_plans.yml, with copies as large as the
+    planner's: never fewer than two thirds of its GPUs (the plan used to rent about half)."""
+    from sizing.views.planners import compare, read_plans
+
+    for published in read_plans(catalog):
+        found = compare(catalog, published)
+        ratio = found.ratio(found.alike)
+        assert ratio is not None and ratio >= 2 / 3, (published.id, ratio)
