@@ -317,49 +317,54 @@ LLAMA_CPP_CONSTANTS = (
     "decode_sublayer_seconds_llama_cpp",
 )
 OLDER_LLAMA_CPP_BUILD = "scope: a llama.cpp build of"
-LLAMA_CPP_RUN_SETS = ("fitted", "older")
+BUILD_NOT_STATED = "build not stated"  # an engine note whose source does not date its build says so
+LLAMA_CPP_RUN_SETS = ("fitted", "undated", "older")
 YEAR = re.compile(r"(?<![#\w])(20[12]\d)(?!\w)")  # 2010-2029, not "PR #2015" nor a hash
 
 
 def _llama_cpp_runs(ctx: MacroContext, runs: str) -> list[DecodeMeasurement]:
-    """``fitted``: the llama.cpp runs its constants were fitted on (their ``fitted_on``); ``older``: the llama.cpp
-    runs of both sets left out as older builds."""
+    """``fitted``: the llama.cpp runs its constants are fitted on (their ``fitted_on``); ``undated``: those of them
+    whose source does not date the build; ``older``: the llama.cpp runs of both sets left out as older builds."""
     if runs not in LLAMA_CPP_RUN_SETS:
         raise MacroError(f"unknown set of llama.cpp runs '{runs}'; one of {', '.join(LLAMA_CPP_RUN_SETS)}")
     every = (*ctx.catalog.measurements, *ctx.catalog.held_out_measurements)
     llama_cpp = [m for m in every if m.engine_class == "llama.cpp"]
-    if runs == "fitted":
-        a = ctx.catalog.assumptions
-        named = {r for name in LLAMA_CPP_CONSTANTS for r in getattr(a, name).fitted_on or ()}
-        return [m for m in llama_cpp if m.id in named]
-    return [m for m in llama_cpp if (m.unreliable or "").startswith(OLDER_LLAMA_CPP_BUILD)]
+    if runs == "older":
+        return [m for m in llama_cpp if (m.unreliable or "").startswith(OLDER_LLAMA_CPP_BUILD)]
+    a = ctx.catalog.assumptions
+    named = {r for name in LLAMA_CPP_CONSTANTS for r in getattr(a, name).fitted_on}
+    fitted = [m for m in llama_cpp if m.id in named]
+    return fitted if runs == "fitted" else [m for m in fitted if build_year(m) is None]
 
 
-def build_year(record: DecodeMeasurement) -> int:
-    """The year of a run's build, as its engine note gives it ("llama.cpp (Aug 2025, ...)")."""
+def build_year(record: DecodeMeasurement) -> int | None:
+    """The year of a run's build, as its engine note gives it ("llama.cpp (Aug 2025, ...)"); None where the note
+    says the source does not state the build."""
     found = YEAR.search(record.engine)
-    if found is None:
-        raise MacroError(
-            f"measurement '{record.id}': its engine note '{record.engine}' names no year; the speed page says "
-            "which llama.cpp builds the constants describe: add the build's year, e.g. 'llama.cpp (2025, b6000)'"
-        )
-    return int(found.group(1))
+    if found is not None:
+        return int(found.group(1))
+    if BUILD_NOT_STATED in record.engine:
+        return None
+    raise MacroError(
+        f"measurement '{record.id}': its engine note '{record.engine}' names no year; the speed page says "
+        "which llama.cpp builds the constants describe: add the build's year, e.g. 'llama.cpp (2025, b6000)', or "
+        f"'{BUILD_NOT_STATED}' where the source does not give it"
+    )
 
 
 @macro
 def llama_cpp_run_count(ctx: MacroContext, runs: str = "fitted") -> str:
-    """How many llama.cpp runs its constants were fitted on (``fitted``), or were left out as older builds
-    (``older``)."""
+    """How many llama.cpp runs its constants are fitted on (``fitted``), how many of those do not date their build
+    (``undated``), or how many were left out as older builds (``older``)."""
     return ctx.f.number(len(_llama_cpp_runs(ctx, runs)))
 
 
 @macro
 def llama_cpp_build_years(ctx: MacroContext, runs: str = "fitted") -> str:
-    """The years of the llama.cpp builds of those runs, first to last: "2025–2026"."""
-    chosen = _llama_cpp_runs(ctx, runs)
-    if not chosen:
-        raise MacroError(f"no llama.cpp run in the set '{runs}': fix the sentence that names their builds")
-    years = sorted({build_year(m) for m in chosen})
+    """The years of the llama.cpp builds of those runs that date them, first to last: "2025–2026"."""
+    years = sorted({y for m in _llama_cpp_runs(ctx, runs) if (y := build_year(m)) is not None})
+    if not years:
+        raise MacroError(f"no dated llama.cpp run in the set '{runs}': fix the sentence that names their builds")
     return str(years[0]) if years[0] == years[-1] else f"{years[0]}–{years[-1]}"
 
 

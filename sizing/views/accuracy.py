@@ -9,12 +9,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from sizing.catalog.errors import SizingError
+from sizing.catalog.fitted_on import records_moved_by
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DecodeMeasurement
+from sizing.catalog.schema import DecodeMeasurement, FittedAssumption
 from sizing.engine.decode import DecodeConstants, StepSeconds, step_seconds
-from sizing.engine.scenarios import (
-    measured_setup,
-)
+from sizing.engine.scenarios import measured_setup
 
 MIN_FLOOR_AT_OR_BELOW_MEASURED = 0.90
 MAX_MEDIAN_ABS_ERROR = 0.25
@@ -119,6 +118,28 @@ def held_out_sharing_a_setup(catalog: Catalog) -> list[str]:
     """Held-out records whose GPU, cards, model and format are those of a fitted record."""
     fitted = {setup_of(m) for m in catalog.measurements}
     return [m.id for m in catalog.held_out_measurements if setup_of(m) in fitted]
+
+
+DECODE_PREFIX = "decode_"  # a decode constant of assumptions.yml is its DecodeConstants field with this prefix
+
+
+def decode_fitted_on(catalog: Catalog) -> dict[str, list[str]]:
+    """What each fitted decode constant of assumptions.yml is fitted on: the usable ``decode`` records whose typical
+    speed or floor moves with it (``bench/fit_speed_model.py`` fits every constant on every usable record; the
+    others do not weigh on its value)."""
+    usable = [m for m in catalog.measurements if m.unreliable is None]
+    names = [
+        name
+        for name, assumption in catalog.assumptions
+        if name.startswith(DECODE_PREFIX) and isinstance(assumption, FittedAssumption)
+    ]
+    moved = records_moved_by(
+        usable,
+        lambda constants: [(c.typical, c.floor) for c in check_records(catalog, usable, constants)],
+        DecodeConstants.from_assumptions(catalog.assumptions),
+        [name.removeprefix(DECODE_PREFIX) for name in names],
+    )
+    return {name: moved[name.removeprefix(DECODE_PREFIX)] for name in names}
 
 
 def missed_targets(m: AccuracyMetrics) -> list[str]:
