@@ -481,6 +481,31 @@ def _check_fitted_on(
             problems.append(Problem(path, line_of(raw.get(name), "fitted_on"), name, "fitted_on", message))
 
 
+def _check_held_out_apart(
+    fitted: Iterable[DecodeMeasurement | MemoryMeasurement],
+    held_out: Iterable[DecodeMeasurement | MemoryMeasurement],
+    raw_held_out: list[Any],
+    sets: tuple[str, str],
+    path: Path,
+    problems: list[Problem],
+) -> None:
+    """A held-out record comes from a table that gives no fitted (usable) record: runs measured together, in one
+    table with one harness and build, are no test of a fit made on one of them."""
+    fitted_in: dict[str, list[str]] = {}
+    for m in fitted:
+        if m.unreliable is None:
+            fitted_in.setdefault(m.source_table, []).append(m.id)
+    fitted_set, held_out_set = sets
+    for m, raw in zip(held_out, raw_held_out, strict=True):
+        if m.source_table in fitted_in:
+            message = (
+                f"held out, but its table '{m.source_table}' also gives fitted records "
+                f"({', '.join(fitted_in[m.source_table])}): a run measured with them is no test of the fit; move it "
+                f"to {fitted_set}, or them to {held_out_set}"
+            )
+            problems.append(Problem(path, line_of(raw, "source_table"), m.id, "source_table", message))
+
+
 def _check_engines(
     engines: Iterable[ServerEngine | LlamaCppEngine],
     raw_list: list[Any],
@@ -664,6 +689,12 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         path("measurements"),
         problems,
     )
+    for fitted, held_out, sets in (
+        (measured.decode, measured.held_out, ("decode", "held_out")),
+        (measured.memory, measured.memory_held_out, ("memory", "memory_held_out")),
+    ):
+        raw_held_out = raws["measurements"].get(sets[1], [])
+        _check_held_out_apart(fitted, held_out, raw_held_out, sets, path("measurements"), problems)
     _check_fitted_on(
         parsed["assumptions"].assumptions,
         raws["assumptions"]["assumptions"],

@@ -864,6 +864,11 @@ class PlanRequirement(Record):
         return self
 
 
+# Where a measurement was read: "<repository or site>/<table, post or log in it>". Records measured together (one table,
+# one harness and build) share it; a held-out record's table gives no fitted record (loader).
+SourceTable = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$", max_length=120)]
+
+
 class DecodeMeasurement(DecodeScenario):
     """A published decode speed, with the scenario it was measured in. ``unreliable`` (the reason) keeps a
     record out of the accuracy statistics and the fit."""
@@ -880,6 +885,7 @@ class DecodeMeasurement(DecodeScenario):
     tokens_per_s_per_stream: Annotated[Positive, within(0.01, 100_000, "tokens per second")]
     tokens_per_s_total: Annotated[Positive, within(0.01, 1_000_000, "tokens per second")] | None = None
     derived: Text
+    source_table: SourceTable
     source: Text
     quote: Text
     source_file: Text | None = None
@@ -959,6 +965,7 @@ class MemoryMeasurement(Record):
     compute_buffer_mib: Positive | None = None  # llama.cpp, the busiest card
     flash_attention: bool | None = None  # llama.cpp
     parallel_slots: PositiveInt | None = None  # llama.cpp's --parallel
+    source_table: SourceTable
     source: Text
     quote: Text
     assumed: Text | None = None
@@ -981,8 +988,9 @@ class MemoryMeasurement(Record):
 
 class MeasurementsFile(Record):
     """``decode``: the records the constants are fitted on and the build checks; ``held_out``: records never
-    fitted, to judge the model on figures it has not seen; ``prefill`` and ``prefill_held_out``: the same for the
-    time to first token; ``memory`` and ``memory_held_out``: what engines reported of their memory at start-up, the
+    fitted, to judge the model on figures it has not seen, each from a ``source_table`` that gives no fitted record
+    (decode and memory records; the loader checks it); ``prefill`` and ``prefill_held_out``: the same for the time
+    to first token; ``memory`` and ``memory_held_out``: what engines reported of their memory at start-up, the
     reserve's figures fitted on the first, judged on the second."""
 
     decode: Annotated[list[DecodeMeasurement], Field(min_length=1)]

@@ -207,6 +207,34 @@ CASES = {
             "remove it from fitted_on or move it to decode",
         ],
     ),
+    "held-out run from the table of fitted runs": (
+        "measurements.yml",
+        "  source_table: cambriantech.continuum/pr-1627\n",
+        "  source_table: pavlokhmel.com/llm-throughput-13-gpus\n",
+        [
+            "measurements.yml:",
+            "record 'lcpp26-qwen3-8b-q4km-5090-continuum'",
+            "field 'source_table'",
+            "its table 'pavlokhmel.com/llm-throughput-13-gpus' also gives fitted records (lcpp26-gpt-oss-20b-a100sxm-khmel,",
+            "move it to decode, or them to held_out",
+        ],
+    ),
+    "held-out start-up from the table of fitted start-ups": (
+        "measurements.yml",
+        "    source_table: yuy4o.llm/inference-logs\n",
+        "    source_table: llm-d-incubation.llm-d-planner/accuracy-v0.19.0\n",
+        [
+            "record 'yuy4o-qwen3-14b-a100-40gb-1x'",
+            "field 'source_table'",
+            "move it to memory, or them to memory_held_out",
+        ],
+    ),
+    "measurement without the table it was read from": (
+        "measurements.yml",
+        "    source_table: gpustack.gpustack/qwen3-8b-h100-latency\n",
+        "    source_table: gpustack qwen3-8b\n",
+        ["record 'qwen3-8b-h100sxm-1x-vllm-c1'", "field 'decode.source_table'", "should match pattern"],
+    ),
     "held-out record naming an unknown gpu": (
         "measurements.yml",
         "- id: llama7b-f16-4090-llamacpp-jan24\n  gpu: rtx-4090\n",
