@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sizing.catalog.fitted_on import write_fitted_on
+from sizing.catalog.fitted_on import write_fitted_on, write_values
 from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
 from sizing.catalog.schema import DecodeMeasurement
 from sizing.engine.decode import DecodeConstants
@@ -103,20 +102,6 @@ def assumption_key(field: str) -> str:
     return f"{DECODE_PREFIX}{field}"
 
 
-def write_values(path: Path, constants: DecodeConstants, fields: list[str]) -> None:
-    """Replace the ``value:`` line of each moved constant in assumptions.yml, keeping every reason and source."""
-    text = path.read_text(encoding="utf-8")
-    for field in fields:
-        value = f"{getattr(constants, field):.6g}"
-        if "e" in value and "." not in value.split("e", maxsplit=1)[0]:
-            value = value.replace("e", ".0e")  # YAML 1.1 reads 4e-05 as a string
-        pattern = rf"(\n  {assumption_key(field)}:\n    value: )[^\n]+"
-        text, found = re.subn(pattern, rf"\g<1>{value}", text)
-        if found != 1:
-            raise SystemExit(f"{path}: no single '{assumption_key(field)}' with a value line on the next line")
-    path.write_text(text, encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--from-mid", action="store_true", help="start every constant at the middle of its grid")
@@ -143,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         held_out = check_records(catalog, catalog.held_out_measurements, fitted)
         print("\nHeld-out records (never fitted):\n" + "\n".join(summary_lines(metrics(held_out))))
     if moved and args.write:
-        write_values(DATA_DIR / "assumptions.yml", fitted, moved)
+        write_values(DATA_DIR / "assumptions.yml", {assumption_key(f): getattr(fitted, f) for f in moved})
         print(f"\nwrote {len(moved)} values into data/assumptions.yml; check the reasons beside them")
     elif not moved:
         print("\nassumptions.yml holds the fit: nothing moves")

@@ -4,9 +4,9 @@ A fit finds each constant's value by comparing estimates with records. The recor
 those whose estimate moves when that constant alone moves: the others add the same to the loss whatever the
 constant's value. ``records_moved_by`` finds them for any model: give it the records (with an ``id``), a function
 that estimates every record under a set of constants (a frozen dataclass), the constants, and the fields fitted.
-``write_fitted_on`` writes those lists into a data file as each constant's ``fitted_on``, keeping every value,
-reason and comment. The fits (``bench/fit_speed_model.py``, ``bench/fit_memory_model.py``) write them; tests hold
-the data files to them.
+``write_fitted_on`` writes those lists into a data file as each constant's ``fitted_on``, and ``write_values`` the
+values a fit moved, keeping every reason, source and comment. The fits (``bench/fit_speed_model.py``,
+``bench/fit_memory_model.py``) write them; tests hold the data files to them.
 """
 
 from __future__ import annotations
@@ -59,7 +59,21 @@ def records_moved_by(
 
 
 class FittedOnError(ValueError):
-    """A data file whose layout the writer cannot place a ``fitted_on`` list in."""
+    """A data file whose layout the writer cannot place a fitted value or list in."""
+
+
+def write_values(path: Path, values: Mapping[str, float]) -> None:
+    """Write each ``name: value`` of ``values`` on the ``value:`` line that opens the block ``name:`` of the YAML file
+    at ``path`` (shortest form, six significant digits)."""
+    text = path.read_text(encoding="utf-8")
+    for name, value in values.items():
+        shown = f"{value:.6g}"
+        if "e" in shown and "." not in shown.split("e", maxsplit=1)[0]:
+            shown = shown.replace("e", ".0e")  # YAML 1.1 reads 4e-05 as a string
+        text, found = re.subn(rf"(\n( *){re.escape(name)}:\n\2  value: )[^\n]+", rf"\g<1>{shown}", text)
+        if found != 1:
+            raise FittedOnError(f"{path}: {found} blocks '{name}:' opening with a value line; expected one")
+    path.write_text(text, encoding="utf-8")
 
 
 def write_fitted_on(path: Path, lists: Mapping[str, Sequence[str]]) -> None:

@@ -575,6 +575,13 @@ class Figure(Record, Generic[T]):
     source: Text
 
 
+class FittedFigure(Figure[T], Generic[T]):
+    """A figure fitted on start-ups: ``fitted_on`` lists the ids of measurements.yml ``memory`` records its fit reads
+    (written by bench/fit_memory_model.py)."""
+
+    fitted_on: Annotated[list[Id], Field(min_length=1)]
+
+
 class BatchDefaults(Record):
     tokens: Annotated[PositiveInt, within(1, 1_000_000, "tokens")]
     sequences: Annotated[PositiveInt, within(1, 65_536, "sequences")]
@@ -608,6 +615,7 @@ class SwitchBuffers(Record):
     value: Gib
     architectures: Annotated[list[Architecture], Field(min_length=1)]
     source: Text
+    fitted_on: Annotated[list[Id], Field(min_length=1)]
 
 
 class EarlierRelease(Record):
@@ -655,9 +663,9 @@ class ServerEngine(Record):
     tight_max_num_seqs: Figure[Annotated[PositiveInt, within(1, 256, "sequences")]]
     tight_without_cuda_graphs: SourcedFlag
     batch_budget: BatchBudgetRule
-    sampler_bytes_per_vocab_entry: Figure[Annotated[Positive, within(1, 256, "bytes")]]
-    activation_base_gib: Figure[Gib]
-    activation_moe_extra_gib: Figure[Gib]
+    sampler_bytes_per_vocab_entry: FittedFigure[Annotated[Positive, within(1, 256, "bytes")]]
+    activation_base_gib: FittedFigure[Gib]
+    activation_moe_extra_gib: FittedFigure[Gib]
     cuda_context_gib: Figure[Gib]
     nccl_buffers_gib: Figure[Gib]
     nvswitch_buffers_gib: SwitchBuffers

@@ -229,6 +229,18 @@ CASES = {
             "move it to memory, or them to memory_held_out",
         ],
     ),
+    "reserve figure fitted on a held-out start-up": (
+        "engines.yml",
+        "        - myoceane-gpt-oss-20b-a100-1x\n",
+        "        - yuy4o-qwen3-14b-a100-40gb-1x\n",
+        [
+            "engines.yml:",
+            "record 'sampler_bytes_per_vocab_entry'",
+            "field 'fitted_on'",
+            "'yuy4o-qwen3-14b-a100-40gb-1x' is held out (measurements.yml memory_held_out)",
+            "move it to memory",
+        ],
+    ),
     "measurement without the table it was read from": (
         "measurements.yml",
         "    source_table: gpustack.gpustack/qwen3-8b-h100-latency\n",

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sizing.catalog.fitted_on import FittedOnError, records_moved_by, write_fitted_on
+from sizing.catalog.fitted_on import FittedOnError, records_moved_by, write_fitted_on, write_values
 
 
 @dataclass(frozen=True)
@@ -93,3 +93,13 @@ def test_a_constant_the_file_does_not_hold_once_is_refused(tmp_path: Path):
     path.write_text(YAML, encoding="utf-8")
     with pytest.raises(FittedOnError, match="0 blocks 'missing:'"):
         write_fitted_on(path, {"missing": ["dense"]})
+
+
+def test_the_fit_writes_a_moved_value_on_its_value_line(tmp_path: Path):
+    path = tmp_path / "constants.yml"
+    path.write_text(YAML, encoding="utf-8")
+    write_values(path, {"per_token": 0.45, "fixed": 4e-05})  # YAML 1.1 would read 4e-05 as text: 4.0e-05
+    text = path.read_text(encoding="utf-8")
+    assert "  per_token:\n    value: 0.45\n" in text and "  fixed:\n    value: 4.0e-05\n" in text
+    with pytest.raises(FittedOnError, match="0 blocks 'missing:' opening with a value line"):
+        write_values(path, {"missing": 1.0})
