@@ -872,6 +872,25 @@ class PlanRequirement(Record):
         return self
 
 
+# The engine a published decode run names first in its note ("vLLM 0.6.3 (TP2, 'Setting 2')"), or that its source does
+# not state it; and the kind of reason a record is left out of the fit and the statistics.
+ENGINE_NAMES = (
+    "vLLM",
+    "SGLang",
+    "NVIDIA NIM",
+    "TensorRT-LLM",
+    "gpt-fast",
+    "LMDeploy",
+    "MLC LLM",
+    "FasterTransformer",
+    "ik_llama.cpp",
+    "llama.cpp",
+    "meta-llama/llama reference code",
+)
+ENGINE_NOT_STATED = "not stated"
+LEFT_OUT_KINDS = {"note:": "flagged by its source or by us", "scope:": "a setup the model does not describe"}
+DUPLICATE = "duplicate of "
+
 # Where a measurement was read: "<repository or site>/<table, post or log in it>". Records measured together (one table,
 # one harness and build) share it; a held-out record's table gives no fitted record (loader).
 SourceTable = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$", max_length=120)]
@@ -902,6 +921,29 @@ class DecodeMeasurement(DecodeScenario):
     # false for llama-bench's prompt test at microbatch 1: one token per step, logits for the last one only, so
     # the steps measured skip the output head
     logits_every_step: bool = True
+
+    @field_validator("engine")
+    @classmethod
+    def _names_its_engine(cls, engine: str) -> str:
+        if not engine.startswith((*ENGINE_NAMES, ENGINE_NOT_STATED)):
+            raise ValueError(
+                f"the note starts with the engine's name, one of {', '.join(ENGINE_NAMES)}, or with "
+                f"'{ENGINE_NOT_STATED}' (e.g. 'vLLM 0.6.3 (TP2)'); a new engine goes into schema.py ENGINE_NAMES"
+            )
+        return engine
+
+    @field_validator("unreliable")
+    @classmethod
+    def _says_what_kind_of_reason(cls, reason: str | None) -> str | None:
+        if reason is not None and not reason.startswith((*LEFT_OUT_KINDS, DUPLICATE)):
+            kinds = ", ".join(f"'{k}' ({what})" for k, what in LEFT_OUT_KINDS.items())
+            raise ValueError(f"the reason starts with {kinds} or '{DUPLICATE}<id>'")
+        return reason
+
+    @property
+    def engine_name(self) -> str | None:
+        """The engine its note names first (``ENGINE_NAMES``), None where the source does not state it."""
+        return next((name for name in ENGINE_NAMES if self.engine.startswith(name)), None)
 
     @model_validator(mode="after")
     def _inline_figures_have_a_source(self) -> DecodeMeasurement:

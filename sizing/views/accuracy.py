@@ -120,6 +120,41 @@ def held_out_sharing_a_setup(catalog: Catalog) -> list[str]:
     return [m.id for m in catalog.held_out_measurements if setup_of(m) in fitted]
 
 
+def repository(record: DecodeMeasurement) -> str:
+    """The repository or site a record was read from: the first part of its ``source_table``."""
+    return record.source_table.split("/", 1)[0]
+
+
+KIN = ("repository", "model")
+
+
+def held_out_kin(catalog: Catalog, kind: str) -> list[str]:
+    """Usable held-out records read from a repository or site (``repository``) that gave a fitted record, or running
+    a model (``model``) that a fitted record runs: apart from the fit by their table, not strangers to it."""
+    fitted = [m for m in catalog.measurements if m.unreliable is None]
+    of = repository if kind == "repository" else (lambda m: setup_of(m)[2])
+    shared = {of(m) for m in fitted}
+    return [m.id for m in catalog.held_out_measurements if m.unreliable is None and of(m) in shared]
+
+
+OLDER_LLAMA_CPP_BUILD = "scope: a llama.cpp build of"  # how a run of a 2023-24 llama.cpp build is left out
+LEFT_OUT_KINDS = ("flagged", "older_llama_cpp", "scope", "duplicate")
+
+
+def left_out_kind(record: DecodeMeasurement) -> str | None:
+    """Why a record is left out, by kind (``LEFT_OUT_KINDS``): its figure flagged by its source or by us ("note:"),
+    a llama.cpp build of 2023-24, another setup the model does not describe ("scope:"), a duplicate; None when it
+    counts."""
+    reason = record.unreliable
+    if reason is None:
+        return None
+    if reason.startswith(OLDER_LLAMA_CPP_BUILD):
+        return "older_llama_cpp"
+    if reason.startswith("scope:"):
+        return "scope"
+    return "flagged" if reason.startswith("note:") else "duplicate"
+
+
 DECODE_PREFIX = "decode_"  # a decode constant of assumptions.yml is its DecodeConstants field with this prefix
 
 

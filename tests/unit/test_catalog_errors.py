@@ -241,6 +241,22 @@ CASES = {
             "move it to memory",
         ],
     ),
+    "run whose note names no engine": (
+        "measurements.yml",
+        "    engine: vLLM v0.11.0\n",
+        "    engine: v0.11.0 of vLLM\n",
+        [
+            "record 'qwen3-8b-h100sxm-1x-vllm-c1'",
+            "field 'decode.engine'",
+            "starts with the engine's name, one of vLLM,",
+        ],
+    ),
+    "run left out without the kind of its reason": (
+        "measurements.yml",
+        "    unreliable: 'note: speculative decoding (MTP, 3 draft layers) inflates tokens per step'\n",
+        "    unreliable: 'speculative decoding (MTP, 3 draft layers) inflates tokens per step'\n",
+        ["record 'dsr1-fp8-h200-8x-trtllm-mtp'", "field 'decode.unreliable'", "starts with 'note:'"],
+    ),
     "measurement without the table it was read from": (
         "measurements.yml",
         "    source_table: gpustack.gpustack/qwen3-8b-h100-latency\n",
