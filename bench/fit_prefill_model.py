@@ -1,17 +1,21 @@
 """Fit the time-to-first-token constants of data/assumptions.yml on the first-token records of data/measurements.yml
 (``prefill``; never those of ``prefill_held_out``), and print them with the records each was fitted on.
 
-    .venv/bin/python bench/fit_prefill_model.py
+    .venv/bin/python bench/fit_prefill_model.py            # prints the fit
+    .venv/bin/python bench/fit_prefill_model.py --write    # also writes the values and each fitted_on
 
 Each engine's constants are fitted on its own records, by the smallest median |typical / measured - 1| over a grid:
 the server's compute fraction and cost per request on the server records (vLLM, SGLang, TensorRT-LLM, NIM,
 LMDeploy), llama.cpp's compute fraction and the bytes each attention score moves without flash attention on the
 llama.cpp records; then the "at most" factor, the smallest 0.05 step at or above which 90 % of the usable records
-fall. Prints the assumptions.yml figures to write, and the records held out with the fitted constants.
+fall. Prints the assumptions.yml figures, and the records held out with the fitted constants; ``--write`` writes
+the values into data/assumptions.yml and each constant's ``fitted_on`` (the records its value moves,
+``sizing.views.prefill_accuracy.prefill_fitted_on``), which a test holds the data to.
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import statistics
 import sys
@@ -20,10 +24,11 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sizing.catalog.loader import load_catalog
+from sizing.catalog.fitted_on import write_fitted_on, write_values
+from sizing.catalog.loader import DATA_DIR, load_catalog
 from sizing.catalog.schema import PrefillMeasurement
 from sizing.engine.prefill import PrefillConstants
-from sizing.views.prefill_accuracy import check_record, metrics, summary_lines
+from sizing.views.prefill_accuracy import PREFILL_CONSTANTS, check_record, metrics, prefill_fitted_on, summary_lines
 
 SERVER_FRACTIONS = [x / 100 for x in range(20, 91, 2)]
 SERVER_REQUEST_SECONDS = [x / 1000 for x in range(0, 61, 4)]
@@ -51,6 +56,9 @@ def ceiling_factor(catalog, records, constants: PrefillConstants) -> float:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="write the values and fitted_on into data/")
+    args = parser.parse_args()
     catalog = load_catalog()
     base = PrefillConstants.from_assumptions(catalog.assumptions)
     usable = [m for m in catalog.prefill_measurements if m.unreliable is None]
@@ -70,16 +78,13 @@ def main() -> int:
     )
     fitted = replace(fitted, ceiling_factor=ceiling_factor(catalog, usable, fitted))
     print("\nconstants (assumptions.yml):")
-    for name, value in (
-        ("prefill_compute_fraction", fitted.compute_fraction),
-        ("prefill_request_seconds_server", fitted.request_seconds_server),
-        ("prefill_compute_fraction_llama_cpp", fitted.compute_fraction_llama_cpp),
-        ("prefill_attention_score_bytes_llama_cpp", fitted.attention_score_bytes_llama_cpp),
-        ("ttft_ceiling_factor", fitted.ceiling_factor),
-    ):
+    values = {name: getattr(fitted, field) for field, name in PREFILL_CONSTANTS.items()}
+    for name, value in values.items():
         print(f"  {name}: {value:g}")
-    print("\nfitted_on, server constants:", ", ".join(m.id for m in server))
-    print("fitted_on, llama.cpp constants:", ", ".join(m.id for m in llama_cpp))
+    if args.write:
+        write_values(DATA_DIR / "assumptions.yml", values)
+        write_fitted_on(DATA_DIR / "assumptions.yml", prefill_fitted_on(load_catalog()))
+        print("written into data/assumptions.yml, with each constant's fitted_on")
     print("\nfitted records:", "; ".join(summary_lines(metrics(check_record(catalog, m, fitted) for m in usable))))
     held = [check_record(catalog, m, fitted) for m in catalog.held_out_prefill_measurements]
     print("held-out records:", "; ".join(summary_lines(metrics(held))))

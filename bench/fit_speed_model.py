@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/fit_speed_model.py              # fit from today's constants, print what would move
     .venv/bin/python bench/fit_speed_model.py --from-mid   # start every constant mid-range (a fresh fit)
-    .venv/bin/python bench/fit_speed_model.py --write      # also write the moved values into assumptions.yml
+    .venv/bin/python bench/fit_speed_model.py --write      # also write the moved values and fitted_on
+    .venv/bin/python bench/fit_speed_model.py --fitted-on  # only write what each constant is fitted on (no fit)
     .venv/bin/python bench/fit_speed_model.py --only llama_cpp   # refit llama.cpp's constants, hold the others
     .venv/bin/python bench/fit_speed_model.py --only host_crossing   # refit the cost of a pass between card and CPU
 
@@ -11,24 +12,25 @@ like three records 25 % off, not eight, so one odd publication cannot drag the p
 descent: one constant at a time over a grid inside its physical range, sweeping until none moves. The floor
 factor is then the largest 0.05 step at or below which 90 % of the records are, one step lower for margin.
 Held-out records (measurements.yml ``held_out``) are never fitted; the script prints how the fit does on them.
-``fitted_on`` in assumptions.yml is kept by hand: the records where a constant's term is a large share of the step.
+Each constant's ``fitted_on`` in assumptions.yml is written by the script, never by hand: the usable records whose
+estimate the constant moves (``sizing.views.accuracy.decode_fitted_on``); tests fail when the data differs from it.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from sizing.catalog.fitted_on import write_fitted_on, write_values
 from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
 from sizing.catalog.schema import DecodeMeasurement
 from sizing.engine.decode import DecodeConstants
-from sizing.views.accuracy import check_records, metrics, summary_lines
+from sizing.views.accuracy import DECODE_PREFIX, check_records, decode_fitted_on, metrics, summary_lines
 
 LOSS_SCALE = 0.25
 FLOOR_SHARE = 0.90
@@ -97,21 +99,7 @@ def grids_matching(only: str | None) -> dict[str, list[Any]]:
 
 
 def assumption_key(field: str) -> str:
-    return f"decode_{field}"
-
-
-def write_values(path: Path, constants: DecodeConstants, fields: list[str]) -> None:
-    """Replace the ``value:`` line of each moved constant in assumptions.yml, keeping every reason and source."""
-    text = path.read_text(encoding="utf-8")
-    for field in fields:
-        value = f"{getattr(constants, field):.6g}"
-        if "e" in value and "." not in value.split("e", maxsplit=1)[0]:
-            value = value.replace("e", ".0e")  # YAML 1.1 reads 4e-05 as a string
-        pattern = rf"(\n  {assumption_key(field)}:\n    value: )[^\n]+"
-        text, found = re.subn(pattern, rf"\g<1>{value}", text)
-        if found != 1:
-            raise SystemExit(f"{path}: no single '{assumption_key(field)}' with a value line on the next line")
-    path.write_text(text, encoding="utf-8")
+    return f"{DECODE_PREFIX}{field}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,9 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-mid", action="store_true", help="start every constant at the middle of its grid")
     parser.add_argument("--write", action="store_true", help="write the moved values into data/assumptions.yml")
     parser.add_argument("--only", help="fit only the constants whose name contains this (e.g. llama_cpp)")
+    parser.add_argument("--fitted-on", action="store_true", help="only write each constant's fitted_on, no fit")
     args = parser.parse_args(argv)
     grids = grids_matching(args.only)
     catalog = load_catalog()
+    if args.fitted_on:
+        return write_lists(catalog)
     usable = [m for m in catalog.measurements if m.unreliable is None]
     today = DecodeConstants.from_assumptions(catalog.assumptions)
     start = replace(today, **{n: g[len(g) // 2] for n, g in grids.items()}) if args.from_mid else today
@@ -137,10 +128,21 @@ def main(argv: list[str] | None = None) -> int:
         held_out = check_records(catalog, catalog.held_out_measurements, fitted)
         print("\nHeld-out records (never fitted):\n" + "\n".join(summary_lines(metrics(held_out))))
     if moved and args.write:
-        write_values(DATA_DIR / "assumptions.yml", fitted, moved)
-        print(f"\nwrote {len(moved)} values into data/assumptions.yml; check fitted_on and the reasons beside them")
+        write_values(DATA_DIR / "assumptions.yml", {assumption_key(f): getattr(fitted, f) for f in moved})
+        print(f"\nwrote {len(moved)} values into data/assumptions.yml; check the reasons beside them")
     elif not moved:
         print("\nassumptions.yml holds the fit: nothing moves")
+    return write_lists(catalog) if args.write else 0
+
+
+def write_lists(catalog: Catalog) -> int:
+    """Write each fitted constant's fitted_on (the records its fit reads) into assumptions.yml."""
+    lists = decode_fitted_on(catalog)
+    changed = [name for name, ids in lists.items() if getattr(catalog.assumptions, name).fitted_on != ids]
+    write_fitted_on(DATA_DIR / "assumptions.yml", lists)
+    for name in changed:
+        print(f"fitted_on of {name}: {len(getattr(catalog.assumptions, name).fitted_on)} -> {len(lists[name])} records")
+    print(f"wrote fitted_on of {len(lists)} constants into data/assumptions.yml ({len(changed)} changed)")
     return 0
 
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sizing.catalog.loader import load_catalog
 from sizing.engine.load import Arrival
 from sizing.engine.prefill import PrefillConstants
-from sizing.views.prefill_accuracy import TtftCheck, check_records, metrics, missed_target, summary_lines
+from sizing.views.prefill_accuracy import TtftCheck, check_records, metrics, missed_aim, missed_target, summary_lines
 
 
 def load_label(arrival: Arrival) -> str:
@@ -74,6 +74,8 @@ def main() -> int:
     print("\n".join(summary_lines(held)))
     missed = missed_target(held)
     print("target: " + ("held" if missed is None else "MISSED: " + missed))
+    short = missed_aim(held)
+    print("aim: " + ("held" if short is None else "short: " + short))
     if args.fit:
         print()
         fit_grid()

@@ -17,6 +17,7 @@ from macros.library import (  # noqa: F401 - importing a family registers its ma
     plan_tables,
     reference,
     speed_accuracy,
+    speed_records,
     translators,
     ttft_accuracy,
 )

@@ -4,7 +4,9 @@ build when the model misses its targets."""
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 
 from markupsafe import Markup
 
@@ -15,11 +17,15 @@ from macros.library.registry import macro
 from macros.output.html import block, code, id_code, table
 from macros.output.svg import LogScatterChart, draw
 from sizing.catalog.schema import DecodeMeasurement, FigureOrigin, LlamaCppEngine, MemoryMeasurement, ServerEngine
-from sizing.engine.reserve import version_key
+from sizing.catalog.units import GIB
+from sizing.engine.fit import visible_memory
+from sizing.engine.reserve import is_large_card, release_of, version_key
 from sizing.engine.scenarios import measured_setup
 from sizing.views.accuracy import (
+    FLOOR_STEP,
     MAX_MEDIAN_ABS_ERROR,
     MIN_FLOOR_AT_OR_BELOW_MEASURED,
+    OLDER_LLAMA_CPP_BUILD,
     AccuracyError,
     AccuracyMetrics,
     RecordCheck,
@@ -34,9 +40,11 @@ from sizing.views.memory_accuracy import (
     MAX_KV_CACHE_ERROR,
     MemoryCheck,
     MemoryMetrics,
-    check_memory_records,
+    check_memory_record,
+    device_name,
     memory_metrics,
 )
+from sizing.views.memory_fit import FIGURES
 
 COLOURS = {"used": "#3949ab", "left_out": "#9e9e9e"}
 
@@ -76,7 +84,7 @@ def _shown_name(ref: object) -> str:
     return _named(ref).upper().replace("-", " ")
 
 
-def _engine(ctx: MacroContext, engine: str) -> str:
+def engine_note(ctx: MacroContext, engine: str) -> str:
     """The engine a run used, as the page's language writes it. The records note it in English, with remarks in
     brackets ("SGLang (version not stated)"): a translation shows the engine's name and version, and says when
     the source does not state them; the English page shows the whole note."""
@@ -118,7 +126,7 @@ def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
         model=model,
         precision=precision_name,
         streams=ctx.f.number(record.concurrency),
-        engine=_engine(ctx, record.engine),
+        engine=engine_note(ctx, record.engine),
     )
     resolved = measured_setup(ctx.catalog, record)
     in_host = resolved.host_layers
@@ -279,9 +287,16 @@ def speed_targets(ctx: MacroContext) -> str:
 # --- how the floor was chosen and what falls below it --------------------------------------------------------
 @macro
 def speed_floor_largest_step(ctx: MacroContext) -> str:
-    """The largest 5-point step that, as the floor factor, keeps the floor at or below 90 % of the fitted runs
-    (the floor factor is one step below it)."""
-    return _percent(ctx, largest_floor_step(check for _, check in _checks(ctx)))
+    """The largest 5-point step that, as the floor factor, keeps the floor at or below 90 % of the fitted runs;
+    fails the build unless the floor factor is one step below it, as the page says."""
+    largest = largest_floor_step(check for _, check in _checks(ctx))
+    factor = ctx.catalog.assumptions.decode_floor_factor.value
+    if not math.isclose(largest - FLOOR_STEP, factor):
+        raise MacroError(
+            f"the page says the floor factor sits one step below {largest:.2f}, the largest share that keeps the floor "
+            f"under 90 % of the fitted runs; it is {factor}: refit it (bench/fit_speed_model.py) or fix the sentence"
+        )
+    return _percent(ctx, largest)
 
 
 @macro
@@ -316,50 +331,54 @@ LLAMA_CPP_CONSTANTS = (
     "decode_step_host_seconds_llama_cpp",
     "decode_sublayer_seconds_llama_cpp",
 )
-OLDER_LLAMA_CPP_BUILD = "scope: a llama.cpp build of"
-LLAMA_CPP_RUN_SETS = ("fitted", "older")
+BUILD_NOT_STATED = "build not stated"  # an engine note whose source does not date its build says so
+LLAMA_CPP_RUN_SETS = ("fitted", "undated", "older")
 YEAR = re.compile(r"(?<![#\w])(20[12]\d)(?!\w)")  # 2010-2029, not "PR #2015" nor a hash
 
 
 def _llama_cpp_runs(ctx: MacroContext, runs: str) -> list[DecodeMeasurement]:
-    """``fitted``: the llama.cpp runs its constants were fitted on (their ``fitted_on``); ``older``: the llama.cpp
-    runs of both sets left out as older builds."""
+    """``fitted``: the llama.cpp runs its constants are fitted on (their ``fitted_on``); ``undated``: those of them
+    whose source does not date the build; ``older``: the llama.cpp runs of both sets left out as older builds."""
     if runs not in LLAMA_CPP_RUN_SETS:
         raise MacroError(f"unknown set of llama.cpp runs '{runs}'; one of {', '.join(LLAMA_CPP_RUN_SETS)}")
     every = (*ctx.catalog.measurements, *ctx.catalog.held_out_measurements)
     llama_cpp = [m for m in every if m.engine_class == "llama.cpp"]
-    if runs == "fitted":
-        a = ctx.catalog.assumptions
-        named = {r for name in LLAMA_CPP_CONSTANTS for r in getattr(a, name).fitted_on or ()}
-        return [m for m in llama_cpp if m.id in named]
-    return [m for m in llama_cpp if (m.unreliable or "").startswith(OLDER_LLAMA_CPP_BUILD)]
+    if runs == "older":
+        return [m for m in llama_cpp if (m.unreliable or "").startswith(OLDER_LLAMA_CPP_BUILD)]
+    a = ctx.catalog.assumptions
+    named = {r for name in LLAMA_CPP_CONSTANTS for r in getattr(a, name).fitted_on}
+    fitted = [m for m in llama_cpp if m.id in named]
+    return fitted if runs == "fitted" else [m for m in fitted if build_year(m) is None]
 
 
-def build_year(record: DecodeMeasurement) -> int:
-    """The year of a run's build, as its engine note gives it ("llama.cpp (Aug 2025, ...)")."""
+def build_year(record: DecodeMeasurement) -> int | None:
+    """The year of a run's build, as its engine note gives it ("llama.cpp (Aug 2025, ...)"); None where the note
+    says the source does not state the build."""
     found = YEAR.search(record.engine)
-    if found is None:
-        raise MacroError(
-            f"measurement '{record.id}': its engine note '{record.engine}' names no year; the speed page says "
-            "which llama.cpp builds the constants describe: add the build's year, e.g. 'llama.cpp (2025, b6000)'"
-        )
-    return int(found.group(1))
+    if found is not None:
+        return int(found.group(1))
+    if BUILD_NOT_STATED in record.engine:
+        return None
+    raise MacroError(
+        f"measurement '{record.id}': its engine note '{record.engine}' names no year; the speed page says "
+        "which llama.cpp builds the constants describe: add the build's year, e.g. 'llama.cpp (2025, b6000)', or "
+        f"'{BUILD_NOT_STATED}' where the source does not give it"
+    )
 
 
 @macro
 def llama_cpp_run_count(ctx: MacroContext, runs: str = "fitted") -> str:
-    """How many llama.cpp runs its constants were fitted on (``fitted``), or were left out as older builds
-    (``older``)."""
+    """How many llama.cpp runs its constants are fitted on (``fitted``), how many of those do not date their build
+    (``undated``), or how many were left out as older builds (``older``)."""
     return ctx.f.number(len(_llama_cpp_runs(ctx, runs)))
 
 
 @macro
 def llama_cpp_build_years(ctx: MacroContext, runs: str = "fitted") -> str:
-    """The years of the llama.cpp builds of those runs, first to last: "2025–2026"."""
-    chosen = _llama_cpp_runs(ctx, runs)
-    if not chosen:
-        raise MacroError(f"no llama.cpp run in the set '{runs}': fix the sentence that names their builds")
-    years = sorted({build_year(m) for m in chosen})
+    """The years of the llama.cpp builds of those runs that date them, first to last: "2025–2026"."""
+    years = sorted({y for m in _llama_cpp_runs(ctx, runs) if (y := build_year(m)) is not None})
+    if not years:
+        raise MacroError(f"no dated llama.cpp run in the set '{runs}': fix the sentence that names their builds")
     return str(years[0]) if years[0] == years[-1] else f"{years[0]}–{years[-1]}"
 
 
@@ -397,22 +416,80 @@ def link_figures_table(ctx: MacroContext) -> str:
 
 
 # --- memory: what the rules predict against what engines reported at start-up --------------------------------
+MEMORY_SETS = ("fitted", "held_out", "current_fit", "earlier_releases")
+MEMORY_ENGINES = {"vllm": "vLLM", "sglang": "SGLang", "llama.cpp": "llama.cpp"}
+
+
 def _memory_records(ctx: MacroContext, records: str) -> tuple[MemoryMeasurement, ...]:
-    """``fitted``: the start-ups the reserve's figures were fitted on; ``held_out``: those kept out of the fit."""
-    if records not in RECORD_SETS:
-        raise MacroError(f"unknown set of records '{records}'; one of {', '.join(RECORD_SETS)}")
+    """``fitted``: the start-ups the reserve's figures come from; ``held_out``: those kept out of the fit;
+    ``current_fit``: the fitted start-ups the current release's figures are fitted on (their ``fitted_on``);
+    ``earlier_releases``: the fitted start-ups of earlier releases, judged by those releases' own figures."""
+    if records not in MEMORY_SETS:
+        raise MacroError(f"unknown set of start-ups '{records}'; one of {', '.join(MEMORY_SETS)}")
     c = ctx.catalog
-    return c.memory_measurements if records == "fitted" else c.held_out_memory_measurements
+    if records == "held_out":
+        return c.held_out_memory_measurements
+    if records == "current_fit":
+        fitted_on = {rid for name in FIGURES for rid in getattr(c.server_engine, name).fitted_on}
+        return tuple(m for m in c.memory_measurements if m.id in fitted_on)
+    if records == "earlier_releases":
+        return tuple(
+            m for m in c.memory_measurements if m.engine_kind == "vllm" and release_of(c.server_engine, m.engine)
+        )
+    return c.memory_measurements
 
 
 def _memory_checks(ctx: MacroContext, records: str) -> list[MemoryCheck]:
-    held_out = records == "held_out"
-    _memory_records(ctx, records)
-    return ctx.data.remembered(("memory checks", records), lambda: check_memory_records(ctx.catalog, held_out))
+    chosen = _memory_records(ctx, records)
+    return ctx.data.remembered(
+        ("memory checks", records), lambda: [check_memory_record(ctx.catalog, r) for r in chosen]
+    )
 
 
 def _memory_metrics(ctx: MacroContext, records: str) -> MemoryMetrics:
     return ctx.data.remembered(("memory metrics", records), lambda: memory_metrics(_memory_checks(ctx, records)))
+
+
+def _memory_counted(ctx: MacroContext, records: str) -> list[MemoryMeasurement]:
+    """The start-ups of a set ``memory_record_count`` counts: not left out, a KV cache reported."""
+    return [m for m in _memory_records(ctx, records) if m.unreliable is None and (m.kv_cache_gib or 0) > 0]
+
+
+@macro
+def memory_source_count(ctx: MacroContext, records: str = "fitted") -> str:
+    """How many sources (tables of a repository or site, ``source_table``) the counted start-ups of a set (those
+    ``memory_record_count`` counts) come from."""
+    return ctx.f.number(len({m.source_table for m in _memory_counted(ctx, records)}))
+
+
+@macro
+def memory_engines(ctx: MacroContext, records: str = "held_out") -> str:
+    """The engines the counted start-ups of a set ran, with how many each, most first: "vLLM (16), SGLang (8) and
+    llama.cpp (1)"."""
+    counts = Counter(m.engine_kind for m in _memory_counted(ctx, records))
+    engines = [
+        ctx.text("speed_memory", "engine_count", engine=MEMORY_ENGINES[kind], n=ctx.f.number(counts[kind]))
+        for kind in sorted(counts, key=lambda k: (-counts[k], k))
+    ]
+    return ctx.f.join(engines)
+
+
+@macro
+def claim_no_start_up_charges_cuda_graphs(ctx: MacroContext) -> str:
+    """Fails the build when a counted start-up charged its CUDA graphs inside the budget (the page says none tests
+    that figure). Prints nothing."""
+    c = ctx.catalog
+    charged = [
+        m.id
+        for m in (*c.memory_measurements, *c.held_out_memory_measurements)
+        if m.unreliable is None and m.cuda_graphs_in_budget and not m.enforce_eager
+    ]
+    if charged:
+        raise MacroError(
+            f"the page says no start-up charged its CUDA graphs inside the budget; {', '.join(charged)} did: fix the "
+            "sentence"
+        )
+    return ""
 
 
 @macro
@@ -496,6 +573,8 @@ def _memory_setup(ctx: MacroContext, record: MemoryMeasurement) -> str:
 def memory_accuracy_table(ctx: MacroContext, records: str = "fitted") -> str:
     """Every start-up record of a set: its setup, the KV-cache memory the engine reported and the one the rules
     give, the gap, the weights reported and predicted, what the start did, and whether it is counted."""
+    if records not in RECORD_SETS:
+        raise MacroError(f"unknown table of start-ups '{records}'; one of {', '.join(RECORD_SETS)}")
     chosen = {r.id: r for r in _memory_records(ctx, records)}
     rows = []
     for check in _memory_checks(ctx, records):
@@ -570,9 +649,27 @@ def _engine_figures(ctx: MacroContext) -> dict[str, str]:
         "llama_cpp_cuda_context_gib": _gib(ctx, llama_cpp.cuda_context_gib.value),
         "llama_cpp_parallel_slots": n(llama_cpp.parallel_slots.value),
         "nvswitch_buffers_gib": _gib(ctx, server.nvswitch_buffers_gib.value),
+        "excluded_large_cards": _excluded_large_cards(ctx, server),
         "sglang_mamba_ratio": n(server.sglang_mamba_full_memory_ratio.value, 1),
         **_earlier_release_figures(ctx, server),
     }
+
+
+def _excluded_large_cards(ctx: MacroContext, server: ServerEngine) -> str:
+    """The catalog's cards with the memory of the larger batch that vLLM gives the smaller one by their name: "A100
+    80GB PCIe and A100 80GB SXM4"."""
+    rule = server.batch_budget
+    big_enough = [
+        g for g in ctx.catalog.gpus.values() if visible_memory(ctx.catalog, g) >= rule.large_card_min_gib * GIB
+    ]
+    excluded = [
+        g.short_name
+        for g in big_enough
+        if not is_large_card(visible_memory(ctx.catalog, g), device_name(g), 0, rule.large_card_excluded_names)
+    ]
+    if not excluded:
+        raise MacroError("no card of the catalog is excluded from vLLM's larger batch by its name: fix the sentence")
+    return ctx.f.join(excluded)
 
 
 def _earlier_release_figures(ctx: MacroContext, server: ServerEngine) -> dict[str, str]:

@@ -210,7 +210,7 @@ def ttft_tail_share(ctx: MacroContext) -> str:
 
 @macro
 def ttft_within_2x_target(ctx: MacroContext) -> str:
-    """The share of the runs kept out of the fit the build holds within a factor of two."""
+    """The share of the runs kept out of the fit we aim to hold within a factor of two."""
     return _percent(ctx, MIN_WITHIN_2X_HELD_OUT)
 
 

@@ -25,6 +25,7 @@ from sizing.catalog.schema import (
     DiffusionModel,
     EnginesFile,
     FittedAssumption,
+    FittedFigure,
     Gpu,
     GpusFile,
     Interconnect,
@@ -40,6 +41,7 @@ from sizing.catalog.schema import (
     PrecisionsFile,
     PrefillMeasurement,
     ServerEngine,
+    SwitchBuffers,
 )
 from sizing.catalog.yaml_lines import DataFileError, line_of, load_yaml
 from sizing.catalog.yaml_traps import field_names_at, trap_hint
@@ -451,26 +453,28 @@ def _check_measurements(
             )
 
 
+FittedList = tuple[str, list[str], int | None]  # a fitted figure's name, its fitted_on, the line of that list
+
+
 def _check_fitted_on(
-    assumptions: Assumptions,
-    raw: Any,
-    measurements: Iterable[DecodeMeasurement | PrefillMeasurement],
-    held_out: Iterable[DecodeMeasurement | PrefillMeasurement],
+    fitted: Iterable[FittedList],
+    measurements: Iterable[DecodeMeasurement | PrefillMeasurement | MemoryMeasurement],
+    held_out: Iterable[DecodeMeasurement | PrefillMeasurement | MemoryMeasurement],
+    sets: tuple[str, str],
     path: Path,
     problems: list[Problem],
 ) -> None:
-    """A fitted constant names usable records of measurements.yml (decode or prefill), never a held-out one."""
+    """A fitted figure names usable records of measurements.yml (``sets``: the lists it may name, the held-out lists
+    it may not), never a held-out one."""
     usable = {m.id: m.unreliable for m in measurements}
     kept_apart = {m.id for m in held_out}
-    for name, assumption in assumptions:
-        if not isinstance(assumption, FittedAssumption):
-            continue
-        for rid in assumption.fitted_on:
+    fitted_sets, held_out_sets = sets
+    for name, ids, line in fitted:
+        for rid in ids:
             if rid in kept_apart:
                 message = (
-                    f"measurement '{rid}' is held out (measurements.yml held_out or prefill_held_out) to judge the "
-                    "model on figures it was not fitted on; remove it from fitted_on or move it to decode (prefill "
-                    "for a time to first token)"
+                    f"measurement '{rid}' is held out (measurements.yml {held_out_sets}) to judge the model on figures "
+                    f"it was not fitted on; remove it from fitted_on or move it to {fitted_sets}"
                 )
             elif rid not in usable:
                 message = f"unknown measurement '{rid}' (not in measurements.yml); {did_you_mean(rid, usable)}"
@@ -478,7 +482,42 @@ def _check_fitted_on(
                 message = f"measurement '{rid}' is flagged unreliable in measurements.yml; a fit leaves it out"
             else:
                 continue
-            problems.append(Problem(path, line_of(raw.get(name), "fitted_on"), name, "fitted_on", message))
+            problems.append(Problem(path, line, name, "fitted_on", message))
+
+
+def _engine_fitted_lists(engines: Iterable[ServerEngine | LlamaCppEngine], raw_list: list[Any]) -> list[FittedList]:
+    """Every engine figure fitted on start-ups, with its fitted_on and the line of that list."""
+    found = []
+    for engine, raw in zip(engines, raw_list, strict=True):
+        for name, figure in engine:
+            if isinstance(figure, FittedFigure | SwitchBuffers):
+                found.append((name, figure.fitted_on, line_of(raw.get(name), "fitted_on")))
+    return found
+
+
+def _check_held_out_apart(
+    fitted: Iterable[DecodeMeasurement | MemoryMeasurement | PrefillMeasurement],
+    held_out: Iterable[DecodeMeasurement | MemoryMeasurement | PrefillMeasurement],
+    raw_held_out: list[Any],
+    sets: tuple[str, str],
+    path: Path,
+    problems: list[Problem],
+) -> None:
+    """A held-out record comes from a table that gives no fitted (usable) record: runs measured together, in one
+    table with one harness and build, are no test of a fit made on one of them."""
+    fitted_in: dict[str, list[str]] = {}
+    for m in fitted:
+        if m.unreliable is None:
+            fitted_in.setdefault(m.source_table, []).append(m.id)
+    fitted_set, held_out_set = sets
+    for m, raw in zip(held_out, raw_held_out, strict=True):
+        if m.source_table in fitted_in:
+            message = (
+                f"held out, but its table '{m.source_table}' also gives fitted records "
+                f"({', '.join(fitted_in[m.source_table])}): a run measured with them is no test of the fit; move it "
+                f"to {fitted_set}, or them to {held_out_set}"
+            )
+            problems.append(Problem(path, line_of(raw, "source_table"), m.id, "source_table", message))
 
 
 def _check_engines(
@@ -664,12 +703,32 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
         path("measurements"),
         problems,
     )
+    for fitted, held_out, sets in (
+        (measured.decode, measured.held_out, ("decode", "held_out")),
+        (measured.memory, measured.memory_held_out, ("memory", "memory_held_out")),
+        (measured.prefill, measured.prefill_held_out, ("prefill", "prefill_held_out")),
+    ):
+        raw_held_out = raws["measurements"].get(sets[1], [])
+        _check_held_out_apart(fitted, held_out, raw_held_out, sets, path("measurements"), problems)
+    raw_assumptions = raws["assumptions"]["assumptions"]
     _check_fitted_on(
-        parsed["assumptions"].assumptions,
-        raws["assumptions"]["assumptions"],
+        [
+            (name, a.fitted_on, line_of(raw_assumptions.get(name), "fitted_on"))
+            for name, a in assumptions
+            if isinstance(a, FittedAssumption)
+        ],
         [*measured.decode, *measured.prefill],
         [*measured.held_out, *measured.prefill_held_out],
+        ("decode (prefill for a time to first token)", "held_out or prefill_held_out"),
         path("assumptions"),
+        problems,
+    )
+    _check_fitted_on(
+        _engine_fitted_lists(parsed["engines"].engines, raws["engines"]["engines"]),
+        measured.memory,
+        measured.memory_held_out,
+        ("memory", "memory_held_out"),
+        path("engines"),
         problems,
     )
     if problems:

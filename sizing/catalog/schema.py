@@ -576,6 +576,13 @@ class Figure(Record, Generic[T]):
     source: Text
 
 
+class FittedFigure(Figure[T], Generic[T]):
+    """A figure fitted on start-ups: ``fitted_on`` lists the ids of measurements.yml ``memory`` records its fit reads
+    (written by bench/fit_memory_model.py)."""
+
+    fitted_on: Annotated[list[Id], Field(min_length=1)]
+
+
 class BatchDefaults(Record):
     tokens: Annotated[PositiveInt, within(1, 1_000_000, "tokens")]
     sequences: Annotated[PositiveInt, within(1, 65_536, "sequences")]
@@ -609,6 +616,7 @@ class SwitchBuffers(Record):
     value: Gib
     architectures: Annotated[list[Architecture], Field(min_length=1)]
     source: Text
+    fitted_on: Annotated[list[Id], Field(min_length=1)]
 
 
 class EarlierRelease(Record):
@@ -656,9 +664,9 @@ class ServerEngine(Record):
     tight_max_num_seqs: Figure[Annotated[PositiveInt, within(1, 256, "sequences")]]
     tight_without_cuda_graphs: SourcedFlag
     batch_budget: BatchBudgetRule
-    sampler_bytes_per_vocab_entry: Figure[Annotated[Positive, within(1, 256, "bytes")]]
-    activation_base_gib: Figure[Gib]
-    activation_moe_extra_gib: Figure[Gib]
+    sampler_bytes_per_vocab_entry: FittedFigure[Annotated[Positive, within(1, 256, "bytes")]]
+    activation_base_gib: FittedFigure[Gib]
+    activation_moe_extra_gib: FittedFigure[Gib]
     cuda_context_gib: Figure[Gib]
     nccl_buffers_gib: Figure[Gib]
     nvswitch_buffers_gib: SwitchBuffers
@@ -910,6 +918,30 @@ class PlanRequirement(Record):
         return self
 
 
+# The engine a published decode run names first in its note ("vLLM 0.6.3 (TP2, 'Setting 2')"), or that its source does
+# not state it; and the kind of reason a record is left out of the fit and the statistics.
+ENGINE_NAMES = (
+    "vLLM",
+    "SGLang",
+    "NVIDIA NIM",
+    "TensorRT-LLM",
+    "gpt-fast",
+    "LMDeploy",
+    "MLC LLM",
+    "FasterTransformer",
+    "ik_llama.cpp",
+    "llama.cpp",
+    "meta-llama/llama reference code",
+)
+ENGINE_NOT_STATED = "not stated"
+LEFT_OUT_KINDS = {"note:": "flagged by its source or by us", "scope:": "a setup the model does not describe"}
+DUPLICATE = "duplicate of "
+
+# Where a measurement was read: "<repository or site>/<table, post or log in it>". Records measured together (one table,
+# one harness and build) share it; a held-out record's table gives no fitted record (loader).
+SourceTable = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$", max_length=120)]
+
+
 class DecodeMeasurement(DecodeScenario):
     """A published decode speed, with the scenario it was measured in. ``unreliable`` (the reason) keeps a
     record out of the accuracy statistics and the fit."""
@@ -926,6 +958,7 @@ class DecodeMeasurement(DecodeScenario):
     tokens_per_s_per_stream: Annotated[Positive, within(0.01, 100_000, "tokens per second")]
     tokens_per_s_total: Annotated[Positive, within(0.01, 1_000_000, "tokens per second")] | None = None
     derived: Text
+    source_table: SourceTable
     source: Text
     quote: Text
     source_file: Text | None = None
@@ -934,6 +967,29 @@ class DecodeMeasurement(DecodeScenario):
     # false for llama-bench's prompt test at microbatch 1: one token per step, logits for the last one only, so
     # the steps measured skip the output head
     logits_every_step: bool = True
+
+    @field_validator("engine")
+    @classmethod
+    def _names_its_engine(cls, engine: str) -> str:
+        if not engine.startswith((*ENGINE_NAMES, ENGINE_NOT_STATED)):
+            raise ValueError(
+                f"the note starts with the engine's name, one of {', '.join(ENGINE_NAMES)}, or with "
+                f"'{ENGINE_NOT_STATED}' (e.g. 'vLLM 0.6.3 (TP2)'); a new engine goes into schema.py ENGINE_NAMES"
+            )
+        return engine
+
+    @field_validator("unreliable")
+    @classmethod
+    def _says_what_kind_of_reason(cls, reason: str | None) -> str | None:
+        if reason is not None and not reason.startswith((*LEFT_OUT_KINDS, DUPLICATE)):
+            kinds = ", ".join(f"'{k}' ({what})" for k, what in LEFT_OUT_KINDS.items())
+            raise ValueError(f"the reason starts with {kinds} or '{DUPLICATE}<id>'")
+        return reason
+
+    @property
+    def engine_name(self) -> str | None:
+        """The engine its note names first (``ENGINE_NAMES``), None where the source does not state it."""
+        return next((name for name in ENGINE_NAMES if self.engine.startswith(name)), None)
 
     @model_validator(mode="after")
     def _inline_figures_have_a_source(self) -> DecodeMeasurement:
@@ -972,7 +1028,7 @@ class PrefillMeasurement(DecodeScenario):
     measured_at: MeasuredAt = "server"
     batch_tokens: Annotated[int, Field(gt=0, le=1_048_576)] | None = None
     flash_attention: bool | None = None
-    source_table: Id | None = None
+    source_table: SourceTable
     engine: Text
     metric: Text
     value: Positive
@@ -1034,6 +1090,7 @@ class MemoryMeasurement(Record):
     compute_buffer_mib: Positive | None = None  # llama.cpp, the busiest card
     flash_attention: bool | None = None  # llama.cpp
     parallel_slots: PositiveInt | None = None  # llama.cpp's --parallel
+    source_table: SourceTable
     source: Text
     quote: Text
     assumed: Text | None = None
@@ -1056,8 +1113,9 @@ class MemoryMeasurement(Record):
 
 class MeasurementsFile(Record):
     """``decode``: the records the constants are fitted on and the build checks; ``held_out``: records never
-    fitted, to judge the model on figures it has not seen; ``prefill`` and ``prefill_held_out``: the same for the
-    time to first token; ``memory`` and ``memory_held_out``: what engines reported of their memory at start-up, the
+    fitted, to judge the model on figures it has not seen, each from a ``source_table`` that gives no fitted record
+    (decode and memory records; the loader checks it); ``prefill`` and ``prefill_held_out``: the same for the time
+    to first token; ``memory`` and ``memory_held_out``: what engines reported of their memory at start-up, the
     reserve's figures fitted on the first, judged on the second."""
 
     decode: Annotated[list[DecodeMeasurement], Field(min_length=1)]

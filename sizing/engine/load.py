@@ -251,9 +251,22 @@ def benchmark_run(times: CopyTimes, users: int, requests: int, output_tokens: in
     )
 
 
+def queued_beyond(times: CopyTimes, users: int, output_tokens: int, most_streams: int) -> Load:
+    """``users`` in a closed loop on a copy that runs at most ``most_streams`` of them at once (the engine's cap,
+    or the KV cache it has room for): the others wait in the engine's queue for a running one to end. By Little's
+    law, each waits ``(users − most) / most`` of a running user's whole request before its own starts."""
+    running = closed_loop(times, most_streams, output_tokens)
+    wait = (users - most_streams) / most_streams * cycle_seconds(running, output_tokens)
+    return replace(
+        running, ttft_seconds=running.ttft_seconds + wait, ttft_at_most_seconds=running.ttft_at_most_seconds + wait
+    )
+
+
 def load_of(times: CopyTimes, arrival: Arrival, output_tokens: int, most_streams: int) -> Load:
-    """The copy's load for an arrival (see the module)."""
+    """The copy's load for an arrival (see the module); users beyond the streams it runs wait in its queue."""
     if arrival.kind == "closed":
+        if 0 < most_streams < arrival.users:
+            return queued_beyond(times, arrival.users, output_tokens, most_streams)
         return closed_loop(times, arrival.users, output_tokens)
     if arrival.kind == "poisson":
         return steady_rate(times, arrival.requests_per_s, output_tokens, most_streams)

@@ -9,12 +9,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from sizing.catalog.errors import SizingError
+from sizing.catalog.fitted_on import records_moved_by
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import DecodeMeasurement
+from sizing.catalog.schema import DecodeMeasurement, FittedAssumption
 from sizing.engine.decode import DecodeConstants, StepSeconds, step_seconds
-from sizing.engine.scenarios import (
-    measured_setup,
-)
+from sizing.engine.scenarios import measured_setup
 
 MIN_FLOOR_AT_OR_BELOW_MEASURED = 0.90
 MAX_MEDIAN_ABS_ERROR = 0.25
@@ -119,6 +118,63 @@ def held_out_sharing_a_setup(catalog: Catalog) -> list[str]:
     """Held-out records whose GPU, cards, model and format are those of a fitted record."""
     fitted = {setup_of(m) for m in catalog.measurements}
     return [m.id for m in catalog.held_out_measurements if setup_of(m) in fitted]
+
+
+def repository(record: DecodeMeasurement) -> str:
+    """The repository or site a record was read from: the first part of its ``source_table``."""
+    return record.source_table.split("/", 1)[0]
+
+
+KIN = ("repository", "model")
+
+
+def held_out_kin(catalog: Catalog, kind: str) -> list[str]:
+    """Usable held-out records read from a repository or site (``repository``) that gave a fitted record, or running
+    a model (``model``) that a fitted record runs: apart from the fit by their table, not strangers to it."""
+    fitted = [m for m in catalog.measurements if m.unreliable is None]
+    of = repository if kind == "repository" else (lambda m: setup_of(m)[2])
+    shared = {of(m) for m in fitted}
+    return [m.id for m in catalog.held_out_measurements if m.unreliable is None and of(m) in shared]
+
+
+OLDER_LLAMA_CPP_BUILD = "scope: a llama.cpp build of"  # how a run of a 2023-24 llama.cpp build is left out
+LEFT_OUT_KINDS = ("flagged", "older_llama_cpp", "scope", "duplicate")
+
+
+def left_out_kind(record: DecodeMeasurement) -> str | None:
+    """Why a record is left out, by kind (``LEFT_OUT_KINDS``): its figure flagged by its source or by us ("note:"),
+    a llama.cpp build of 2023-24, another setup the model does not describe ("scope:"), a duplicate; None when it
+    counts."""
+    reason = record.unreliable
+    if reason is None:
+        return None
+    if reason.startswith(OLDER_LLAMA_CPP_BUILD):
+        return "older_llama_cpp"
+    if reason.startswith("scope:"):
+        return "scope"
+    return "flagged" if reason.startswith("note:") else "duplicate"
+
+
+DECODE_PREFIX = "decode_"  # a decode constant of assumptions.yml is its DecodeConstants field with this prefix
+
+
+def decode_fitted_on(catalog: Catalog) -> dict[str, list[str]]:
+    """What each fitted decode constant of assumptions.yml is fitted on: the usable ``decode`` records whose typical
+    speed or floor moves with it (``bench/fit_speed_model.py`` fits every constant on every usable record; the
+    others do not weigh on its value)."""
+    usable = [m for m in catalog.measurements if m.unreliable is None]
+    names = [
+        name
+        for name, assumption in catalog.assumptions
+        if name.startswith(DECODE_PREFIX) and isinstance(assumption, FittedAssumption)
+    ]
+    moved = records_moved_by(
+        usable,
+        lambda constants: [(c.typical, c.floor) for c in check_records(catalog, usable, constants)],
+        DecodeConstants.from_assumptions(catalog.assumptions),
+        [name.removeprefix(DECODE_PREFIX) for name in names],
+    )
+    return {name: moved[name.removeprefix(DECODE_PREFIX)] for name in names}
 
 
 def missed_targets(m: AccuracyMetrics) -> list[str]:

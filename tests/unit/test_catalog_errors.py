@@ -207,6 +207,62 @@ CASES = {
             "remove it from fitted_on or move it to decode",
         ],
     ),
+    "held-out run from the table of fitted runs": (
+        "measurements.yml",
+        "  source_table: cambriantech.continuum/pr-1627\n",
+        "  source_table: pavlokhmel.com/llm-throughput-13-gpus\n",
+        [
+            "measurements.yml:",
+            "record 'lcpp26-qwen3-8b-q4km-5090-continuum'",
+            "field 'source_table'",
+            "its table 'pavlokhmel.com/llm-throughput-13-gpus' also gives fitted records (lcpp26-gpt-oss-20b-a100sxm-khmel,",
+            "move it to decode, or them to held_out",
+        ],
+    ),
+    "held-out start-up from the table of fitted start-ups": (
+        "measurements.yml",
+        "    source_table: yuy4o.llm/inference-logs\n",
+        "    source_table: llm-d-incubation.llm-d-planner/accuracy-v0.19.0\n",
+        [
+            "record 'yuy4o-qwen3-14b-a100-40gb-1x'",
+            "field 'source_table'",
+            "move it to memory, or them to memory_held_out",
+        ],
+    ),
+    "reserve figure fitted on a held-out start-up": (
+        "engines.yml",
+        "        - myoceane-gpt-oss-20b-a100-1x\n",
+        "        - yuy4o-qwen3-14b-a100-40gb-1x\n",
+        [
+            "engines.yml:",
+            "record 'sampler_bytes_per_vocab_entry'",
+            "field 'fitted_on'",
+            "'yuy4o-qwen3-14b-a100-40gb-1x' is held out (measurements.yml memory_held_out)",
+            "move it to memory",
+        ],
+    ),
+    "run whose note names no engine": (
+        "measurements.yml",
+        "    engine: vLLM v0.11.0\n",
+        "    engine: v0.11.0 of vLLM\n",
+        [
+            "record 'qwen3-8b-h100sxm-1x-vllm-c1'",
+            "field 'decode.engine'",
+            "starts with the engine's name, one of vLLM,",
+        ],
+    ),
+    "run left out without the kind of its reason": (
+        "measurements.yml",
+        "    unreliable: 'note: speculative decoding (MTP, 3 draft layers) inflates tokens per step'\n",
+        "    unreliable: 'speculative decoding (MTP, 3 draft layers) inflates tokens per step'\n",
+        ["record 'dsr1-fp8-h200-8x-trtllm-mtp'", "field 'decode.unreliable'", "starts with 'note:'"],
+    ),
+    "measurement without the table it was read from": (
+        "measurements.yml",
+        "    source_table: gpustack.gpustack/qwen3-8b-h100-latency\n",
+        "    source_table: gpustack qwen3-8b\n",
+        ["record 'qwen3-8b-h100sxm-1x-vllm-c1'", "field 'decode.source_table'", "should match pattern"],
+    ),
     "held-out record naming an unknown gpu": (
         "measurements.yml",
         "- id: llama7b-f16-4090-llamacpp-jan24\n  gpu: rtx-4090\n",
@@ -221,19 +277,19 @@ CASES = {
     "constant fitted on a held-out prefill record": (
         "assumptions.yml",
         "      - ttft-llama33-70b-fp8-h100-2x-nim-500in-c1\n",
-        "      - ttft-qwen3-8b-h100sxm-1x-sglang-c4\n",
+        "      - ttft-llama33-70b-fp8-h100-2x-nim150-5000in-c1\n",
         [
             "assumptions.yml:",
             "record 'prefill_compute_fraction'",
-            "'ttft-qwen3-8b-h100sxm-1x-sglang-c4' is held out",
+            "'ttft-llama33-70b-fp8-h100-2x-nim150-5000in-c1' is held out",
         ],
     ),
     "prefill record naming an unknown model": (
         "measurements.yml",
-        "  - id: ttft-llama33-70b-fp8-h100-2x-nim-5000in-c5\n    gpu: h100-sxm5-80gb\n    cards: 2\n    link: nvlink\n"
-        "    model: llama-3.3-70b\n",
-        "  - id: ttft-llama33-70b-fp8-h100-2x-nim-5000in-c5\n    gpu: h100-sxm5-80gb\n    cards: 2\n    link: nvlink\n"
-        "    model: llama-3.3-07b\n",
+        "  - id: ttft-llama33-70b-fp8-h100-2x-nim-5000in-c5\n    source_table: nvidia.nim-benchmarking/llama-3.3-70b-v1.8.0\n"
+        "    gpu: h100-sxm5-80gb\n    cards: 2\n    link: nvlink\n    model: llama-3.3-70b\n",
+        "  - id: ttft-llama33-70b-fp8-h100-2x-nim-5000in-c5\n    source_table: nvidia.nim-benchmarking/llama-3.3-70b-v1.8.0\n"
+        "    gpu: h100-sxm5-80gb\n    cards: 2\n    link: nvlink\n    model: llama-3.3-07b\n",
         [
             "measurements.yml:",
             "record 'ttft-llama33-70b-fp8-h100-2x-nim-5000in-c5'",

@@ -2,7 +2,14 @@
 
 import pytest
 
-from sizing.views.accuracy import AccuracyMetrics, check_records, enforce_accuracy, metrics, missed_targets
+from sizing.views.accuracy import (
+    AccuracyMetrics,
+    check_records,
+    decode_fitted_on,
+    enforce_accuracy,
+    metrics,
+    missed_targets,
+)
 
 
 def test_the_accuracy_targets_hold_on_the_measurements(catalog):
@@ -57,3 +64,31 @@ def test_a_2026_llama_cpp_run_on_an_rtx_5090_is_no_longer_at_half_its_speed(cata
     run = next(m for m in catalog.held_out_measurements if m.id == "lcpp26-qwen3-8b-q4km-5090-continuum")
     [check] = check_records(catalog, [run])
     assert 0.8 <= check.ratio <= 1.25 and check.floor <= check.measured
+
+
+def test_each_constant_names_the_records_its_fit_reads(catalog):
+    """fitted_on is what bench/fit_speed_model.py fits the constant on, written by it: every usable record whose
+    estimate the constant moves. A list typed by hand, or left behind when a record comes in, fails here."""
+    fit = decode_fitted_on(catalog)
+    assert set(fit) == {
+        name for name, a in catalog.assumptions if name.startswith("decode_") and hasattr(a, "fitted_on")
+    }
+    for name, ids in fit.items():
+        assert getattr(catalog.assumptions, name).fitted_on == ids, (
+            f"{name}: fitted_on differs from what the fit reads; run bench/fit_speed_model.py --fitted-on"
+        )
+
+
+def test_each_engine_s_constants_are_fitted_on_its_own_runs_and_the_shared_ones_on_both(catalog):
+    fit = decode_fitted_on(catalog)
+    engine = {m.id: m.engine_class for m in catalog.measurements}
+    usable = [m.id for m in catalog.measurements if m.unreliable is None]
+    assert {engine[r] for r in fit["decode_sublayer_seconds"]} == {"server"}
+    assert {engine[r] for r in fit["decode_sublayer_seconds_llama_cpp"]} == {"llama.cpp"}
+    # a mixture of experts pays its routing in either engine, latent attention too (ik_llama.cpp's DeepSeek R1)
+    assert {engine[r] for r in fit["decode_moe_sublayer_extra_seconds"]} == {"server", "llama.cpp"}
+    assert "dsr1-q8-3090-16x-ik-llamacpp" in fit["decode_mla_sublayer_extra_seconds"]
+    # every run reads memory and computes, so the overlap of the two is fitted on all; the floor is chosen on all
+    assert fit["decode_combine_exponent"] == fit["decode_floor_factor"] == usable
+    # the host's share and each pass to the CPU move the same runs: those with layers or experts in host memory
+    assert fit["decode_bandwidth_fraction_host"] == fit["decode_host_crossing_seconds"]
