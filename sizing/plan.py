@@ -1,12 +1,14 @@
 """The cheapest nodes for a list of requirements, from the command line.
 
-    python -m sizing.plan REQUIREMENTS.yml [--json]
+    python -m sizing.plan REQUIREMENTS.yml [--json] [--configuration ID]
 
 REQUIREMENTS.yml is a YAML list; each requirement (sizing/catalog/schema.py ``PlanRequirement``):
 
     - id: team-chat                   # echoed back
-      model: llama-3.3-70b            # models.yml id (a language model)
+      model: llama-3.3-70b            # models.yml id (a language model), or a shape as sizing.estimate takes
+                                      #   it: {params_b, layers, hidden_size, kv_heads, head_dim, ...}
       precision: fp8                  # precisions.yml id; any (or absent): every format offered for the model
+                                      #   (a model given by its shape needs one)
       prompt_tokens: 4000             # tokens of a request's prompt
       output_tokens: 500              # tokens of its answer
       users: 40                       # concurrent users; or requests_per_minute: 120 (exactly one of the two)
@@ -38,25 +40,29 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sizing.catalog.errors import CatalogError, did_you_mean, terminal_text
 from sizing.catalog.loader import Catalog, load_catalog
 from sizing.catalog.record_lists import RecordListError, read_records, record_label
-from sizing.catalog.schema import Llm, PlanRequirement
+from sizing.catalog.schema import InlineLlm, Llm, PlanRequirement
 from sizing.command_line import JSON_ERRORS, print_answer, print_errors
 from sizing.views.plan import Option, Relax, Requirement, closest, plan_for, relax
 from sizing.views.plan_figures import ModelFigures, PlanFigures
-from sizing.views.plan_tabulate import model_figures, plan_figures
+from sizing.views.plan_tabulate import inline_model, model_figures, plan_figures, planned_model
 
 ANY_PRECISION = "any"
+INLINE_ID = "inline-model"  # a model given by its shape without an id
 NOUN = "requirement"
 MAX_REQUIREMENTS = 10  # one run's budget: the slowest requirements take 1.8 s each (18 s in all on 2 busy cores)
 
 
 def _catalog_lines(catalog: Catalog, path: Path, index: int, raw: dict[str, Any], r: PlanRequirement) -> list[str]:
     """An unknown model or format, each at its line, with the nearest valid ids."""
+    if isinstance(r.model, InlineLlm):
+        return _inline_lines(catalog, path, index, raw, r)
     llms = [m for m, v in catalog.models.items() if isinstance(v, Llm)]
     model = catalog.models.get(r.model)
     if not isinstance(model, Llm):
@@ -78,6 +84,16 @@ def _catalog_lines(catalog: Catalog, path: Path, index: int, raw: dict[str, Any]
     return []
 
 
+def _inline_lines(catalog: Catalog, path: Path, index: int, raw: dict[str, Any], r: PlanRequirement) -> list[str]:
+    """A model given by its shape is planned in one format of precisions.yml for language models, named."""
+    formats = [p for p, v in catalog.precisions.items() if "llm" in v.applies_to]
+    if r.precision is None or r.precision not in formats:
+        label = record_label(path, NOUN, index, raw, "precision" if r.precision is not None else "model")
+        asked = "no precision" if r.precision is None else f"unknown precision '{r.precision}'"
+        return [f"{label}: {asked} for a model given by its shape; name one of {', '.join(formats)}"]
+    return []
+
+
 def read_requirements(path: Path, catalog: Catalog) -> list[PlanRequirement]:
     """Parse and validate the file against the catalog; RecordListError lists every problem."""
     return read_records(
@@ -91,7 +107,7 @@ def read_requirements(path: Path, catalog: Catalog) -> list[PlanRequirement]:
 
 def requirement_of(r: PlanRequirement) -> Requirement:
     return Requirement(
-        model=r.model,
+        model=r.model if isinstance(r.model, str) else r.model.id or INLINE_ID,
         prompt_tokens=r.prompt_tokens,
         output_tokens=r.output_tokens,
         users=r.users or 0,
@@ -149,24 +165,30 @@ def relax_text(parts: list[Relax], requirement: Requirement, formats: list[str])
 
 
 class Figures:
-    """The plan's figures of each model asked about (of one configuration where the run names one), each computed
-    once in a run."""
+    """The plan's figures of each catalog model asked about (of one configuration where the run names one), each
+    computed once in a run; a model given by its shape, for its requirement alone."""
 
     def __init__(self, catalog: Catalog, configuration: str | None) -> None:
         self.catalog, self.configuration = catalog, configuration
         self.models: dict[str, ModelFigures] = {}
 
-    def of(self, model: str) -> PlanFigures:
-        if model not in self.models:
-            llm = self.catalog.models[model]
+    def of(self, r: PlanRequirement) -> PlanFigures:
+        c = self.catalog
+        if isinstance(r.model, InlineLlm):
+            assert r.precision is not None  # _inline_lines
+            planned = inline_model(c, r.model, c.precisions[r.precision], r.prompt_tokens + r.output_tokens)
+            figures = model_figures(c, replace(planned, id=requirement_of(r).model), self.configuration)
+            return plan_figures(c, {figures.model: figures})
+        if r.model not in self.models:
+            llm = c.models[r.model]
             assert isinstance(llm, Llm)
-            self.models[model] = model_figures(self.catalog, llm, self.configuration)
-        return plan_figures(self.catalog, {model: self.models[model]})
+            self.models[r.model] = model_figures(c, planned_model(c, llm), self.configuration)
+        return plan_figures(c, {r.model: self.models[r.model]})
 
 
 def answer(catalog: Catalog, figures: Figures, r: PlanRequirement) -> dict[str, Any]:
     requirement = requirement_of(r)
-    plan = figures.of(requirement.model)
+    plan = figures.of(r)
     options = plan_for(plan, requirement)
     formats = list(plan.models[requirement.model].precisions)
     return {

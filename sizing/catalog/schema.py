@@ -897,12 +897,13 @@ class CapacityPlan(Record):
 
 
 class PlanRequirement(Record):
-    """One requirement for ``python -m sizing.plan``: a model (models.yml), a format (precisions.yml, or ``any``
-    / absent for every format offered), the tokens of a request, concurrent ``users`` or ``requests_per_minute``
-    (exactly one), the slowest acceptable speed per user and, optionally, the longest time to first token."""
+    """One requirement for ``python -m sizing.plan``: a model (models.yml, or given by its shape with a format of
+    precisions.yml), a format (precisions.yml, or ``any`` / absent for every format offered), the tokens of a
+    request, concurrent ``users`` or ``requests_per_minute`` (exactly one), the slowest acceptable speed per user
+    and, optionally, the longest time to first token."""
 
     id: Text | None = None
-    model: Id
+    model: LlmRef
     precision: Id | None = None
     prompt_tokens: Annotated[int, Field(gt=0, le=PLAN_MAXIMA["prompt_tokens"])]
     output_tokens: Annotated[int, Field(gt=0, le=PLAN_MAXIMA["output_tokens"])]

@@ -17,14 +17,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import KvCacheDtype, Llm, Node, Precision, SlidingAttention
+from sizing.catalog.schema import InlineLlm, KvCacheDtype, Llm, Node, Precision, SlidingAttention
 from sizing.engine.decode import DecodeSetup, steps_seconds, tensor_tflops
 from sizing.engine.deployment import decode_setup, setting_class, stream_cap, streams_beside_weights
-from sizing.engine.fit import Fit, FitQuery, Verdict, engine_splits, fit_split, llm_query, nvswitch_splits
+from sizing.engine.fit import Fit, FitQuery, Verdict, engine_splits, fit_split, nvswitch_splits
 from sizing.engine.links import node_bus_link
 from sizing.engine.memory import kv_cache_bytes_per_card
 from sizing.engine.prefill import PrefillConstants, prompt_flops, prompt_work_seconds, step_fixed_seconds
-from sizing.engine.specs import llm_shape
+from sizing.engine.scenarios import scenario_shape
+from sizing.engine.specs import Checkpoint, LlmShape, checkpoint, llm_shape, precision_spec
 from sizing.views.matrix import node_cards
 from sizing.views.plan_figures import (
     Candidate,
@@ -58,6 +59,39 @@ def rounded(value: float) -> float:
     return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
 
 
+# --- the model planned ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PlannedModel:
+    """A language model a plan is made for: a models.yml model, or one given by its shape (``sizing.plan`` takes an
+    inline model as ``sizing.estimate`` does), with the formats it is planned in and the longest context its
+    makers advertise."""
+
+    id: str
+    shape: LlmShape
+    max_context_tokens: int
+    precisions: tuple[Precision, ...]
+    catalog_model: Llm | None = None
+
+    def checkpoint(self, precision: Precision) -> Checkpoint:
+        """The model in a format, with what its checkpoint leaves in 16 bits."""
+        if self.catalog_model is not None:
+            return checkpoint(self.catalog_model, precision)
+        return Checkpoint(self.shape, precision_spec(precision), self.max_context_tokens)
+
+
+def planned_model(catalog: Catalog, model: Llm) -> PlannedModel:
+    """A models.yml model in every format offered for it."""
+    offered = tuple(catalog.precisions_for(model))
+    return PlannedModel(model.id, llm_shape(model), model.max_context_tokens, offered, model)
+
+
+def inline_model(catalog: Catalog, model: InlineLlm, precision: Precision, context_tokens: int) -> PlannedModel:
+    """A model given by its shape, in the format asked; its window is the one its makers advertise where given,
+    else the requirement's own context."""
+    window = model.max_context_tokens or context_tokens
+    return PlannedModel(model.id or "inline-model", scenario_shape(catalog, model), window, (precision,))
+
+
 # --- the candidates -----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Way:
@@ -70,16 +104,16 @@ class Way:
     kv_cache_dtype: KvCacheDtype
 
 
-def ways(catalog: Catalog, model: Llm, configuration: str | None = None) -> Iterator[Way]:
-    """Every configuration (or the one named) × format offered for the model × cards per copy (a power of two
+def ways(catalog: Catalog, model: PlannedModel, configuration: str | None = None) -> Iterator[Way]:
+    """Every configuration (or the one named) × format the model is planned in × cards per copy (a power of two
     that divides the node's cards and that the format's engine can split the model over, ``fit.engine_splits``)
     × KV-cache precision (FP8 as a choice of server engines, ``--kv-cache-dtype fp8``)."""
-    shape = llm_shape(model)
+    shape = model.shape
     for c in catalog.configurations.values():
         if configuration is not None and c.id != configuration:
             continue
         node = c.cheapest
-        for precision in catalog.precisions_for(model):
+        for precision in model.precisions:
             engine = catalog.engine_of(precision)
             splits = engine_splits(engine, shape, node.cards)
             dtypes: tuple[KvCacheDtype, ...] = ("bf16", "fp8") if engine.kind == "server" else ("bf16",)
@@ -132,16 +166,23 @@ class CopyMaker:
     """One copy's question, asked at any context: the query at a context and the cards of the way."""
 
     catalog: Catalog
-    model: Llm
+    model: PlannedModel
     way: Way
     found: dict[int, At] = field(default_factory=dict)
     fits: dict[int, Fit] = field(default_factory=dict)
 
     def query(self, context_tokens: int) -> FitQuery:
-        node = self.way.node
-        gpu, dtype = self.catalog.gpu_of(node), self.way.kv_cache_dtype
-        splits = nvswitch_splits(self.catalog, node)
-        return llm_query(self.catalog, self.model, self.way.precision, gpu, context_tokens, dtype, splits)
+        c, node, precision = self.catalog, self.way.node, self.way.precision
+        return FitQuery(
+            c,
+            self.model.checkpoint(precision),
+            c.engine_of(precision),
+            c.gpu_of(node),
+            context_tokens,
+            c.assumptions.default_batch.value,
+            self.way.kv_cache_dtype,
+            nvswitch_splits(c, node),
+        )
 
     def fit(self, context_tokens: int) -> Fit:
         """The verdict of the way's cards at ``context_tokens`` (each context decided once)."""
@@ -179,10 +220,10 @@ class CopyMaker:
 
 
 # --- where the setting changes --------------------------------------------------------------------------------------
-def window_edges(model: Llm, contexts: list[int]) -> list[int]:
+def window_edges(model: PlannedModel, contexts: list[int]) -> list[int]:
     """The context at which the sliding-window layers' cache stops growing (a model without them has none), when
     it falls between two contexts of the ladder: one stream's cache bends there."""
-    attention = llm_shape(model).attention
+    attention = model.shape.attention
     if not isinstance(attention, SlidingAttention) or attention.window_tokens in contexts:
         return []
     return [attention.window_tokens] if contexts[0] < attention.window_tokens < contexts[-1] else []
@@ -258,8 +299,8 @@ def fp8_contexts(copy: CopyMaker, ladder: list[At], points: list[At]) -> tuple[i
 
 
 # --- the copy's rows ------------------------------------------------------------------------------------------------
-def streams_ladder(model: Llm) -> tuple[int, ...]:
-    return MOE_STREAMS_LADDER if llm_shape(model).is_moe else STREAMS_LADDER
+def streams_ladder(model: PlannedModel) -> tuple[int, ...]:
+    return MOE_STREAMS_LADDER if model.shape.is_moe else STREAMS_LADDER
 
 
 def streams_up_to(ladder: tuple[int, ...], most: int) -> list[int]:
@@ -322,7 +363,7 @@ def prompt_ladder(catalog: Catalog) -> list[int]:
     return doubling_ladder(FIRST_PROMPT_TOKENS, max(m.max_context_tokens for m in _llms(catalog)))
 
 
-def model_figures(catalog: Catalog, model: Llm, configuration: str | None = None) -> ModelFigures:
+def model_figures(catalog: Catalog, model: PlannedModel, configuration: str | None = None) -> ModelFigures:
     """The model's ladders, the candidates a plan tries (every way, or those of one configuration) and the copies
     they run; the ways not even one stream fits on are left out."""
     contexts = doubling_ladder(FIRST_CONTEXT_TOKENS, model.max_context_tokens, CONTEXT_FACTOR)
@@ -350,17 +391,16 @@ def model_figures(catalog: Catalog, model: Llm, configuration: str | None = None
             candidates.append(
                 Candidate(way.configuration, way.precision.id, way.cards_per_copy, way.kv_cache_dtype, index)
             )
-    shape = llm_shape(model)
     return ModelFigures(
         model=model.id,
         max_context_tokens=model.max_context_tokens,
-        precisions=tuple(p.id for p in catalog.precisions_for(model)),
+        precisions=tuple(p.id for p in model.precisions),
         contexts=tuple(contexts),
         streams=streams_ladder(model),
         candidates=tuple(candidates),
         copies=tuple(copies),
         prompt_ms=tuple(prompt_rows),
-        prompt_gflop=tuple(rounded(prompt_flops(shape, p) / 1e9) for p in prompts),
+        prompt_gflop=tuple(rounded(prompt_flops(model.shape, p) / 1e9) for p in prompts),
     )
 
 
@@ -383,4 +423,4 @@ def plan_figures(catalog: Catalog, models: dict[str, ModelFigures]) -> PlanFigur
 
 
 def every_model_figures(catalog: Catalog) -> dict[str, ModelFigures]:
-    return {m.id: model_figures(catalog, m) for m in _llms(catalog)}
+    return {m.id: model_figures(catalog, planned_model(catalog, m)) for m in _llms(catalog)}

@@ -12,7 +12,7 @@ from sizing.catalog.loader import DATA_DIR, Catalog
 from sizing.catalog.record_lists import read_records
 from sizing.catalog.schema import CapacityPlan, Llm
 from sizing.views.plan import Option, Requirement, candidates, option_for, plan_for, price_key
-from sizing.views.plan_tabulate import model_figures, plan_figures
+from sizing.views.plan_tabulate import model_figures, plan_figures, planned_model
 
 PLANS_FILE = DATA_DIR / "capacity_plans.yml"
 MOST_PLANS = 100
@@ -83,7 +83,8 @@ def compare(catalog: Catalog, published: CapacityPlan) -> Comparison:
     copies of the planner's size."""
     model = catalog.models[published.model]
     assert isinstance(model, Llm)
-    figures = plan_figures(catalog, {model.id: model_figures(catalog, model, published.configuration)})
+    planned = planned_model(catalog, model)
+    figures = plan_figures(catalog, {model.id: model_figures(catalog, planned, published.configuration)})
     requirement = requirement_of(published, figures.floor_factor)
     options = plan_for(figures, requirement)
     alike = [

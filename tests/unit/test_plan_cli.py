@@ -185,3 +185,18 @@ def test_a_file_that_is_not_a_requirements_list_is_one_line(tmp_path, capsys):
     path.write_text("model: llama-3.1-8b\n", encoding="utf-8")
     assert main([str(path)]) == 2
     assert "expected a YAML list of requirements, found a mapping" in capsys.readouterr().err
+
+
+def test_a_model_given_by_its_shape_is_planned_in_the_format_it_names(tmp_path, capsys):
+    shape = (
+        "{id: my-32b, params_b: 32.8, layers: 64, hidden_size: 5120, attention_heads: 64, kv_heads: 8, head_dim: 128,"
+        " vocab_size: 151936, max_context_tokens: 32768, source: my config.json}"
+    )
+    text = f"- model: {shape}\n  precision: fp8\n  prompt_tokens: 2000\n  output_tokens: 400\n  users: 20\n"
+    text += "  min_tokens_per_s_per_user: 15\n"
+    code, out, err = run(tmp_path, text, "--json", "--configuration", "8x-h100-sxm5-80gb", capsys=capsys)
+    assert code == 0 and err == ""
+    (option,) = json.loads(out)[0]["options"]
+    assert option["configuration"] == "8x-h100-sxm5-80gb" and option["precision"] == "fp8"
+    code, out, err = run(tmp_path, text.replace("  precision: fp8\n", ""), capsys=capsys)
+    assert code == 2 and out == "" and "no precision for a model given by its shape; name one of bf16" in err
