@@ -67,12 +67,12 @@ def test_wan_14b_needs_an_80_gb_card_to_run_alone(site: Path):
 
 def test_deepseek_v3_in_fp8_is_held_by_the_largest_nodes_with_96_gb_or_more_per_card(site: Path):
     rows = table_rows(page(site, "en", "guides/mixture-of-experts"), "DeepSeek V3 in FP8")
-    # per card: weights 84.11e9 B (672.9 GB / 8) = 78.33 GiB + KV at 8K 0.54 + activation peak 4.94 (1,024
-    # sequences × vocabulary 129,280 × 36 B = 4.44, + 0.4 + 0.1 for experts) + CUDA context, graphs and NCCL 1.05
-    # = 84.9 GiB: within 0.90 of what CUDA shows on an RTX PRO 6000 (85.6 GiB), an H200 (125.9) and a B200
-    # (160.5); above it on the 80 GB cards (71.3)
+    # per card: weights 84.11e9 B (672.9 GB / 8) = 78.33 GiB + KV at 8K 0.54 + activation peak 2.80 (1,024
+    # sequences × vocabulary 129,280 × 17 B = 2.10, + 0.7 for experts) + CUDA context, graphs, NCCL and the
+    # NVSwitch buffers of a Hopper board 2.65 = 84.3 GiB: within 0.90 of what CUDA shows on an RTX PRO 6000
+    # (85.6 GiB), an H200 (125.9) and a B200 (160.5); above it on the 80 GB cards (71.3)
     assert list(rows) == ["8 × RTX PRO 6000", "8 × H200 SXM", "8 × B200"]
-    assert rows["8 × H200 SXM"][0] == "split across 8 cards" and rows["8 × H200 SXM"][1] == "84.9\xa0GiB"
+    assert rows["8 × H200 SXM"][0] == "split across 8 cards" and rows["8 × H200 SXM"][1] == "84.3\xa0GiB"
 
 
 def test_the_quantization_table_shows_whole_model_bits(site: Path):
@@ -199,7 +199,7 @@ SIZING_GUIDE_WORDING = {
     ("fr", "guides/image-and-video"): ["est l’A40", "2,0 fois plus de calcul par dollar"],
     ("zh", "guides/image-and-video"): ["计算条件", "主要受限于算力而非显存带宽", "2.0 倍"],
     ("fr", "guides/quantization"): ["une échelle et un point zéro", "au moins"],
-    ("en", "guides/quantization"): ["Speed on 4 × H100 SXM5", "about 33 tok/s, at least"],
+    ("en", "guides/quantization"): ["Speed on 8 × H100 SXM5", "about 33 tok/s, at least"],
     ("en", "guides/mixture-of-experts"): ["671 billion parameters", "626.7 GiB", "each head is duplicated"],
 }
 

@@ -11,8 +11,8 @@ NBSP, NNBSP = "\xa0", "\u202f"
 
 # Figures the guide must show, as each language writes them (computed from data/, hand-checked in
 # tests/unit/test_decode.py, tests/unit/test_collectives.py, tests/unit/test_training.py and
-# tests/unit/test_macros.py): the speeds of Llama 3.3 70B BF16 on 4 × A100 PCIe and SXM4 (split across 2 of
-# their cards: an A100 profiles 256 sequences), typical then floor;
+# tests/unit/test_macros.py): the speeds of Llama 3.3 70B BF16 on 4 × A100 PCIe and SXM4 (split across all 4
+# of their cards, as the deployment runs it; tests/unit/test_deployment.py), typical then floor;
 # the 16 KiB an all-reduce carries at one stream; Adam's 1,051.3 GiB for the 70B; a sharded step's 2.0 s over
 # PCIe Gen5; the "7 times" of NVLink 4 over PCIe Gen5, worded per language.
 EXPECTED = {
@@ -22,8 +22,8 @@ EXPECTED = {
         "320 GB",
         "7×",
         "160",
-        "~19 tok/s (at least 11)",
-        "~20 tok/s (at least 12)",
+        "~31 tok/s (at least 19)",
+        "~35 tok/s (at least 21)",
         "41",
         "1,935 GB/s",
         "2,039 GB/s",
@@ -38,8 +38,8 @@ EXPECTED = {
         "320 Go",
         "7 fois",
         "160",
-        "~19 tok/s (au moins 11)",
-        "~20 tok/s (au moins 12)",
+        "~31 tok/s (au moins 19)",
+        "~35 tok/s (au moins 21)",
         "41",
         f"1{NNBSP}935 Go/s",
         f"2{NNBSP}039 Go/s",
@@ -54,8 +54,8 @@ EXPECTED = {
         "320 GB",
         "7 倍",
         "160",
-        "约 19 token/秒（下限 11）",
-        "约 20 token/秒（下限 12）",
+        "约 31 token/秒（下限 19）",
+        "约 35 token/秒（下限 21）",
         "41",
         "1,935 GB/s",
         "2,039 GB/s",

@@ -140,8 +140,8 @@ MISTAKES = {
         ["unknown model id 'llama-3.3-7b'", "did you mean 'llama-3.3-70b'"],
     ),
     "typo in a precision id": (
-        '"llama-3.3-70b", "bf16", "4x-a100-pcie-80gb") }}{{ claim_faster',
-        '"llama-3.3-70b", "bf61", "4x-a100-pcie-80gb") }}{{ claim_faster',
+        '"llama-3.3-70b", "bf16", "4x-a100-pcie-80gb") }}){{ claim_split',
+        '"llama-3.3-70b", "bf61", "4x-a100-pcie-80gb") }}){{ claim_split',
         ["unknown precision id 'bf61'", "did you mean 'bf16'"],
     ),
     "unclosed braces": ('{{ layers("llama-3.3-70b") }}', '{{ layers("llama-3.3-70b") }', ["a '{{' without its '}}'"]),
