@@ -39,6 +39,7 @@ from sizing.views.plan_figures import (
 )
 
 Binding = Literal["memory", "speed", "ttft", "prompts", "engine_cap", "users"]
+PriceKey = tuple[float, bool, float, str]  # price, KV cache in FP8, minus the speed, configuration: options' order
 RATE_STEPS = 20
 
 
@@ -114,10 +115,19 @@ class Option:
 
 # --- one copy at a load ------------------------------------------------------------------------------------------
 def copy_times(plan: PlanFigures, model: ModelFigures, copy: CopyAt, requirement: Requirement) -> CopyTimes:
-    """What the load model needs of the copy, read from its figures."""
+    """What the load model needs of the copy, read from its figures. Its decode step is read once per count of
+    streams: the load model's solver asks for the same two counts on each of its steps (the same figures, in less
+    than half the time)."""
     figures, step = copy.figures, step_reader(model, copy, requirement.decode_context_tokens)
+    steps: dict[float, float] = {}
+
+    def decode_step_seconds(streams: float) -> float:
+        if streams not in steps:
+            steps[streams] = step(max(streams, 1.0))
+        return steps[streams]
+
     return CopyTimes(
-        decode_step_seconds=lambda streams: step(max(streams, 1.0)),
+        decode_step_seconds=decode_step_seconds,
         prompt_tokens=requirement.prompt_tokens,
         prompt_seconds=prompt_seconds(plan, model, copy, requirement.prompt_tokens),
         chunk_seconds=figures.chunk_ms / 1e3,
@@ -293,7 +303,7 @@ def candidates(model: ModelFigures, requirement: Requirement) -> list[Candidate]
     ]
 
 
-def price_key(option: Option) -> tuple[float, bool, float, str]:
+def price_key(option: Option) -> PriceKey:
     """Cheapest first; at the same price a 16-bit KV cache (no quality cost), then the faster; then by
     configuration id, so the order is stable."""
     fp8_cache = option.load.kv_cache_dtype == "fp8"
@@ -326,20 +336,37 @@ def fewest_nodes(plan: PlanFigures, model: ModelFigures, candidate: Candidate, r
     return math.ceil(total * prompt_seconds(plan, model, copy, requirement.prompt_tokens) / copies - 1e-9)
 
 
+def least_key(plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement) -> PriceKey:
+    """The lowest ``price_key`` an option of the candidate could have, before its load is worked out: the price of
+    its fewest nodes, its KV cache, and (for users) the speed of a user on the busiest copy of that many nodes with
+    no prompt in its steps (prompts only ever stretch a step), so its option's key is at or after it."""
+    copy = copy_at(model, candidate, requirement.context_tokens)
+    nodes = fewest_nodes(plan, model, candidate, requirement)
+    configuration = plan.configurations[candidate.configuration]
+    fastest = math.inf
+    if requirement.requests_per_minute is None:
+        copies = configuration.cards // candidate.cards_per_copy
+        busiest = math.ceil(math.ceil(requirement.users / nodes) / copies)
+        most = most_streams(copy, requirement.context_tokens)
+        running = most if 0 < most < busiest else busiest  # the others wait in the engine's queue
+        fastest = 1 / copy_times(plan, model, copy, requirement).decode_step_seconds(running)
+    return (nodes * configuration.price_per_month_usd, copy.kv_cache_dtype == "fp8", -fastest, candidate.configuration)
+
+
 def plan_for(plan: PlanFigures, requirement: Requirement) -> list[Option]:
-    """Every configuration that meets the requirement, cheapest first, each with its cheapest way. A candidate
-    whose fewest nodes already cost more than a plan found on its configuration is not worked out."""
+    """Every configuration that meets the requirement, cheapest first, each with its cheapest way. A candidate whose
+    option could not come before the best found on its configuration (``least_key``) is not worked out: the plan is
+    the same, in a fraction of the time."""
     model = model_of(plan, requirement)
     found: list[Option] = []
-    cheapest: dict[str, float] = {}
+    best: dict[str, PriceKey] = {}
     for c in candidates(model, requirement):
-        price = plan.configurations[c.configuration].price_per_month_usd
-        if fewest_nodes(plan, model, c, requirement) * price > cheapest.get(c.configuration, math.inf):
+        if c.configuration in best and least_key(plan, model, c, requirement) >= best[c.configuration]:
             continue
         option = option_for(plan, model, c, requirement)
         if option is not None:
             found.append(option)
-            cheapest[c.configuration] = min(cheapest.get(c.configuration, math.inf), option.price_per_month_usd)
+            best[c.configuration] = min(best.get(c.configuration, price_key(option)), price_key(option))
     return best_per_configuration(found)
 
 
