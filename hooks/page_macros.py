@@ -1,6 +1,6 @@
 """MkDocs glue: every event hands off to one function of ``macros/``, which knows nothing of MkDocs: the site's
 address, the nav, the 404 words and the site's name in its language's typography (on_config), the navigation's
-labels (on_nav), the configurator pages (on_files, on_page_read_source), a page's checks, macros, banner and
+labels (on_nav), the generated pages (on_files, on_page_read_source), a page's checks, macros, banner and
 typeset title and description as text (on_page_markdown), its HTML checked, its blocks back and its table of
 contents typeset (on_page_content), reading times (on_page_context), each language's 404, the API and the search
 indexes (on_post_build)."""
@@ -136,14 +136,14 @@ def on_nav(nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """The configurator pages stand at docs/<lang>/configurator/<model>.md without a file on disk;
-    on_page_read_source supplies their text."""
+    """The generated pages (the configurator's, the plans for common requirements) stand in docs/<lang>/ without a
+    file on disk; on_page_read_source supplies their text."""
     build, languages = _builds[config.docs_dir], i18n_state(config).languages
     empty = empty_language_folders(Path(config.docs_dir), languages)
     if empty:
         raise PluginError("\n".join(empty))
     for lang in languages:
-        for uri in build.configurator_pages(lang):
+        for uri in build.generated_pages(lang):
             if files.get_file_from_path(uri) is None:
                 files.append(
                     File(

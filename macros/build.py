@@ -1,6 +1,6 @@
 """What a site generator calls: the one public surface of ``macros/`` for ``hooks/page_macros.py``.
 
-One ``SiteBuild`` per site build (every language of it) holds the catalog, the configurator pages it generates
+One ``SiteBuild`` per site build (every language of it) holds the catalog, the pages it generates
 and each page's rendered blocks; its methods are the steps a build takes, each in words of files and text, not
 of MkDocs. ``BUILD_ERRORS`` are the errors that stop a build with a message naming the file, line and fix."""
 
@@ -16,7 +16,7 @@ from macros.base.languages import LANGUAGES, SOURCE_LANGUAGE
 from macros.base.links import PageLinks
 from macros.base.project_files import ProjectFileError, check_project_files
 from macros.base.site_address import SiteAddressError, published_address
-from macros.generated import configurator_page_uris, generated_page_source, not_found_words, write_site_files
+from macros.generated import generated_page_source, generated_page_uris, not_found_words, write_site_files
 from macros.output.strings import StringsError
 from macros.output.typography import typeset, typeset_metadata
 from macros.page.markup import check_page_html
@@ -71,7 +71,7 @@ class SiteBuild:
     docs_dir: Path
     data: SiteData
     rendered: RenderedPages
-    generated: set[str] = field(default_factory=set)  # src_uri of every generated configurator page
+    generated: set[str] = field(default_factory=set)  # src_uri of every generated page
     blocks: dict[str, Rendered] = field(default_factory=dict)  # a page's blocks, from its Markdown to its HTML
 
     @classmethod
@@ -81,12 +81,13 @@ class SiteBuild:
         check_project_files(data_dir.parent)
         return cls(docs_dir, site_data(data_dir), RenderedPages(docs_dir))
 
-    def configurator_pages(self, lang: str) -> list[str]:
-        """The src_uri of every configurator page of ``lang``; ``generated_source`` gives their text."""
-        return configurator_page_uris(self.data, lang)
+    def generated_pages(self, lang: str) -> list[str]:
+        """The src_uri of every page the build adds to ``lang`` (the configurator's, the plans for common
+        requirements); ``generated_source`` gives their text."""
+        return generated_page_uris(self.data, lang)
 
     def generated_source(self, src_uri: str) -> str | None:
-        """The text of a generated configurator page; None for a page with a file of its own."""
+        """The text of a generated page; None for a page with a file of its own."""
         return generated_page_source(self.data, src_uri) if src_uri in self.generated else None
 
     def page_markdown(
@@ -100,7 +101,7 @@ class SiteBuild:
         meta: Mapping[str, object],
     ) -> RenderedMarkdown:
         """A page's checks and macros. ``content`` is the file as written (front matter included; None for a
-        generated configurator page), ``markdown`` what the generator kept of it, ``meta`` its front matter;
+        generated page), ``markdown`` what the generator kept of it, ``meta`` its front matter;
         ``text_lang`` the language of its text, ``lang`` the one being built (a page served from English keeps
         English text), ``url`` its address in the built site."""
         generated = self.generated_source(src_uri)

@@ -1,5 +1,6 @@
-"""What the build adds to the pages written by hand: one configurator page per model and language, the JSON
-API (``api/catalog.json``, ``api/fit.json``, ``api/fit/<model>.json``) and one search index per language."""
+"""What the build adds to the pages written by hand: one configurator page per model, choice and language, one
+page per plan for a common requirement and language, the JSON API (``api/catalog.json``, ``api/fit.json``,
+``api/fit/<model>.json``, the plan's documents) and one search index per language."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from macros.library.configurator import (
     title_text,
 )
 from macros.library.context import MacroContext
+from macros.library.plan_pages import CommonPlan, common_plans
+from macros.library.plan_pages import title_text as plan_title_text
 from macros.library.plan_tables import plan_figures_of
 from macros.output.strings import text
 from macros.site.search import (
@@ -57,11 +60,26 @@ def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
     return uris
 
 
+def plan_page_uris(data: SiteData, lang: str) -> list[str]:
+    """Where the page of each plan for a common requirement stands in docs/ (it has no file there):
+    ``<lang>/plan/<model>/<shape>-<users>.md``."""
+    return [f"{lang}/{plan.path.rstrip('/')}.md" for plan in common_plans(data.catalog)]
+
+
+def generated_page_uris(data: SiteData, lang: str) -> list[str]:
+    """Every page the build adds to ``lang``: the configurator's, then the plans for common requirements."""
+    return configurator_page_uris(data, lang) + plan_page_uris(data, lang)
+
+
 def generated_page_source(data: SiteData, src_uri: str) -> str:
-    """The Markdown source of the generated page at
-    ``<lang>/configurator/<model>[/<precision>[/<context>[/kv-fp8]]].md`` (only macros and strings), made once
-    per state of the data."""
-    lang, _, model_id, *choice = src_uri.removesuffix(".md").split("/")
+    """The Markdown source of the generated page at ``<lang>/configurator/<model>[/<precision>[/<context>
+    [/kv-fp8]]].md`` or ``<lang>/plan/<model>/<shape>-<users>.md`` (only macros and strings), made once per state
+    of the data."""
+    lang, folder, model_id, *choice = src_uri.removesuffix(".md").split("/")
+    if folder == "plan":
+        shape, _, users = choice[0].rpartition("-")
+        plan = CommonPlan(model_id, shape, int(users))
+        return data.remembered(("plan page", lang, plan), lambda: _plan_page(data, lang, plan))
     precision, context = [*choice, None, None][:2]
     kv_cache: KvCacheDtype = "fp8" if choice[2:] == [FP8_KV_FOLDER] else DEFAULT_KV
     return data.remembered(
@@ -107,6 +125,20 @@ def _configurator_page(
     return (
         f"---\n{front_matter}\n---\n\n# {{{{ configurator_title({arguments}) }}}} {{#configurator .cfg-title}}\n\n"
         f'<p class="cfg-intro">{intro}</p>\n\n{{{{ configurator({arguments}) }}}}\n'
+    )
+
+
+def _plan_page(data: SiteData, lang: str, plan: CommonPlan) -> str:
+    """A plan for a common requirement: its title and heading of its own ("Plan: Llama 3.3 70B for a chat assistant,
+    10 users at once"), then its plan; data enters through macro calls only, as on a configurator page."""
+    arguments = ", ".join([json.dumps(plan.model), json.dumps(plan.shape), str(plan.users)])
+    ctx = MacroContext(data, lang, PageLinks.at(plan.path, lang), Path("docs"))
+    front_matter = compact_json(
+        {"title": str(escape(plan_title_text(ctx, plan))), "hide": ["toc"], "search": {"exclude": True}}
+    )
+    return (
+        f"---\n{front_matter}\n---\n\n# {{{{ common_plan_title({arguments}) }}}} {{#plan}}\n\n"
+        f"{{{{ common_plan({arguments}) }}}}\n"
     )
 
 

@@ -133,70 +133,117 @@ def _offers(ctx: MacroContext, model_id: str, precision_id: str, context: str, k
 
 
 # --- one row ------------------------------------------------------------------------------------------
-def _why(ctx: MacroContext, row: Offer) -> str:
-    """The need against what a card offers, each with the decimals that keep the comparison true. A tight fit
-    compares with what a card offers at the engine's default setting, which it exceeds."""
+@dataclass(frozen=True)
+class Reason:
+    """Why a row's verdict, before its figures are written: the string of ``configurator`` that says it, its memory
+    figures in GiB by the field that shows them, the pairs of those fields it compares, and its other values."""
+
+    key: str
+    gib: dict[str, float]
+    compared: tuple[tuple[str, str], ...]
+    values: dict[str, str]
+
+    def pairs(self) -> list[tuple[float, float]]:
+        return [(self.gib[a], self.gib[b]) for a, b in self.compared]
+
+
+NEED, OTHER = ("need", "budget"), ("setting_need", "budget")  # what most reasons compare
+
+
+def _reason(ctx: MacroContext, row: Offer) -> Reason:
+    """The need against what a card offers. A tight fit compares with what a card offers at the engine's default
+    setting, which it exceeds."""
     fit = row.fit
     budget = fit.budget
     if fit.verdict is Verdict.TIGHT:
         engine = ctx.catalog.engines[fit.engine] if fit.engine is not None else None
         budget = card_budget(ctx.catalog, ctx.catalog.gpu_of(row.node), engine)
     if fit.tight_need is not None:  # above the budget at the default setting, within it at the tight one
-        need, at_setting, offered = ctx.f.gib_both_compared(fit.need.total, fit.tight_need.total, budget)
-        if fit.tight_by == "offload":
-            return _t(ctx, "why_offload", need=need, budget=offered, part_need=at_setting)
         if fit.tight_by == "partial_load":
-            return _why_partial_load(ctx, row)
+            return _reason_partial_load(ctx, row)
+        figures = {"need": fit.need.total / GIB, "budget": budget / GIB, "setting_need": fit.tight_need.total / GIB}
+        if fit.tight_by == "offload":
+            figures["part_need"] = figures.pop("setting_need")
+            return Reason("why_offload", figures, (NEED, ("part_need", "budget")), {})
+        setting = tight_setting(ctx.catalog, fit) or ""
+        said = {"cards": ctx.f.cards(fit.cards), "setting": setting}
         if fit.tight_by == "gpu_layers":
-            host = ctx.f.gib_from_bytes(fit.host_weight_bytes)
-            cards, setting = ctx.f.cards(fit.cards), tight_setting(ctx.catalog, fit)
-            values = {"need": need, "budget": offered, "setting_need": at_setting, "host": host}
-            return _t(ctx, "why_gpu_layers", cards=cards, setting=setting, **values)
-        setting = tight_setting(ctx.catalog, fit)
-        cards = ctx.f.cards(fit.cards)
+            figures["host"] = fit.host_weight_bytes / GIB
+            return Reason("why_gpu_layers", figures, (NEED, OTHER), said)
         if fit.budget > budget:  # the setting raises the utilization too: compare with what the card then offers
-            return _why_raised(ctx, row, budget, setting or "")
-        return _t(
-            ctx, "why_tight_setting", need=need, budget=offered, cards=cards, setting_need=at_setting, setting=setting
-        )
-    need, offered = ctx.f.gib_compared(fit.need.total, budget)
+            figures["raised_budget"] = fit.budget / GIB
+            return Reason("why_tight_setting_raised", figures, (NEED, ("setting_need", "raised_budget")), said)
+        return Reason("why_tight_setting", figures, (NEED, OTHER), said)
+    figures = {"need": fit.need.total / GIB, "budget": budget / GIB}
     if fit.verdict is Verdict.ONE_CARD:
-        return _t(ctx, "why_one", need=need, budget=offered)
+        return Reason("why_one", figures, (NEED,), {})
     if fit.verdict is Verdict.SPLIT:
-        return _t(ctx, "why_split", need=need, budget=offered, cards=ctx.f.number(fit.cards))
+        return Reason("why_split", figures, (NEED,), {"cards": ctx.f.number(fit.cards)})
     key = "why_tight" if fit.verdict is Verdict.TIGHT else "why_nofit"
-    return _t(ctx, key, need=need, budget=offered, cards=ctx.f.cards(fit.cards))
+    return Reason(key, figures, (NEED,), {"cards": ctx.f.cards(fit.cards)})
 
 
-def _why_raised(ctx: MacroContext, row: Offer, default_budget: float, setting: str) -> str:
-    """Above what a card offers at the default setting, within what it offers at the tight one, each comparison
-    with the decimals that keep it true."""
-    fit = row.fit
-    at_setting = (fit.tight_need or fit.need).total
-    digits = max(
-        decisive_digits(fit.need.total / GIB, default_budget / GIB), decisive_digits(at_setting / GIB, fit.budget / GIB)
-    )
-    need, offered, setting_need, raised = (
-        ctx.f.gib(b / GIB, digits) for b in (fit.need.total, default_budget, at_setting, fit.budget)
-    )
-    cards = ctx.f.cards(fit.cards)
-    values = {"need": need, "budget": offered, "setting_need": setting_need, "raised_budget": raised}
-    return _t(ctx, "why_tight_setting_raised", cards=cards, setting=setting, **values)
-
-
-def _why_partial_load(ctx: MacroContext, row: Offer) -> str:
+def _reason_partial_load(ctx: MacroContext, row: Offer) -> Reason:
     """Every part at once and the parts taking turns, both above what a card offers, and what the layers left in host
     memory cost at every pass of the denoiser."""
     fit = row.fit
     on_card = fit.tight_need or fit.need
     in_turns = on_card.total + fit.host_weight_bytes  # the largest part whole, with the working memory
-    need, part_need, offered = ctx.f.gib_both_compared(fit.need.total, in_turns, fit.budget)
     seconds = seconds_per_pass_in_host_memory(ctx.catalog, ctx.catalog.gpu_of(row.node), fit)
-    waiting = ctx.f.gib_from_bytes(fit.host_weight_bytes)
+    figures = {"need": fit.need.total, "budget": fit.budget, "part_need": in_turns, "waiting": fit.host_weight_bytes}
     per_pass = ctx.f.unit("seconds", ctx.f.significant(seconds))
-    return _t(
-        ctx, "why_partial_load", need=need, budget=offered, part_need=part_need, waiting=waiting, seconds=per_pass
-    )
+    gib = {field: value / GIB for field, value in figures.items()}
+    return Reason("why_partial_load", gib, (NEED, ("part_need", "budget")), {"seconds": per_pass})
+
+
+def _room_figures(row: Offer) -> tuple[float, float, int] | None:
+    """The memory (GiB) a card of a copy keeps beside the weights, what one stream's KV cache takes of it, and the
+    streams a copy holds; None where memory does not set the count."""
+    layout = row.layout
+    if layout is None or layout.streams_per_copy >= layout.most_streams:
+        return None  # no stream, or the engine's cap sets the count
+    fit = layout.fit
+    per_stream = fit.need.kv_cache
+    if fit.tight_by in ("context", "gpu_layers") or per_stream <= 0:
+        return None  # a shorter context, or cards full of layers, sets the count
+    held = fit.tight_need or fit.need
+    beside = (fit.budget - held.weights - held.activations - held.overhead) / GIB
+    return beside, per_stream / GIB, layout.streams_per_copy
+
+
+def _shows_why(figures: tuple[float, float, int], digits: int) -> bool:
+    """Whether the figures rounded to ``digits`` divide to the streams: "4.0 GiB free, 2.0 GiB each" holds two,
+    "3.99 GiB free, 2.00 GiB each" one."""
+    beside, per_stream, streams = figures
+    shown = round(per_stream, digits)
+    return shown > 0 and int(round(beside, digits) // shown) == streams
+
+
+ROOM_DIGITS = (1, 2, 3, 4)
+
+
+@dataclass(frozen=True)
+class ColumnDigits:
+    """The decimals of a table's memory figures, one number per column, decided once per table: the reasons
+    (``why``) take the fewest that keep every row's comparison true ("19.74 GiB … above the 19.66 GiB", never "19.7
+    … above the 19.7"); the loads (``room``) the fewest at which the most rows' figures divide to their streams."""
+
+    why: int
+    room: int
+
+
+def column_digits(ctx: MacroContext, rows: list[Offer]) -> ColumnDigits:
+    """The decimals of the table of these rows."""
+    why = decisive_digits(pair for row in rows for pair in _reason(ctx, row).pairs())
+    rooms = [figures for row in rows if (figures := _room_figures(row)) is not None]
+    room = max(ROOM_DIGITS, key=lambda d: (sum(_shows_why(f, d) for f in rooms), -d))
+    return ColumnDigits(why, room)
+
+
+def _why(ctx: MacroContext, row: Offer, digits: int) -> str:
+    """The row's reason with its memory figures at the column's ``digits``."""
+    reason = _reason(ctx, row)
+    return _t(ctx, reason.key, **{k: ctx.f.gib(v, digits) for k, v in reason.gib.items()}, **reason.values)
 
 
 def _notes(ctx: MacroContext, row: Offer) -> Markup:
@@ -217,37 +264,22 @@ def _speed(ctx: MacroContext, row: Offer) -> str:
     return _t(ctx, "none")
 
 
-def _load(ctx: MacroContext, row: Offer) -> str:
+def _load(ctx: MacroContext, row: Offer, digits: int) -> str:
     """How the node runs the model at full load (``MacroContext.load_text``), with how many streams the memory
     beside the weights holds where memory sets the count (not the engine's cap, nor a context shortened to fit)."""
     if row.layout is None:
         return _t(ctx, "none")
-    return ctx.load_text(row.layout, row.node, _room(ctx, row))
+    return ctx.load_text(row.layout, row.node, _room(ctx, row, digits))
 
 
-def _room(ctx: MacroContext, row: Offer) -> dict[str, str] | None:
-    """The memory a card of a copy keeps beside the weights and what one stream's KV cache takes of it, with the
-    decimals that show why it holds that many streams and not one more: "4.0 GiB free, 2.0 GiB each" holds
-    two, "3.99 GiB free, 2.00 GiB each" one. None where memory does not set the count, or no figures up to four
-    decimals divide to it."""
-    layout = row.layout
-    if layout is None or layout.streams_per_copy >= layout.most_streams:
-        return None  # no stream, or the engine's cap sets the count
-    fit = layout.fit
-    per_stream = fit.need.kv_cache
-    if fit.tight_by in ("context", "gpu_layers") or per_stream <= 0:
-        return None  # a shorter context, or cards full of layers, sets the count
-    held = fit.tight_need or fit.need
-    beside = (fit.budget - held.weights - held.activations - held.overhead) / GIB
-    per_stream /= GIB
-
-    def holds(digits: int) -> bool:
-        shown = round(per_stream, digits)
-        return shown > 0 and int(round(beside, digits) // shown) == layout.streams_per_copy
-
-    digits = next((d for d in (1, 2, 3, 4) if holds(d)), None)
-    if digits is None:
+def _room(ctx: MacroContext, row: Offer, digits: int) -> dict[str, str] | None:
+    """The memory a card of a copy keeps beside the weights and what one stream's KV cache takes of it, at the
+    column's ``digits``: why it holds that many streams and not one more. None where memory does not set the count,
+    or the figures at those digits do not divide to it."""
+    figures = _room_figures(row)
+    if figures is None or not _shows_why(figures, digits):
         return None
+    beside, per_stream, _ = figures
     return {"beside": ctx.f.gib(beside, digits), "per_stream": ctx.f.gib(per_stream, digits)}
 
 
@@ -268,13 +300,14 @@ def _prices(ctx: MacroContext, configuration: Configuration) -> tuple[str, str]:
     return _t(ctx, "price_from", price=month), _t(ctx, "price_from", price=hour)
 
 
-def row_cells(ctx: MacroContext, row: Offer, llm: bool) -> list[str]:
-    """The row's cells after its node: verdict, why, speed (or jobs), load for a language model, prices, notes."""
+def row_cells(ctx: MacroContext, row: Offer, llm: bool, digits: ColumnDigits) -> list[str]:
+    """The row's cells after its node: verdict, why, speed (or jobs), load for a language model, prices, notes; the
+    memory figures at the decimals of its table (``column_digits``)."""
     return [
         ctx.verdict_text(row.fit),
-        _why(ctx, row),
+        _why(ctx, row, digits.why),
         _speed(ctx, row),
-        *((_load(ctx, row),) if llm else ()),
+        *((_load(ctx, row, digits.room),) if llm else ()),
         *_prices(ctx, row.configuration),
         _notes(ctx, row),
     ]
@@ -530,6 +563,7 @@ def configurator(
         )
     ]
     choice = choice_text(ctx, chosen, shown.name, context_key, kv)
+    digits = column_digits(ctx, rows)
     html = TEMPLATES.get_template("configurator.html").render(
         model=chosen,
         precision=shown,
@@ -564,7 +598,7 @@ def configurator(
                 "verdict": r.fit.verdict.value,
                 "configuration": r.configuration.id,
                 "name": _label(ctx, r.configuration),
-                "cells": row_cells(ctx, r, llm),
+                "cells": row_cells(ctx, r, llm, digits),
             }
             for r in rows
         ],

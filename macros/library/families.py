@@ -14,6 +14,7 @@ from macros.library import (  # noqa: F401 - importing a family registers its ma
     guide_pages,
     link_figures,
     model_figures,
+    plan_pages,
     plan_tables,
     reference,
     speed_accuracy,

@@ -44,7 +44,8 @@ def _requirement(
     return Requirement(model, prompt_tokens, output_tokens, users, min_tokens_per_s, precision, max_ttft_s)
 
 
-def _options(ctx: MacroContext, requirement: Requirement) -> list[Option]:
+def options_of(ctx: MacroContext, requirement: Requirement) -> list[Option]:
+    """The requirement's plan, made once for this state of the data: every language's page reads the same."""
     return ctx.data.remembered(f"plan {requirement}", lambda: plan_for(plan_figures_of(ctx.data), requirement))
 
 
@@ -113,11 +114,14 @@ def plan_table(
     ``min_tokens_per_s`` with a prompt of ``prompt_tokens`` and answers of ``output_tokens`` (and the first
     token within ``max_ttft_s``), as ``python -m sizing.plan`` answers; the closest plans when none does."""
     requirement = _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, precision)
-    return _plan_table(ctx, requirement, rows)
+    return plan_table_of(ctx, requirement, rows)
 
 
-def _plan_table(ctx: MacroContext, requirement: Requirement, rows: int, label: str | None = None) -> Markup:
-    options = _options(ctx, requirement)
+def plan_table_of(ctx: MacroContext, requirement: Requirement, rows: int, label: str | None = None) -> Markup:
+    """The first ``rows`` options of the requirement's plan, or its closest plans when none meets it: on a phone, a
+    card each (``table``'s ``cards``), as the Plan page's script writes its own; ``label`` (a key of ``plan_form``)
+    names the table's region."""
+    options = options_of(ctx, requirement)
     shown = options[:rows] or closest(plan_figures_of(ctx.data), requirement)
     headers = [
         ctx.text("plan", key)
@@ -135,7 +139,7 @@ def _plan_table(ctx: MacroContext, requirement: Requirement, rows: int, label: s
     ]
     caption = _caption(ctx, requirement, bool(options))
     region = None if label is None else ctx.text("plan_form", label, caption=caption)
-    return table(caption, headers, [_row(ctx, o) for o in shown], label=region)
+    return table(caption, headers, [_row(ctx, o) for o in shown], label=region, cards=True)
 
 
 @macro
@@ -158,13 +162,14 @@ def plan_cheapest(
 ) -> str:
     """The cheapest plan for the requirement in a sentence: nodes, configuration, format and monthly price."""
     requirement = _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, precision)
-    options = _options(ctx, requirement)
+    options = options_of(ctx, requirement)
     if not options:
         raise MacroError(f"no configuration meets {requirement}; use plan_table to show the closest plans")
-    return _cheapest(ctx, options[0])
+    return cheapest_text(ctx, options[0])
 
 
-def _cheapest(ctx: MacroContext, best: Option) -> str:
+def cheapest_text(ctx: MacroContext, best: Option) -> str:
+    """ "4 × H100 NVL in FP8, 1 node, $9,890 a month"."""
     return ctx.text(
         "plan",
         "cheapest",
@@ -177,8 +182,9 @@ def _cheapest(ctx: MacroContext, best: Option) -> str:
 
 # --- the interactive plan ------------------------------------------------------------------------------------------
 FORM_WORDS = (
-    "model", "precision", "any_precision", "prompt", "output", "users", "rate", "speed", "ttft", "submit", "noscript",
+    "model", "precision", "any_precision", "prompt", "output", "users", "rate", "speed", "ttft", "submit",
 )  # fmt: skip
+COMMON_PLANS = "#common"  # the section of the form's page that links to the plans for common requirements
 SCRIPT_WORDS = (
     "loading", "load_error", "invalid", "found_one", "found_other", "none", "relax_speed", "relax_ttft", "relax_both",
     "relax_no_fit", "relax_separator", "region", "too_large", "no_answer", "field_prompt", "field_output",
@@ -261,20 +267,23 @@ def plan_form(
     the address holds none) and the plan of its requirement: for these values, written here as ``plan_table``
     writes it (so the page needs no script to show it); for others, made by the page's script from
     api/plan.json, as ``python -m sizing.plan`` would. Without JavaScript, the form and its plan stay hidden and a
-    sentence in the page's language points to the worked plans and the command line."""
+    sentence in the page's language points to the plans for common requirements (the page's section ``common``,
+    ``common_plans_table``) and the worked plans."""
     requirement = _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, None)
-    options = _options(ctx, requirement)
+    options = options_of(ctx, requirement)
     if not options:
         raise MacroError(f"no configuration meets the form's default requirement {requirement}: choose one that is met")
     found = "found_one" if len(options) == 1 else "found_other"
-    written = _plan_table(ctx, requirement, len(options), label="region")  # every row, labelled as the script does
+    written = plan_table_of(ctx, requirement, len(options), label="region")  # every row, labelled as the script does
+    common = Markup('<a href="{}">{}</a>').format(COMMON_PLANS, ctx.text("plan_form", "noscript_link"))
     llms = [m for m in ctx.catalog.models.values() if isinstance(m, Llm)]
     html = TEMPLATES.get_template("plan_form.html").render(
         data_json=Markup(_form_data(ctx)),
         scripts=[f"{ctx.links.root}assets/plan-page.js"],  # it loads plan-model.js when a plan is first asked for
-        status=ctx.text("plan_form", found, count=ctx.f.number(len(options)), cheapest=_cheapest(ctx, options[0])),
+        status=ctx.text("plan_form", found, count=ctx.f.number(len(options)), cheapest=cheapest_text(ctx, options[0])),
         result=Markup(str(written).strip()),
         labels={key: ctx.text("plan_form", key) for key in FORM_WORDS},
+        noscript=Markup(ctx.text("plan_form", "noscript", link=common)),
         models=llms,
         precisions=list(ctx.catalog.precisions.values()),
         defaults={

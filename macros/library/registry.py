@@ -28,7 +28,7 @@ MACROS: dict[str, Macro] = {}
 WHOLE_NUMBER_RANGES = {"context": (1, 10_000_000), "tokens": (1, 10_000_000), "digits": (0, 3)}
 LIST_LENGTHS = {"nodes": (1, 4)}
 READS_OTHER_PAGES = frozenset({"guide_cards", "reading_time", "translation_status_table"})
-LINK_DEPENDENT = frozenset({"configurator", "configurator_link"})
+LINK_DEPENDENT = frozenset({"configurator", "configurator_link", "common_plan", "common_plans_table"})
 
 
 def macro(function: Macro) -> Macro:

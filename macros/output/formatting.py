@@ -4,6 +4,7 @@ unit is in the method's name, and so is the unit of the value it takes (``gib_fr
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Literal
@@ -23,14 +24,17 @@ VOWELS = frozenset("AEIOUY")  # initials a French article elides before: « l’
 ListStyle = Literal["standard", "standard-short", "or", "or-short", "unit", "unit-short", "unit-narrow"]  # Babel's
 
 
-def decisive_digits(a: float, b: float, most: int = 3) -> int:
-    """The fewest decimals, from one up to ``most``, at which ``a`` and ``b`` rounded compare as they do:
+def decisive_digits(pairs: Iterable[tuple[float, float]], most: int = 3) -> int:
+    """The fewest decimals, from one up to ``most``, at which every pair ``(a, b)`` rounded compares as it does:
     19.74 and 19.66 need two (both are 19.7 at one)."""
 
     def order(x: float, y: float) -> int:
         return (x > y) - (x < y)
 
-    return next((d for d in range(1, most) if order(round(a, d), round(b, d)) == order(a, b)), most)
+    compared = list(pairs)
+    return next(
+        (d for d in range(1, most) if all(order(round(a, d), round(b, d)) == order(a, b) for a, b in compared)), most
+    )
 
 
 @dataclass(frozen=True)
@@ -80,18 +84,6 @@ class Formatter:
 
     def gib_from_bytes(self, value_bytes: float) -> str:
         return self.gib(value_bytes / GIB)
-
-    def gib_compared(self, need_bytes: float, budget_bytes: float) -> tuple[str, str]:
-        """Two amounts of memory one sentence compares, with the decimals that keep the comparison true
-        (``decisive_digits``): "19.74 GiB … above the 19.66 GiB", not "19.7 … above the 19.7"."""
-        digits = decisive_digits(need_bytes / GIB, budget_bytes / GIB)
-        return self.gib(need_bytes / GIB, digits), self.gib(budget_bytes / GIB, digits)
-
-    def gib_both_compared(self, need_bytes: float, other_bytes: float, budget_bytes: float) -> tuple[str, str, str]:
-        """Two needs one sentence compares with the same budget, all three with the decimals that keep both
-        comparisons true."""
-        digits = max(decisive_digits(b / GIB, budget_bytes / GIB) for b in (need_bytes, other_bytes))
-        return tuple(self.gib(b / GIB, digits) for b in (need_bytes, other_bytes, budget_bytes))  # type: ignore[return-value]
 
     def gbps(self, value_gbps: float) -> str:
         """A bandwidth in GB/s, with the decimals its value has (up to two)."""

@@ -112,11 +112,14 @@ def table(
     row_headers: bool = True,
     stacked: bool = False,
     label: str | None = None,
+    cards: bool = False,
 ) -> Markup:
     """A Markdown-embeddable HTML table; every cell escaped unless it is Markup. A column holding a sentence is
     marked ``prose``: on a phone it takes the width of a short line, not of a word or two, so its rows stay
     a few lines tall. A ``stacked`` table (a list of entries, each a name and what it is) is laid out on phones
     as one block per row: the name on its own line, the short cells beside each other, the sentences below.
+    A table of ``cards`` (options to compare, as the configurator's nodes) is laid out on phones as one card per
+    row: its name, then each figure after its column's name (the cell's ``data-label``), nothing out of view.
     ``label`` names the table's scrolling region where its caption is not unique on the page."""
     prose = {index for row in rows for index, cell in enumerate(row) if is_long(cell)}
     head = [(header, cell_class(header, index in prose, stacked=False)) for index, header in enumerate(headers)]
@@ -132,6 +135,13 @@ def table(
     ]
     return block(
         TEMPLATES.get_template("table.html").render(
-            caption=caption, headers=head, rows=body, row_headers=row_headers, stacked=stacked, label=label
+            caption=caption,
+            headers=head,
+            rows=body,
+            row_headers=row_headers,
+            stacked=stacked,
+            label=label,
+            cards=cards,
+            labels=[header.striptags() if isinstance(header, Markup) else header for header in headers],
         )
     )

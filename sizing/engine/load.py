@@ -137,18 +137,53 @@ def load_at(times: CopyTimes, requests_per_s: float, streams: float, others_shar
     """The copy with requests at ``requests_per_s`` of which a share ``others_share`` come before a given one
     (the others' requests: ``(u − 1) / u`` in a closed loop, all of them for steady arrivals), ``streams``
     decoding at once."""
-    others = requests_per_s * others_share
-    prompt_share = others * times.prompt_seconds
-    shared_step = others_step_seconds(times, streams)
-    line = line_seconds(times, streams, shared_step)
-    line_share = others * line
-    if prompt_share >= 1 or line_share >= 1:
-        return SATURATED
-    step = times.decode_step_seconds(streams) / (1 - prompt_share)
-    alone = times.request_seconds + own_seconds(times, streams, shared_step)
-    typical = alone + mean_wait_seconds(line_share, line)
-    at_most = alone * times.prompt_tail_factor + tail_wait_seconds(line_share, line)
-    return Load(requests_per_s, streams, prompt_share, line_share, step, typical, at_most, False)
+    return LoadByRate.of(times, streams, others_share).load(requests_per_s)
+
+
+@dataclass(frozen=True)
+class LoadByRate:
+    """``load_at`` as a function of the rate alone, for a solver that tries many rates at the same streams: what
+    does not depend on the rate (the time a prompt takes in line and alone, the decode step) is worked out once,
+    the same arithmetic in the same order. ``line_seconds`` is infinite when the others leave prompts no room in a
+    step."""
+
+    times: CopyTimes
+    streams: float
+    others_share: float
+    line_seconds: float
+    decode_step_seconds: float
+    alone_seconds: float
+
+    @classmethod
+    def of(cls, times: CopyTimes, streams: float, others_share: float) -> LoadByRate:
+        shared_step = others_step_seconds(times, streams)
+        line = line_seconds(times, streams, shared_step)
+        alone = math.inf if math.isinf(line) else times.request_seconds + own_seconds(times, streams, shared_step)
+        return cls(times, streams, others_share, line, times.decode_step_seconds(streams), alone)
+
+    def shares(self, requests_per_s: float) -> tuple[float, float]:
+        """The prompt share of the copy's time and the line's utilization; either at one or more: saturated."""
+        others = requests_per_s * self.others_share
+        if math.isinf(self.line_seconds):
+            return 0.0, math.inf
+        return others * self.times.prompt_seconds, others * self.line_seconds
+
+    def cycle_seconds(self, requests_per_s: float, output_tokens: int) -> float:
+        """``cycle_seconds`` of the load at this rate (infinite when saturated), without the rest of it."""
+        prompt_share, line_share = self.shares(requests_per_s)
+        if prompt_share >= 1 or line_share >= 1:
+            return math.inf
+        typical = self.alone_seconds + mean_wait_seconds(line_share, self.line_seconds)
+        return typical + output_tokens * (self.decode_step_seconds / (1 - prompt_share))
+
+    def load(self, requests_per_s: float) -> Load:
+        prompt_share, line_share = self.shares(requests_per_s)
+        if prompt_share >= 1 or line_share >= 1:
+            return SATURATED
+        step = self.decode_step_seconds / (1 - prompt_share)
+        typical = self.alone_seconds + mean_wait_seconds(line_share, self.line_seconds)
+        at_most = self.alone_seconds * self.times.prompt_tail_factor + tail_wait_seconds(line_share, self.line_seconds)
+        return Load(requests_per_s, self.streams, prompt_share, line_share, step, typical, at_most, False)
 
 
 @dataclass(frozen=True)
@@ -186,14 +221,14 @@ def closed_loop(times: CopyTimes, users: int, output_tokens: int) -> Load:
     if math.isinf(line):
         return SATURATED
     low, high = 0.0, 1 / (share * line)
+    by_rate = LoadByRate.of(times, users, share)
     for _ in range(SOLVER_STEPS):
         middle = (low + high) / 2
-        at = load_at(times, middle, users, share)
-        if not at.saturated and middle * cycle_seconds(at, output_tokens) < users:
+        if middle * by_rate.cycle_seconds(middle, output_tokens) < users:
             low = middle
         else:
             high = middle
-    return load_at(times, low, users, share)
+    return by_rate.load(low)
 
 
 def cycle_seconds(load: Load, output_tokens: int) -> float:

@@ -39,6 +39,7 @@ from sizing.views.plan_figures import (
 )
 
 Binding = Literal["memory", "speed", "ttft", "prompts", "engine_cap", "users"]
+PriceKey = tuple[float, bool, float, str]  # price, KV cache in FP8, minus the speed, configuration: options' order
 RATE_STEPS = 20
 
 
@@ -114,10 +115,19 @@ class Option:
 
 # --- one copy at a load ------------------------------------------------------------------------------------------
 def copy_times(plan: PlanFigures, model: ModelFigures, copy: CopyAt, requirement: Requirement) -> CopyTimes:
-    """What the load model needs of the copy, read from its figures."""
+    """What the load model needs of the copy, read from its figures. Its decode step is read once per count of
+    streams: the load model's solver asks for the same two counts on each of its steps (the same figures, in less
+    than half the time)."""
     figures, step = copy.figures, step_reader(model, copy, requirement.decode_context_tokens)
+    steps: dict[float, float] = {}
+
+    def decode_step_seconds(streams: float) -> float:
+        if streams not in steps:
+            steps[streams] = step(max(streams, 1.0))
+        return steps[streams]
+
     return CopyTimes(
-        decode_step_seconds=lambda streams: step(max(streams, 1.0)),
+        decode_step_seconds=decode_step_seconds,
         prompt_tokens=requirement.prompt_tokens,
         prompt_seconds=prompt_seconds(plan, model, copy, requirement.prompt_tokens),
         chunk_seconds=figures.chunk_ms / 1e3,
@@ -133,15 +143,36 @@ def arrival_of(requirement: Requirement, users: float, requests_per_s: float) ->
     return Arrival("poisson", requests_per_s=requests_per_s)
 
 
-def load_on(
-    plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement, arrival: Arrival
-) -> Load:
-    """What one copy of the candidate reaches under the arrival's load."""
+@dataclass(frozen=True)
+class Serving:
+    """One copy of a candidate at a requirement, read from its figures once for every load tried on it: its figures
+    at the requirement's context, what the load model needs of it, the most streams its engine runs and the streams
+    whose KV cache fits."""
+
+    candidate: Candidate
+    copy: CopyAt
+    times: CopyTimes
+    most_streams: int
+    streams_that_fit: int
+
+
+def serving_of(plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement) -> Serving:
     copy = copy_at(model, candidate, requirement.context_tokens)
-    times = copy_times(plan, model, copy, requirement)
-    most = most_streams(copy, requirement.context_tokens)
-    found = load_of(times, arrival, requirement.output_tokens, most)
-    fitting = streams_that_fit(copy, requirement.context_tokens)
+    return Serving(
+        candidate,
+        copy,
+        copy_times(plan, model, copy, requirement),
+        most_streams(copy, requirement.context_tokens),
+        streams_that_fit(copy, requirement.context_tokens),
+    )
+
+
+def load_on(
+    plan: PlanFigures, model: ModelFigures, serving: Serving, requirement: Requirement, arrival: Arrival
+) -> Load:
+    """What one copy reaches under the arrival's load."""
+    copy, fitting = serving.copy, serving.streams_that_fit
+    found = load_of(serving.times, arrival, requirement.output_tokens, serving.most_streams)
     users = arrival.users if arrival.kind == "closed" else found.streams
     typical = found.tokens_per_s_per_stream
     peak = prompt_peak_share(plan, model, copy, requirement.prompt_tokens, found.requests_per_s)
@@ -176,15 +207,16 @@ def failed_constraint(plan: PlanFigures, load: Load, requirement: Requirement) -
 
 # --- how much a copy serves ---------------------------------------------------------------------------------------
 def users_per_copy(
-    plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement
+    plan: PlanFigures, model: ModelFigures, serving: Serving, requirement: Requirement
 ) -> tuple[int, Binding]:
     """The most users one copy serves within the requirement (0 when not even one), and the constraint that stops it
     at that number. More users never make a user faster or a first token sooner (``sizing.engine.load``): the
-    largest passing count is found by bisection up to the engine's cap."""
-    cap = most_streams(copy_at(model, candidate, requirement.context_tokens), requirement.context_tokens)
+    largest passing count is found by bisection, up to the engine's cap and the streams whose cache fits (more fail
+    on memory), trying that count first (a copy that serves every user it holds needs no more)."""
+    cap = serving.most_streams
 
     def failed(users: int) -> Binding | None:
-        load = load_on(plan, model, candidate, requirement, Arrival("closed", users=users))
+        load = load_on(plan, model, serving, requirement, Arrival("closed", users=users))
         return failed_constraint(plan, load, requirement)
 
     first = failed(1)
@@ -192,7 +224,10 @@ def users_per_copy(
         return 0, first
     if requirement.users <= 1:
         return 1, "users"
-    low, high = 1, min(cap, requirement.users)
+    low, high = 1, min(cap, requirement.users, max(serving.streams_that_fit, 1))
+    if high > low and failed(high) is None:
+        low = high
+    high -= 1
     while low < high:
         middle = (low + high + 1) // 2
         low, high = (middle, high) if failed(middle) is None else (low, middle - 1)
@@ -206,17 +241,16 @@ def users_per_copy(
 
 
 def rate_per_copy(
-    plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement
+    plan: PlanFigures, model: ModelFigures, serving: Serving, requirement: Requirement
 ) -> tuple[float, Binding]:
     """The most requests a second one copy serves within the requirement at a steady rate (0 when even a trickle
     fails), and the constraint that stops it there: by bisection between no requests and the rate at which its
     prompts alone would take all of its time."""
-    copy = copy_at(model, candidate, requirement.context_tokens)
-    ceiling = 1 / prompt_seconds(plan, model, copy, requirement.prompt_tokens)
+    ceiling = 1 / serving.times.prompt_seconds
     total = (requirement.requests_per_minute or 0.0) / 60
 
     def failed(rate: float) -> Binding | None:
-        load = load_on(plan, model, candidate, requirement, Arrival("poisson", requests_per_s=rate))
+        load = load_on(plan, model, serving, requirement, Arrival("poisson", requests_per_s=rate))
         return failed_constraint(plan, load, requirement)
 
     trickle = min(total, ceiling) * 1e-6
@@ -239,8 +273,9 @@ def option_for(plan: PlanFigures, model: ModelFigures, candidate: Candidate, req
     requests)."""
     configuration = plan.configurations[candidate.configuration]
     copies_per_node = configuration.cards // candidate.cards_per_copy
+    serving = serving_of(plan, model, candidate, requirement)
     if requirement.requests_per_minute is None:
-        per_copy, binding = users_per_copy(plan, model, candidate, requirement)
+        per_copy, binding = users_per_copy(plan, model, serving, requirement)
         if per_copy == 0:
             return None
         nodes = math.ceil(requirement.users / (per_copy * copies_per_node))
@@ -248,11 +283,11 @@ def option_for(plan: PlanFigures, model: ModelFigures, candidate: Candidate, req
             binding = "users"  # one node serves them all: nothing limits it
         users_per_node = math.ceil(requirement.users / nodes)
         busiest = math.ceil(users_per_node / copies_per_node)
-        load = load_on(plan, model, candidate, requirement, Arrival("closed", users=busiest))
+        load = load_on(plan, model, serving, requirement, Arrival("closed", users=busiest))
         tokens_per_s = requirement.users * requirement.output_tokens / request_seconds(load, requirement)
         users = requirement.users
     else:
-        rate, binding = rate_per_copy(plan, model, candidate, requirement)
+        rate, binding = rate_per_copy(plan, model, serving, requirement)
         if rate == 0:
             return None
         total = requirement.requests_per_minute / 60
@@ -260,7 +295,7 @@ def option_for(plan: PlanFigures, model: ModelFigures, candidate: Candidate, req
         if nodes == 1:
             binding = "users"
         per_copy_rate = total / (nodes * copies_per_node)
-        load = load_on(plan, model, candidate, requirement, Arrival("poisson", requests_per_s=per_copy_rate))
+        load = load_on(plan, model, serving, requirement, Arrival("poisson", requests_per_s=per_copy_rate))
         users_per_node = math.ceil(load.users * copies_per_node)
         tokens_per_s = total * requirement.output_tokens
         users = math.ceil(load.users * copies_per_node * nodes)
@@ -293,7 +328,7 @@ def candidates(model: ModelFigures, requirement: Requirement) -> list[Candidate]
     ]
 
 
-def price_key(option: Option) -> tuple[float, bool, float, str]:
+def price_key(option: Option) -> PriceKey:
     """Cheapest first; at the same price a 16-bit KV cache (no quality cost), then the faster; then by
     configuration id, so the order is stable."""
     fp8_cache = option.load.kv_cache_dtype == "fp8"
@@ -326,21 +361,46 @@ def fewest_nodes(plan: PlanFigures, model: ModelFigures, candidate: Candidate, r
     return math.ceil(total * prompt_seconds(plan, model, copy, requirement.prompt_tokens) / copies - 1e-9)
 
 
+def least_key(plan: PlanFigures, model: ModelFigures, candidate: Candidate, requirement: Requirement) -> PriceKey:
+    """The lowest ``price_key`` an option of the candidate could have, before its load is worked out: the price of
+    its fewest nodes, its KV cache, and (for users) the speed of a user on the busiest copy of that many nodes with
+    no prompt in its steps (prompts only ever stretch a step), so its option's key is at or after it."""
+    copy = copy_at(model, candidate, requirement.context_tokens)
+    nodes = fewest_nodes(plan, model, candidate, requirement)
+    configuration = plan.configurations[candidate.configuration]
+    fastest = math.inf
+    if requirement.requests_per_minute is None:
+        copies = configuration.cards // candidate.cards_per_copy
+        busiest = math.ceil(math.ceil(requirement.users / nodes) / copies)
+        most = most_streams(copy, requirement.context_tokens)
+        running = most if 0 < most < busiest else busiest  # the others wait in the engine's queue
+        fastest = 1 / copy_times(plan, model, copy, requirement).decode_step_seconds(running)
+    return (nodes * configuration.price_per_month_usd, copy.kv_cache_dtype == "fp8", -fastest, candidate.configuration)
+
+
 def plan_for(plan: PlanFigures, requirement: Requirement) -> list[Option]:
-    """Every configuration that meets the requirement, cheapest first, each with its cheapest way. A candidate
-    whose fewest nodes already cost more than a plan found on its configuration is not worked out."""
+    """Every configuration that meets the requirement, cheapest first, each with its cheapest way. Candidates are
+    worked out in the order of the lowest key their option could have (``least_key``), and one whose option could
+    not come before the best found on its configuration is not: the plan is the same, in a fraction of the time."""
     model = model_of(plan, requirement)
     found: list[Option] = []
-    cheapest: dict[str, float] = {}
-    for c in candidates(model, requirement):
-        price = plan.configurations[c.configuration].price_per_month_usd
-        if fewest_nodes(plan, model, c, requirement) * price > cheapest.get(c.configuration, math.inf):
+    best: dict[str, PriceKey] = {}
+    for key, c in sorted_candidates(plan, model, requirement):
+        if c.configuration in best and key >= best[c.configuration]:
             continue
         option = option_for(plan, model, c, requirement)
         if option is not None:
             found.append(option)
-            cheapest[c.configuration] = min(cheapest.get(c.configuration, math.inf), option.price_per_month_usd)
+            best[c.configuration] = min(best.get(c.configuration, price_key(option)), price_key(option))
     return best_per_configuration(found)
+
+
+def sorted_candidates(
+    plan: PlanFigures, model: ModelFigures, requirement: Requirement
+) -> list[tuple[PriceKey, Candidate]]:
+    """The model's candidates with their ``least_key``, lowest first (in the figures' order at the same key)."""
+    keyed = [(least_key(plan, model, c, requirement), c) for c in candidates(model, requirement)]
+    return sorted(keyed, key=lambda pair: pair[0])
 
 
 # --- when nothing meets it ----------------------------------------------------------------------------------------
@@ -363,7 +423,10 @@ def shortfalls(plan: PlanFigures, requirement: Requirement) -> list[Shortfall]:
     """One user on one copy of every candidate whose weights and one stream's KV cache fit."""
     model = model_of(plan, requirement)
     alone = Arrival("closed", users=1)
-    found = (Shortfall(c, load_on(plan, model, c, requirement, alone)) for c in candidates(model, requirement))
+    found = (
+        Shortfall(c, load_on(plan, model, serving_of(plan, model, c, requirement), requirement, alone))
+        for c in candidates(model, requirement)
+    )
     return [s for s in found if s.load.fits]
 
 

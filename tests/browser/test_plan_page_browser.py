@@ -1,7 +1,8 @@
 """The Plan page's form in real headless Chromium, at a phone's width and a desktop's, in every language: the
 default requirement gives a table, a changed one gives its own and lands in the address, the address alone
-restores it (and going back restores the first), the page never scrolls sideways, and axe finds nothing; an
-address beyond the command line's bounds gets a message, never a plan."""
+restores it (and going back restores the first), the page never scrolls sideways, and axe finds nothing; on a
+phone each option is a card; without JavaScript the page leads to the plans for common requirements, pages of their
+own; an address beyond the command line's bounds gets a message, never a plan."""
 
 import pytest
 from sitebuild import LANGUAGES, ROOT
@@ -82,14 +83,108 @@ def test_the_plan_form_plans_and_shares(browser, server, lang, width):
     context.close()
 
 
+# What a card must show on a phone, by the column's key in strings.yml: the price, the price per million tokens and
+# what limits a node (issue 38, item 1)
+CARD_FIGURES = ("col_month", "col_million", "col_binding")
+CARDS = """(table, labels) => {
+  const width = document.documentElement.clientWidth;
+  const problems = [];
+  const rows = [...table.querySelectorAll("tbody tr")];
+  if (!rows.length) problems.push("no row");
+  for (const tr of rows) {
+    const box = tr.getBoundingClientRect();
+    if (getComputedStyle(tr).display !== "block" || box.left < 0 || box.right > width) problems.push("row " + tr.textContent.slice(0, 30));
+    for (const label of labels) {
+      const td = [...tr.querySelectorAll("td")].find((cell) => cell.dataset.label === label);
+      const r = td ? td.getBoundingClientRect() : null;
+      if (!td || r.width <= 0 || r.height <= 0 || r.left < 0 || r.right > width || getComputedStyle(td).visibility !== "visible") {
+        problems.push(label + " hidden in " + tr.firstElementChild.textContent);
+      } else if (!getComputedStyle(td, "::before").content.includes(label)) {
+        problems.push(label + " unnamed in " + tr.firstElementChild.textContent);
+      }
+    }
+  }
+  return problems;
+}"""
+
+
+def card_problems(table, lang: str) -> list[str]:
+    """What a phone does not show of each option of ``table`` (a locator): each row a card no wider than the screen,
+    its price, its price per million tokens and what limits it in view, each after its column's name."""
+    from macros.output.strings import strings
+
+    labels = [strings()["plan"][key][lang] for key in CARD_FIGURES]
+    return table.evaluate(CARDS, labels)
+
+
+def heading(page) -> str:
+    """The page's heading, without its permalink."""
+    return page.evaluate("() => document.querySelector('article h1').firstChild.textContent")
+
+
+def sideways(page) -> int:
+    return page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_without_javascript_the_page_says_so_and_hides_the_form(browser, server, lang):
-    context = browser.new_context(java_script_enabled=False)
+def test_on_a_phone_each_option_is_a_card_with_its_prices_and_what_limits_it(browser, server, lang):
+    """Issue 38, item 1: a 1,038 px table in a 358 px box, "Per month", "Per million tokens" and "What limits a node"
+    three screens of sideways scrolling away. On a phone each option is a card, in the plan the build wrote, in the
+    worked plans and in a plan the page's script writes; a desktop keeps the tables."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}{LANGUAGES[lang]}plan/")
+    shown(page)
+    tables = page.locator("article table.card-table:not(:has(a))")  # the plans, not the links to them
+    assert tables.count() == 5  # the form's plan and the four worked plans
+    problems = {index: card_problems(tables.nth(index), lang) for index in range(tables.count())}
+    assert not any(problems.values()), problems
+    assert sideways(page) <= 0, f"the page scrolls {sideways(page)}px sideways"
+
+    before = status(page)
+    page.select_option(".plan-controls select[name=model]", "qwen3-32b")
+    page.fill(".plan-controls input[name=users]", "75")
+    page.keyboard.press("Enter")
+    shown(page, before)  # the script's own table
+    assert not card_problems(page.locator(".plan-result table"), lang)
+    assert sideways(page) <= 0
+
+    page.set_viewport_size({"width": 1280, "height": 900})  # a desktop keeps the table
+    assert page.eval_on_selector(".plan-result tbody tr", "r => getComputedStyle(r).display") == "table-row"
+    assert not errors, errors
+    context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_without_javascript_the_page_links_to_plans_for_common_requirements_each_a_page_of_its_own(
+    browser, server, lang
+):
+    """Issue 38, item 2: without JavaScript the page said "use the command line: python -m sizing.plan". It now
+    hides the form and points to each model's plans for common requirements: pages of their own, each with its own
+    title, that read as cards on a phone and link to each other."""
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.goto(f"{server}{LANGUAGES[lang]}plan/")
     assert not page.is_visible(".plan-controls") and not page.is_visible(".plan-answer")
-    assert page.is_visible(".plan-nojs") and "python -m sizing.plan" in (page.text_content(".plan-nojs") or "")
-    assert page.locator("table").count() >= 4  # the worked plans it points to
+    assert "sizing.plan" not in (page.text_content(".plan-nojs") or "")
+    plan_title = page.title()
+    page.click(".plan-nojs a")
+    assert page.url.endswith("plan/#common")
+    links = page.locator("#common ~ .table-scroll table a")
+    assert links.count() == 120  # 15 language models, 4 requirements, 2 counts of users
+    links.nth(11).click()  # the second model's retrieval service for 100 users
+    first = page.title()
+    assert first != plan_title and heading(page) in first
+    assert "plan/mistral-small-3-24b/retrieval-100/" in page.url
+    assert not card_problems(page.locator("article table.card-table"), lang)
+    assert page.evaluate(
+        "() => document.querySelector('article').scrollWidth <= document.querySelector('article').clientWidth"
+    )
+    page.click(".plan-choices p:nth-child(2) a:not([aria-current]) >> nth=0")  # the same requirement, another model
+    assert page.title() not in (first, plan_title) and heading(page) in page.title()
+    assert "plan/llama-3.1-8b/retrieval-100/" in page.url
     context.close()
 
 

@@ -13,6 +13,7 @@ from macros.library.configurator import (
     choice_path,
     choice_text,
     choices,
+    column_digits,
     default_choice,
     fp8_kv_choices,
     kv_matrix,
@@ -23,12 +24,11 @@ from macros.library.configurator import (
     title_text,
 )
 from macros.library.context import MacroContext
-from macros.output.formatting import decisive_digits, formatter
+from macros.output.formatting import decisive_digits
 from macros.output.strings import strings
 from macros.output.typography import typeset
 from macros.site.site_data import site_data
 from sizing.catalog.schema import KvCacheDtype, Llm
-from sizing.catalog.units import GIB
 from sizing.engine.fit import Verdict, tight_setting
 from sizing.views.api import NO_CONTEXT, context_keys
 from sizing.views.matrix import VerdictMatrix
@@ -381,12 +381,22 @@ def spaced(text: str) -> str:
     return text.replace("\xa0", " ").replace("\u202f", " ")
 
 
-def every_cell(data, kv_cache: KvCacheDtype = "bf16"):
-    """Every model × precision × context × node row of the configurator, with the KV cache in ``kv_cache``."""
+def every_table(data, kv_cache: KvCacheDtype = "bf16"):
+    """Every model × precision × context table of the configurator, with the KV cache in ``kv_cache``: its rows and
+    the decimals of its memory figures."""
+    ctx = ctx_for(data, "en")
     listed = every_choice(data) if kv_cache == "bf16" else every_fp8_kv_choice(data)
     for model, precision, context in listed:
-        for row in rows_of(data, model.id, precision.id, context, kv_cache):
-            yield model, precision, context, row
+        rows = rows_of(data, model.id, precision.id, context, kv_cache)
+        yield model, precision, context, rows, column_digits(ctx, rows)
+
+
+def every_cell(data, kv_cache: KvCacheDtype = "bf16"):
+    """Every model × precision × context × node row of the configurator, with the KV cache in ``kv_cache``, and the
+    decimals of its table."""
+    for model, precision, context, rows, digits in every_table(data, kv_cache):
+        for row in rows:
+            yield model, precision, context, row, digits
 
 
 # 255 choices of 41 rows each; with the KV cache in FP8, the 143 of language models in a format a server engine runs
@@ -407,9 +417,9 @@ def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang, kv_cache)
     ctx = ctx_for(data, lang)
     default = ctx.catalog.assumptions.usable_memory_fraction.value
     checked = 0
-    for model, precision, context, row in every_cell(data, kv_cache):
+    for model, precision, context, row, digits in every_cell(data, kv_cache):
         where = (lang, kv_cache, model.id, precision.id, context, row.node.id)
-        cells = row_cells(ctx, row, isinstance(model, Llm))
+        cells = row_cells(ctx, row, isinstance(model, Llm), digits)
         assert row.fit.cards <= row.node.cards, where
         if row.fit.tight_by == "partial_load":  # every part, the parts in turns, the card, what waits in host memory
             need, in_turns, offered, waiting = gib_figures(cells[1], lang)
@@ -447,11 +457,11 @@ def test_every_cell_reads_its_verdict_from_its_own_figures(data, lang, kv_cache)
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_full_load_shows_its_speed_as_the_speed_column_does_and_says_why_so_many_streams(data, lang, kv_cache):
     ctx = ctx_for(data, lang)
-    for model, precision, context, row in every_cell(data, kv_cache):
+    for model, precision, context, row, digits in every_cell(data, kv_cache):
         if row.layout is None:
             continue
         where = (lang, kv_cache, model.id, precision.id, context, row.node.id)
-        _, _, speed, load, *_ = row_cells(ctx, row, True)
+        _, _, speed, load, *_ = row_cells(ctx, row, True, digits)
         typical = speed_figures(speed, lang)[0]  # "~5.7 tok/s (at least 3.1)"
         (total,) = speed_figures(load, lang)
         if row.layout.streams == 1:  # one stream at full load is the one stream timed alone
@@ -468,22 +478,51 @@ def test_two_cards_of_one_size_say_why_they_serve_more_or_fewer_streams(data):
     less for the sampler (256 × 151,936 × 17 B = 0.62 against 2.46 GiB): it needs 64.3 GiB and serves 4 streams, the
     H100 66.1 and 3."""
     ctx = ctx_for(data, "en")
-    rows = {r.node.id: r for r in rows_of(data, "qwen3-32b", "bf16", "8192")}
+    table = rows_of(data, "qwen3-32b", "bf16", "8192")
+    digits = column_digits(ctx, table)  # the reasons at one decimal; the loads at two, which every row's need
+    rows = {r.node.id: r for r in table}
     a100, h100 = (
-        [spaced(c) for c in row_cells(ctx, rows[n], True)] for n in ("1x-a100-pcie-80gb", "1x-h100-pcie-80gb")
+        [spaced(c) for c in row_cells(ctx, rows[n], True, digits)] for n in ("1x-a100-pcie-80gb", "1x-h100-pcie-80gb")
     )
     assert a100[1] == "needs 64.3 GiB of the 71.3 GiB a card offers"
     assert h100[1] == "needs 66.1 GiB of the 71.3 GiB a card offers"
-    # 71.325 − 61.024 (weights) − 0.616 − 0.65 = 9.0 GiB; 71.298 − 61.024 − 2.462 − 0.65 = 7.2 GiB
-    assert a100[3].startswith("4 streams (9.0 GiB free per card, 2.0 GiB each), ")
-    assert h100[3].startswith("3 streams (7.2 GiB free per card, 2.0 GiB each), ")
+    # 71.325 − 61.024 (weights) − 0.616 − 0.65 = 9.03 GiB; 71.298 − 61.024 − 2.462 − 0.65 = 7.16 GiB
+    assert a100[3].startswith("4 streams (9.03 GiB free per card, 2.00 GiB each), ")
+    assert h100[3].startswith("3 streams (7.16 GiB free per card, 2.00 GiB each), ")
 
 
 def test_a_reason_shows_the_decimal_that_decides():
-    assert decisive_digits(19.74, 19.66) == 2 and decisive_digits(19.5, 21.2) == 1
-    assert decisive_digits(3.987, 4.0) == 2 and decisive_digits(4.0001, 4.0) == 3
-    assert [spaced(s) for s in formatter("en").gib_compared(19.74 * GIB, 19.66 * GIB)] == ["19.74 GiB", "19.66 GiB"]
-    assert [spaced(s) for s in formatter("fr").gib_compared(19.74 * GIB, 19.66 * GIB)] == ["19,74 Gio", "19,66 Gio"]
+    assert decisive_digits([(19.74, 19.66)]) == 2 and decisive_digits([(19.5, 21.2)]) == 1
+    assert decisive_digits([(3.987, 4.0)]) == 2 and decisive_digits([(4.0001, 4.0)]) == 3
+    assert decisive_digits([(19.5, 21.2), (19.74, 19.66)]) == 2  # a table: the decimals its closest comparison needs
+    assert decisive_digits([]) == 1
+
+
+def decimals(raw: str, lang: str) -> int:
+    """How many decimals a figure is written with: "9.03" two, « 9,03 » two, "71" none."""
+    sign, figure = "," if lang == "fr" else ".", raw.replace("\xa0", "").replace("\u202f", "").strip()
+    return len(figure.rpartition(sign)[2]) if sign in figure else 0
+
+
+@pytest.mark.parametrize("kv_cache", ["bf16", "fp8"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_column_writes_its_memory_figures_with_one_number_of_decimals(data, lang, kv_cache):
+    """Issue 38: "1.3 GiB free per card, 0.5 GiB each", "41.60 … 0.54" and "76.193 … 0.536" in one column. The
+    decimals are decided once per table: a reason's figures take those the table's closest comparison needs, a load's
+    those at which the most rows' figures divide to their streams; a row whose figures do not, at those, says how many
+    streams and not why."""
+    ctx = ctx_for(data, lang)
+    mixed = []
+    for model, precision, context, rows, digits in every_table(data, kv_cache):
+        llm = isinstance(model, Llm)
+        cells = [row_cells(ctx, row, llm, digits) for row in rows]
+        columns = {"why": [c[1] for c in cells], **({"load": [c[3] for c in cells]} if llm else {})}
+        for name, column in columns.items():
+            written = {decimals(raw, lang) for cell in column for raw in GIB_FIGURE.findall(cell)}
+            expected = {digits.why if name == "why" else digits.room}
+            if written and written != expected:
+                mixed.append((model.id, precision.id, context, name, sorted(written)))
+    assert not mixed, mixed[:5]
 
 
 # --- the words are the server's (issue 23, item 3) --------------------------------------------------------------

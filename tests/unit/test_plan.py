@@ -12,6 +12,7 @@ from sizing.engine.load import Arrival
 from sizing.views.estimates import answer
 from sizing.views.plan import (
     Requirement,
+    best_per_configuration,
     candidates,
     closest,
     failed_constraint,
@@ -20,6 +21,7 @@ from sizing.views.plan import (
     plan_for,
     rate_per_copy,
     relax,
+    serving_of,
     users_per_copy,
 )
 from sizing.views.plan_figures import copy_at, step_reader
@@ -41,9 +43,10 @@ def closed(users: int) -> Arrival:
 
 def test_one_plan_by_hand(plan_figures):
     model, candidate = one_a100(plan_figures)
-    per_copy, binding = users_per_copy(plan_figures, model, candidate, CHAT_8B)
+    serving = serving_of(plan_figures, model, candidate, CHAT_8B)
+    per_copy, binding = users_per_copy(plan_figures, model, serving, CHAT_8B)
     # the last count of users whose floor holds 30 tokens/s and whose first token holds 1 s; the next fails one
-    at, beyond = (load_on(plan_figures, model, candidate, CHAT_8B, closed(u)) for u in (per_copy, per_copy + 1))
+    at, beyond = (load_on(plan_figures, model, serving, CHAT_8B, closed(u)) for u in (per_copy, per_copy + 1))
     assert failed_constraint(plan_figures, at, CHAT_8B) is None
     assert failed_constraint(plan_figures, beyond, CHAT_8B) == binding
     option = option_for(plan_figures, model, candidate, CHAT_8B)
@@ -70,14 +73,14 @@ def test_one_user_reads_the_estimators_step_at_a_step_of_the_ladder(catalog, pla
     said = answer(catalog, scenario)
     assert said.at_concurrency is not None
     assert 1 / step(1) == pytest.approx(said.at_concurrency.per_stream_typical, rel=1e-3)
-    load = load_on(plan_figures, model, candidate, requirement, closed(1))
+    load = load_on(plan_figures, model, serving_of(plan_figures, model, candidate, requirement), requirement, closed(1))
     assert load.typical == pytest.approx(1 / step(1)) and load.floor == pytest.approx(load.typical * 0.6)
 
 
 def test_steady_requests_fill_as_many_copies_as_their_rate_needs(plan_figures):
     rated = Requirement("llama-3.1-8b", 2000, 400, 0, 30, "bf16", 1.0, requests_per_minute=600)
     model, candidate = one_a100(plan_figures, rated)
-    rate, _ = rate_per_copy(plan_figures, model, candidate, rated)
+    rate, _ = rate_per_copy(plan_figures, model, serving_of(plan_figures, model, candidate, rated), rated)
     option = option_for(plan_figures, model, candidate, rated)
     assert option is not None and 0 < rate < 10
     assert option.nodes == math.ceil(10 / rate - 1e-9)  # 600 a minute = 10 a second, each copy its share
@@ -114,7 +117,23 @@ def test_no_configuration_that_meets_it_is_missing(plan_figures, chat_plan):
     left_out = [c for c in candidates(model, CHAT_8B) if c.configuration not in listed]
     assert left_out
     for candidate in left_out:
-        assert users_per_copy(plan_figures, model, candidate, CHAT_8B)[0] == 0, candidate
+        assert users_per_copy(plan_figures, model, serving_of(plan_figures, model, candidate, CHAT_8B), CHAT_8B)[0] == 0
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        CHAT_8B,
+        Requirement("qwen3-32b", 8000, 800, 100, 30, max_ttft_s=3),  # every format, 100 users
+        Requirement("llama-3.1-8b", 2000, 400, 0, 30, "bf16", 1.0, requests_per_minute=600),
+    ],
+)
+def test_the_plan_is_every_candidate_worked_out_though_it_skips_those_that_cannot_come_first(plan_figures, requirement):
+    """``plan_for`` works candidates out cheapest first and skips one whose option could not beat its
+    configuration's best: the same plan, to the last bit, as working out every one."""
+    model = plan_figures.models[requirement.model]
+    every = (option_for(plan_figures, model, c, requirement) for c in candidates(model, requirement))
+    assert plan_for(plan_figures, requirement) == best_per_configuration(o for o in every if o is not None)
 
 
 def test_a_tensor_split_divides_the_heads(plan_figures):
@@ -126,11 +145,12 @@ def test_a_tensor_split_divides_the_heads(plan_figures):
 def test_at_a_copys_capacity_the_first_token_waits_a_finite_time_and_beyond_it_no_plan(plan_figures, chat_plan):
     model = plan_figures.models[CHAT_8B.model]
     for option in chat_plan:
-        per_copy, binding = users_per_copy(plan_figures, model, option.candidate, CHAT_8B)
-        at = load_on(plan_figures, model, option.candidate, CHAT_8B, closed(per_copy))
+        serving = serving_of(plan_figures, model, option.candidate, CHAT_8B)
+        per_copy, binding = users_per_copy(plan_figures, model, serving, CHAT_8B)
+        at = load_on(plan_figures, model, serving, CHAT_8B, closed(per_copy))
         assert math.isfinite(at.ttft) and math.isfinite(at.ttft_at_most)
         if binding not in ("users", "engine_cap"):
-            beyond = load_on(plan_figures, model, option.candidate, CHAT_8B, closed(per_copy + 1))
+            beyond = load_on(plan_figures, model, serving, CHAT_8B, closed(per_copy + 1))
             assert failed_constraint(plan_figures, beyond, CHAT_8B) is not None
 
 

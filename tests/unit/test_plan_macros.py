@@ -1,10 +1,16 @@
 """Worked plans on the site: the table and the sentence say what `python -m sizing.plan` answers, in each
-language."""
+language; each model's plans for the common requirements, each a page of its own."""
+
+import re
 
 import pytest
-from rendering import render
+from rendering import ROOT, render
 
+from macros.base.errors import PageError
+from macros.base.links import PageLinks
+from macros.library.plan_pages import SHAPES, USERS, common_plans
 from macros.site.site_data import site_data
+from sizing.catalog.schema import Llm
 from sizing.views.plan import Requirement, plan_for
 
 CHAT = '"llama-3.3-70b", 4000, 500, 40, 15, max_ttft_s=2'
@@ -45,3 +51,65 @@ def test_the_table_lists_what_the_command_line_lists_cheapest_first(data, plan_f
 def test_an_impossible_requirement_shows_the_closest_plans(data):
     html = render(data, '{{ plan_table("llama-3.1-405b", 30000, 500, 10, 40, max_ttft_s=1) }}', "fr")
     assert "Rien n’y répond" in html
+
+
+# --- plans for common requirements (issue 38, item 2) --------------------------------------------------------------
+WORKED_PLAN = re.compile(r'plan_table\("[^"]+", (\d+), (\d+), \d+, (\d+)(?:, max_ttft_s=(\d+))?\)')
+
+
+def test_the_worked_plans_are_the_common_requirements():
+    """Each model's pages of common requirements are the four worked plans of the Plan page, at other counts of
+    users: the page says so."""
+    worked = {
+        (int(prompt), int(output), int(speed), int(ttft) if ttft else None)
+        for prompt, output, speed, ttft in WORKED_PLAN.findall((ROOT / "docs" / "en" / "plan.md").read_text())
+    }
+    shapes = {(s.prompt_tokens, s.output_tokens, s.min_tokens_per_s, s.max_ttft_s) for s in SHAPES.values()}
+    assert worked == shapes and len(shapes) == 4
+
+
+def test_every_language_model_has_a_plan_for_each_common_requirement(data):
+    plans = common_plans(data.catalog)
+    llms = [m for m in data.catalog.models.values() if isinstance(m, Llm)]
+    assert len(plans) == len(llms) * len(SHAPES) * len(USERS) == 120
+    assert len({p.path for p in plans}) == len(plans)
+
+
+def test_a_common_plan_says_what_it_is_plans_it_and_links_to_its_neighbours(data):
+    html = render(data, '{{ common_plan("qwen3-32b", "coding", 100) }}', "en", links=PageLinks.at("plan/q/c/", "en"))
+    assert "run Qwen3 32B as a coding assistant for 100 users at once, cheapest first" in spaced(html)
+    assert "Qwen3 32B for 100 users at once: 8,000-token prompts, 800-token answers" in spaced(html)
+    assert "The cheapest: " in html and 'class="data-table card-table"' in html
+    form = "../../../plan/?model=qwen3-32b&amp;precision=&amp;prompt=8000&amp;output=800&amp;users=100&amp;rpm="
+    assert f'<a href="{form}&amp;speed=30&amp;ttft=3">this requirement in the Plan page’s form</a>' in html
+    nav = html[html.index('<nav class="plan-choices"') :]
+    llms = sum(isinstance(m, Llm) for m in data.catalog.models.values())
+    assert nav.count("<a href=") == len(SHAPES) * len(USERS) + llms
+    assert nav.count('aria-current="page"') == 2  # this page, in each row of links
+    assert '<a href="../../../plan/qwen3-32b/batch-10/">Batch summarizer, 10 users</a>' in nav
+    assert '<a href="../../../plan/gemma-3-27b/coding-100/">Gemma 3 27B</a>' in nav
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        ('common_plan("qwen3-32b", "poetry", 10)', "unknown shape 'poetry'; use one of chat, retrieval, batch, coding"),
+        ('common_plan("qwen3-32b", "chat", 11)', "no common plan of 'qwen3-32b' for 'chat' at 11 users"),
+        ('common_plan_title("sdxl-base-1.0", "chat", 10)', "is an image or video model"),
+    ],
+)
+def test_a_common_plan_that_is_not_one_is_an_error_that_says_what_to_write(data, call, message):
+    with pytest.raises(PageError, match=re.escape(message)):
+        render(data, "{{ " + call + " }}", "en")
+
+
+@pytest.mark.parametrize(
+    "lang, title",
+    [
+        ("en", "Plan: Llama 3.3 70B for a chat assistant, 10 users at once"),
+        ("fr", "Plan : Llama 3.3 70B pour un assistant conversationnel, 10 utilisateurs à la fois"),
+        ("zh", "规划：Llama 3.3 70B 用于聊天助手，同时 10 个用户"),
+    ],
+)
+def test_each_common_plan_has_a_title_of_its_own_in_each_language(data, lang, title):
+    assert spaced(render(data, '{{ common_plan_title("llama-3.3-70b", "chat", 10) }}', lang)) == title

@@ -1,6 +1,6 @@
 """How a macro's table lets its cells wrap: ids break at their separators, a long build id breaks where it must,
-a Chinese phrase breaks between characters while a figure stays whole, and a stacked table stays a table to
-assistive technology."""
+a Chinese phrase breaks between characters while a figure stays whole, a stacked table stays a table to
+assistive technology, and a table of cards names each cell by its column."""
 
 from __future__ import annotations
 
@@ -48,3 +48,12 @@ def test_a_stacked_table_keeps_its_table_roles_and_marks_the_cells_that_take_a_l
     assert 'role="columnheader"' in html and 'role="row"' in html
     plain = table("Fields", ["Field"], [[Markup("<code>a</code>")]])
     assert 'role="table"' not in plain and 'role="cell"' not in plain
+
+
+def test_a_table_of_cards_names_each_cell_by_its_column_for_a_phone_to_write_before_it():
+    html = table(
+        "Plans", ["Node", Markup("<code>Per</code> month"), "Limit"], [["1 × L4", "$390", "memory"]], cards=True
+    )
+    assert '<table class="data-table card-table">' in html
+    assert '<th scope="row">1 × L4</th><td data-label="Per month">$390</td><td data-label="Limit">memory</td>' in html
+    assert "data-label" not in table("Plans", ["Node", "Limit"], [["1 × L4", "memory"]])

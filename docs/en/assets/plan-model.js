@@ -205,10 +205,16 @@
     return requirement.prompt_tokens + Math.floor(requirement.output_tokens / 2);
   }
 
+  // the decode step read once per count of streams: the solver asks for the same two counts on each of its steps
   function copyTimes(doc, model, copy, requirement) {
     const context = decodeContextOf(requirement);
+    const steps = new Map();
+    const decodeStepSeconds = (streams) => {
+      if (!steps.has(streams)) steps.set(streams, stepSeconds(model, copy, Math.max(streams, 1), context));
+      return steps.get(streams);
+    };
     return {
-      decodeStepSeconds: (streams) => stepSeconds(model, copy, Math.max(streams, 1), context),
+      decodeStepSeconds,
       promptTokens: requirement.prompt_tokens,
       promptSeconds: promptSeconds(doc, model, copy, requirement.prompt_tokens),
       chunkSeconds: copy.figures.chunk_ms / 1e3,
@@ -377,14 +383,55 @@
     return [...best.values()].sort(byPrice);
   }
 
+  function fewestNodes(doc, model, candidate, requirement) {
+    const copies = Math.floor(doc.configurations[candidate.configuration].cards / candidate.cardsPerCopy);
+    const context = contextOf(requirement);
+    const copy = copyAt(doc, model, candidate, context);
+    if (requirement.requests_per_minute == null) {
+      const most = Math.min(streamsThatFit(copy, context), requirement.users);
+      return Math.ceil(requirement.users / (Math.max(most, 1) * copies));
+    }
+    const total = requirement.requests_per_minute / 60;
+    return Math.ceil(total * promptSeconds(doc, model, copy, requirement.prompt_tokens) / copies - 1e-9);
+  }
+
+  // the first place (as byPrice orders) an option of the candidate could take, before its load is worked out: the
+  // price of its fewest nodes, its KV cache, and (for users) a user's speed on the busiest copy with no prompt
+  function leastKey(doc, model, candidate, requirement) {
+    const context = contextOf(requirement);
+    const copy = copyAt(doc, model, candidate, context);
+    const nodes = fewestNodes(doc, model, candidate, requirement);
+    const configuration = doc.configurations[candidate.configuration];
+    let fastest = Infinity;
+    if (requirement.requests_per_minute == null) {
+      const copies = Math.floor(configuration.cards / candidate.cardsPerCopy);
+      const busiest = Math.ceil(Math.ceil(requirement.users / nodes) / copies);
+      const most = mostStreams(copy, context);
+      const running = most > 0 && most < busiest ? most : busiest;
+      fastest = 1 / copyTimes(doc, model, copy, requirement).decodeStepSeconds(running);
+    }
+    return {
+      pricePerMonthUsd: nodes * configuration.price_per_month_usd, kvCacheDtype: copy.kvCacheDtype,
+      load: { typical: fastest }, configuration: candidate.configuration,
+    };
+  }
+
   // the plan in steps, one candidate each: a generator whose value is the plan, which a page runs a few steps per
-  // turn so that no task blocks it for long (a model has hundreds of candidates), and ``plan`` runs at once
+  // turn so that no task blocks it for long (a model has hundreds of candidates), and ``plan`` runs at once. A
+  // candidate whose option could not come before the best found on its configuration is not worked out.
   function* planSteps(doc, requirement) {
     const model = modelOf(doc, requirement);
     const found = [];
+    const best = new Map();
     for (const candidate of candidates(model, requirement)) {
-      const option = optionFor(doc, model, candidate, requirement);
-      if (option !== null) found.push(option);
+      const known = best.get(candidate.configuration);
+      if (known === undefined || byPrice(leastKey(doc, model, candidate, requirement), known) < 0) {
+        const option = optionFor(doc, model, candidate, requirement);
+        if (option !== null) {
+          found.push(option);
+          if (known === undefined || byPrice(option, known) < 0) best.set(candidate.configuration, option);
+        }
+      }
       yield;
     }
     return bestPerConfiguration(found);

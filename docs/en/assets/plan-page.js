@@ -218,7 +218,7 @@
     wrapper.tabIndex = 0;
     wrapper.setAttribute("aria-label", fill(data.words.region, { caption: shown.caption }));
     const table = wrapper.appendChild(document.createElement("table"));
-    table.className = "data-table plan-table";
+    table.className = "data-table card-table";
     table.createCaption().textContent = shown.caption;
     const head = table.createTHead().insertRow();
     for (const text of shown.headers) {
