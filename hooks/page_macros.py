@@ -2,10 +2,16 @@
 address, the nav and the 404 words (on_config), the configurator pages (on_files, on_page_read_source), a page's
 checks, macros, banner and title as text (on_page_markdown), its HTML checked and its blocks back
 (on_page_content), reading times (on_page_context), each language's 404, the API and the search indexes
-(on_post_build)."""
+(on_post_build).
+
+$CONFIGURATOR_MODELS (model ids, comma-separated) limits the configurator pages to those models': for a build
+that reads no other (tests); a site to publish has every model's, and `make check` finds the links to the others
+broken."""
 
 from __future__ import annotations
 
+import logging
+import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -71,6 +77,15 @@ def page_languages(file: File) -> tuple[str, str]:
 
 
 _builds: dict[str, SiteBuild] = {}  # by docs_dir
+log = logging.getLogger("mkdocs.hooks.page_macros")
+
+
+def configurator_models() -> list[str] | None:
+    """The models $CONFIGURATOR_MODELS names; None when unset or empty (every model)."""
+    named = os.environ.get("CONFIGURATOR_MODELS", "")
+    return [model.strip() for model in named.split(",")] if named.strip() else None
+
+
 _english_404: dict[str, bytes] = {}  # by site_dir
 
 
@@ -98,7 +113,10 @@ def start_build(config: MkDocsConfig) -> MkDocsConfig:
         config.extra["not_found"] = config.extra["not_found_by_language"][state.language]
         if not state.building_another:
             data_dir = Path(config.config_file_path).resolve().parent / "data"
-            _builds[config.docs_dir] = SiteBuild.start(Path(config.docs_dir), data_dir)
+            models = configurator_models()
+            _builds[config.docs_dir] = SiteBuild.start(Path(config.docs_dir), data_dir, models)
+            if models:
+                log.info("configurator pages of %s only ($CONFIGURATOR_MODELS)", ", ".join(models))
     except BUILD_ERRORS as exc:
         raise PluginError(str(exc)) from None
     return config

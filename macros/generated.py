@@ -4,6 +4,7 @@ API (``api/catalog.json``, ``api/fit.json``, ``api/fit/<model>.json``) and one s
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -38,13 +39,13 @@ from sizing.views.api import NO_CONTEXT, api_schemas, catalog_document, fit_docu
 from sizing.views.plan_api import plan_documents, plan_schemas
 
 
-def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
-    """Where the configurator pages of each model stand in docs/ (they have no file there), in the catalog's
-    order: ``<model>.md`` at its default precision and context, ``<model>/<precision>/<context>.md`` (or
-    ``<model>/<precision>.md`` for an image or video model) for every other choice, then
-    ``<model>/<precision>/<context>/kv-fp8.md`` for each choice with the KV cache in FP8."""
+def configurator_page_uris(data: SiteData, lang: str, models: Collection[str] | None = None) -> list[str]:
+    """Where the configurator pages of each model (of ``models`` only, when given) stand in docs/ (they have no
+    file there), in the catalog's order: ``<model>.md`` at its default precision and context,
+    ``<model>/<precision>/<context>.md`` (or ``<model>/<precision>.md`` for an image or video model) for every
+    other choice, then ``<model>/<precision>/<context>/kv-fp8.md`` for each choice with the KV cache in FP8."""
     uris = []
-    for model_id in data.catalog.models:
+    for model_id in (m for m in data.catalog.models if models is None or m in models):
         uris.append(f"{lang}/configurator/{model_id}.md")
         listed = [(DEFAULT_KV, choices(data.catalog, model_id)), ("fp8", fp8_kv_choices(data.catalog, model_id))]
         for kv_cache, pairs in listed:
