@@ -4,15 +4,9 @@ language."""
 import pytest
 from rendering import render
 
-from macros.site.site_data import site_data
 from sizing.views.plan import Requirement, plan
 
 CHAT = '"llama-3.3-70b", 4000, 500, 40, 15, max_ttft_s=2'
-
-
-@pytest.fixture(scope="module")
-def data():
-    return site_data()
 
 
 @pytest.mark.parametrize(

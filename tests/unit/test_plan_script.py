@@ -27,11 +27,11 @@ from sizing.views.plan import (
     relax,
     shortfalls,
 )
-from sizing.views.plan_api import plan_documents
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCRIPT = ROOT / "docs/en/assets/plan-model.js"
 TOLERANCE = 0.02
+PLAN_DOCUMENT = re.compile(r"api/plan(/[^/]+)?\.json")  # api/plan.json, api/plan/<model>.json: what the page reads
 RUNNER = """
 const fs = require("fs");
 const model = require(process.argv[1]);
@@ -147,13 +147,20 @@ def relax_words(parts: list[dict[str, Any]]) -> str:
 
 
 @pytest.fixture(scope="module")
-def answers(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Requirement, dict[str, Any]]]:
+def plan_documents(api_documents: dict[str, Any]) -> dict[str, Any]:
+    """api/plan.json and each api/plan/<model>.json, as the build writes them."""
+    return {path: document for path, document in api_documents.items() if PLAN_DOCUMENT.fullmatch(path)}
+
+
+@pytest.fixture(scope="module")
+def answers(
+    tmp_path_factory: pytest.TempPathFactory, plan_documents: dict[str, Any]
+) -> list[tuple[Requirement, dict[str, Any]]]:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    catalog = load_catalog()
     folder = tmp_path_factory.mktemp("plan")
-    (folder / "plan.json").write_text(json.dumps(plan_documents(catalog)), encoding="utf-8")
+    (folder / "plan.json").write_text(json.dumps(plan_documents), encoding="utf-8")
     requirements = [requirement_of(row) for row in GRID]
     (folder / "requirements.json").write_text(json.dumps([asdict(r) for r in requirements]), encoding="utf-8")
     out = subprocess.run(
@@ -347,13 +354,12 @@ def test_the_script_plans_as_the_command_line(answers):
     assert edges <= options // 20  # the edge is the exception
 
 
-def test_the_plan_comes_in_steps_of_one_way_to_run_the_model(answers):
+def test_the_plan_comes_in_steps_of_one_way_to_run_the_model(answers, plan_documents):
     """``planSteps``, which the page runs a few steps a turn, yields once per candidate of the model's figures
     (configuration, format, cards per copy, KV cache) in the requirement's format: no step plans more than one,
     so none blocks the page for long."""
-    documents = plan_documents(load_catalog())
     for requirement, answer in answers:
-        published = documents[f"api/plan/{requirement.model}.json"]["candidates"]
+        published = plan_documents[f"api/plan/{requirement.model}.json"]["candidates"]
         assert answer["steps"] == len([c for c in published if requirement.precision in (None, c[1])]), requirement
 
 
