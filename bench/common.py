@@ -63,6 +63,12 @@ def serve(site: Path) -> Iterator[str]:
         server.shutdown()
 
 
+def site_size(site: Path) -> tuple[int, int]:
+    """(bytes, HTML pages) of a built site."""
+    files = [path for path in site.rglob("*") if path.is_file()]
+    return sum(path.stat().st_size for path in files), sum(path.suffix == ".html" for path in files)
+
+
 def mkdocs_build(config: Path, site: Path, env: dict[str, str] | None = None) -> float:
     """Seconds one strict build takes (fails loudly)."""
     start = time.perf_counter()

@@ -3,10 +3,16 @@ address, the nav, the 404 words and the site's name in its language's typography
 labels (on_nav), the generated pages (on_files, on_page_read_source), a page's checks, macros, banner and
 typeset title and description as text (on_page_markdown), its HTML checked, its blocks back and its table of
 contents typeset (on_page_content), reading times (on_page_context), each language's 404, the API and the search
-indexes (on_post_build)."""
+indexes (on_post_build).
+
+$MODEL_PAGES (model ids, comma-separated) limits the generated pages (the configurator's, the plans for common
+requirements) to those models': for a build that reads no other (tests); a site to publish has every model's, and
+`make check` finds the links to the others broken."""
 
 from __future__ import annotations
 
+import logging
+import os
 import shutil
 import sys
 from collections.abc import Iterable, Iterator
@@ -77,6 +83,15 @@ def page_languages(file: File) -> tuple[str, str]:
 
 
 _builds: dict[str, SiteBuild] = {}  # by docs_dir
+log = logging.getLogger("mkdocs.hooks.page_macros")
+
+
+def model_pages() -> list[str] | None:
+    """The models $MODEL_PAGES names; None when unset or empty (every model)."""
+    named = os.environ.get("MODEL_PAGES", "")
+    return [model.strip() for model in named.split(",")] if named.strip() else None
+
+
 _english_404: dict[str, bytes] = {}  # by site_dir
 
 
@@ -109,7 +124,10 @@ def start_build(config: MkDocsConfig) -> MkDocsConfig:
             config.extra["short_site_name"] = typeset_label(config.extra["short_site_name"], state.language)
         if not state.building_another:
             data_dir = Path(config.config_file_path).resolve().parent / "data"
-            _builds[config.docs_dir] = SiteBuild.start(Path(config.docs_dir), data_dir)
+            models = model_pages()
+            _builds[config.docs_dir] = SiteBuild.start(Path(config.docs_dir), data_dir, models)
+            if models:
+                log.info("generated pages of %s only ($MODEL_PAGES)", ", ".join(models))
     except BUILD_ERRORS as exc:
         raise PluginError(str(exc)) from None
     return config

@@ -6,7 +6,7 @@ of MkDocs. ``BUILD_ERRORS`` are the errors that stop a build with a message nami
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from macros.site.reading import reading_rates
 from macros.site.search import IndexedText
 from macros.site.site_data import SiteData, site_data
 from macros.site.translations import translation_banner
-from sizing.catalog.errors import CatalogError
+from sizing.catalog.errors import CatalogError, did_you_mean
 
 BUILD_ERRORS = (MacroError, PageError, StringsError, CatalogError, ProjectFileError, SiteAddressError)
 
@@ -73,18 +73,26 @@ class SiteBuild:
     rendered: RenderedPages
     generated: set[str] = field(default_factory=set)  # src_uri of every generated page
     blocks: dict[str, Rendered] = field(default_factory=dict)  # a page's blocks, from its Markdown to its HTML
+    models: frozenset[str] | None = None  # the models whose generated pages are built; None: every model
 
     @classmethod
-    def start(cls, docs_dir: Path, data_dir: Path) -> SiteBuild:
+    def start(cls, docs_dir: Path, data_dir: Path, model_pages: Collection[str] | None = None) -> SiteBuild:
         """The build of the site in ``docs_dir`` from the catalog in ``data_dir``; a ProjectFileError first when a
-        file under docs/, overrides/ or data/ is a symlink or is not UTF-8."""
+        file under docs/, overrides/ or data/ is a symlink or is not UTF-8. With ``model_pages``, only
+        those models' generated pages are built (a build for tests that read no other: the pages that link
+        to the others then link to pages the site lacks); a MacroError names an id the catalog lacks."""
         check_project_files(data_dir.parent)
-        return cls(docs_dir, site_data(data_dir), RenderedPages(docs_dir))
+        data = site_data(data_dir)
+        for model in (m for m in model_pages or () if m not in data.catalog.models):
+            hint = did_you_mean(model, data.catalog.models)
+            raise MacroError(f"generated pages asked for an unknown model id '{model}'; {hint}")
+        models = None if model_pages is None else frozenset(model_pages)
+        return cls(docs_dir, data, RenderedPages(docs_dir), models=models)
 
     def generated_pages(self, lang: str) -> list[str]:
         """The src_uri of every page the build adds to ``lang`` (the configurator's, the plans for common
-        requirements); ``generated_source`` gives their text."""
-        return generated_page_uris(self.data, lang)
+        requirements), of every model or of ``models``; ``generated_source`` gives their text."""
+        return generated_page_uris(self.data, lang, self.models)
 
     def generated_source(self, src_uri: str) -> str | None:
         """The text of a generated page; None for a page with a file of its own."""

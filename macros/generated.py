@@ -5,6 +5,7 @@ page per plan for a common requirement and language, the JSON API (``api/catalog
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -43,13 +44,13 @@ from sizing.views.api import NO_CONTEXT, api_schemas, catalog_document, fit_docu
 from sizing.views.plan_api import documents_of, plan_schemas
 
 
-def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
-    """Where the configurator pages of each model stand in docs/ (they have no file there), in the catalog's
-    order: ``<model>.md`` at its default precision and context, ``<model>/<precision>/<context>.md`` (or
-    ``<model>/<precision>.md`` for an image or video model) for every other choice, then
-    ``<model>/<precision>/<context>/kv-fp8.md`` for each choice with the KV cache in FP8."""
+def configurator_page_uris(data: SiteData, lang: str, models: Collection[str] | None = None) -> list[str]:
+    """Where the configurator pages of each model (of ``models`` only, when given) stand in docs/ (they have no
+    file there), in the catalog's order: ``<model>.md`` at its default precision and context,
+    ``<model>/<precision>/<context>.md`` (or ``<model>/<precision>.md`` for an image or video model) for every
+    other choice, then ``<model>/<precision>/<context>/kv-fp8.md`` for each choice with the KV cache in FP8."""
     uris = []
-    for model_id in data.catalog.models:
+    for model_id in (m for m in data.catalog.models if models is None or m in models):
         uris.append(f"{lang}/configurator/{model_id}.md")
         listed = [(DEFAULT_KV, choices(data.catalog, model_id)), ("fp8", fp8_kv_choices(data.catalog, model_id))]
         for kv_cache, pairs in listed:
@@ -60,15 +61,17 @@ def configurator_page_uris(data: SiteData, lang: str) -> list[str]:
     return uris
 
 
-def plan_page_uris(data: SiteData, lang: str) -> list[str]:
-    """Where the page of each plan for a common requirement stands in docs/ (it has no file there):
-    ``<lang>/plan/<model>/<shape>-<users>.md``."""
-    return [f"{lang}/{plan.path.rstrip('/')}.md" for plan in common_plans(data.catalog)]
+def plan_page_uris(data: SiteData, lang: str, models: Collection[str] | None = None) -> list[str]:
+    """Where the page of each plan for a common requirement (of ``models`` only, when given) stands in docs/ (it
+    has no file there): ``<lang>/plan/<model>/<shape>-<users>.md``."""
+    plans = (plan for plan in common_plans(data.catalog) if models is None or plan.model in models)
+    return [f"{lang}/{plan.path.rstrip('/')}.md" for plan in plans]
 
 
-def generated_page_uris(data: SiteData, lang: str) -> list[str]:
-    """Every page the build adds to ``lang``: the configurator's, then the plans for common requirements."""
-    return configurator_page_uris(data, lang) + plan_page_uris(data, lang)
+def generated_page_uris(data: SiteData, lang: str, models: Collection[str] | None = None) -> list[str]:
+    """Every page the build adds to ``lang`` (of ``models`` only, when given): the configurator's, then the plans
+    for common requirements."""
+    return configurator_page_uris(data, lang, models) + plan_page_uris(data, lang, models)
 
 
 def generated_page_source(data: SiteData, src_uri: str) -> str:

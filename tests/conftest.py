@@ -1,9 +1,11 @@
-"""Shared fixtures: the real catalog, and a writable copy of data/ to break on purpose."""
+"""Shared fixtures: the real catalog, what the site computes from it (each computed once for the session), a
+writable copy of data/ to break on purpose, the site builds the tests read, a browser."""
 
 from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import re
 import shutil
@@ -19,6 +21,8 @@ from chromium import launch
 from playwright.sync_api import sync_playwright
 from sitebuild import BASE_PATH, SITE_URL, BuiltSite, build, copy_project
 
+from macros.generated import api_files
+from macros.site.site_data import SiteData, site_data
 from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
 from sizing.views.plan_figures import PlanFigures
 
@@ -31,13 +35,23 @@ def catalog() -> Catalog:
 
 
 @pytest.fixture(scope="session")
-def plan_figures() -> PlanFigures:
-    """The plan's figures of every language model, as the site computes them once for its data (shared with the
-    macros' tests, which read the same site data)."""
-    from macros.library.plan_tables import plan_figures_of
-    from macros.site.site_data import site_data
+def data() -> SiteData:
+    """The catalog of data/ with its verdicts, and what macros compute from them, as a build holds them."""
+    return site_data()
 
-    return plan_figures_of(site_data())
+
+@pytest.fixture(scope="session")
+def api_documents(data: SiteData) -> dict[str, object]:
+    """Every file of the site's API, by its path in the site, as JSON: the documents and their schemas."""
+    return {path: json.loads(content) for path, content in api_files(data).items()}
+
+
+@pytest.fixture(scope="session")
+def plan_figures(data: SiteData) -> PlanFigures:
+    """The plan's figures of every language model, as the site computes them once for its data."""
+    from macros.library.plan_tables import plan_figures_of
+
+    return plan_figures_of(data)
 
 
 @pytest.fixture
@@ -78,9 +92,15 @@ def offline_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 # The shared build is made offline, with reproducible dates and a fixed hash seed: test_publishing builds the
 # site again with another seed and compares, and checks that the shared build made no network request.
 SHARED_BUILD_ENV = {"SOURCE_DATE_EPOCH": EPOCH_2020, "PYTHONHASHSEED": "1"}
+# The configurator pages of a build that does not test them: one model of each kind of page (a server engine's
+# precisions and contexts, llama.cpp's, the KV cache in FP8; an image model's precisions), on every language.
+SAMPLE_MODELS = "gpt-oss-20b,flux.1-dev"
+SAMPLE_PAGES = {"MODEL_PAGES": SAMPLE_MODELS}
 
 
-# The data edits of the one build that shows what a change of data/ does to the built site.
+# The one altered copy of the project, built once: what a change of data/ does to the built site, and the site
+# published to a project site (an address with a path) the day a writer added a macro call to an English guide
+# and nobody has updated its translations yet, and a few pages are not translated at all.
 DATA_EDITS = [
     ("nodes.yml", "{amount: 4157, currency: USD}", "{amount: 4321, currency: USD}"),  # 4 × A100 PCIe
     ("models.yml", "name: Llama 3.3 70B", "name: Llama <script>alert(1)</script>"),
@@ -89,21 +109,6 @@ DATA_EDITS = [
     ("models.yml", "name: Qwen3 32B", "name: 'Qwen3 32B {{ 7*7 }} {: onclick=x }'"),
     ("models.yml", "params: 2567460000", "params: 5134920000"),  # SDXL's UNet doubled
 ]
-
-
-def double_rtx_6000_ada(gpus: Path) -> None:
-    """The RTX 6000 Ada with twice its memory, as nvidia-smi and CUDA would see it."""
-    before, ada, after = re.split(r"(  - id: rtx-6000-ada\n(?:    .*\n|      .*\n)+)", gpus.read_text(encoding="utf-8"))
-    doubled = (
-        ada.replace("memory_gb: 48", "memory_gb: 96")
-        .replace("nvidia_smi_memory_mib: 46068", "nvidia_smi_memory_mib: 92136")
-        .replace("runtime_visible_memory_mib: 45599", "runtime_visible_memory_mib: 91198")
-    )
-    gpus.write_text(before + doubled + after, encoding="utf-8")
-
-
-# The site published to a project site (an address with a path), the day a writer added a macro call to an
-# English guide and nobody has updated its translations yet, and a few pages are not translated at all.
 PUBLISHED_ADDRESS = "https://example.org/guides/"
 WRITERS_GUIDE = "guides/nvlink-or-pcie"
 WRITERS_EDIT = (
@@ -118,10 +123,25 @@ TRANSLATORS_BEHIND = (  # the English API page changed after its translations we
 )
 
 
-def published_project(project: Path) -> Path:
-    """A copy of the project at ``project``, with the writer's edit, two pages never translated and the API page's
-    translations behind its English page."""
+def double_rtx_6000_ada(gpus: Path) -> None:
+    """The RTX 6000 Ada with twice its memory, as nvidia-smi and CUDA would see it."""
+    before, ada, after = re.split(r"(  - id: rtx-6000-ada\n(?:    .*\n|      .*\n)+)", gpus.read_text(encoding="utf-8"))
+    doubled = (
+        ada.replace("memory_gb: 48", "memory_gb: 96")
+        .replace("nvidia_smi_memory_mib: 46068", "nvidia_smi_memory_mib: 92136")
+        .replace("runtime_visible_memory_mib: 45599", "runtime_visible_memory_mib: 91198")
+    )
+    gpus.write_text(before + doubled + after, encoding="utf-8")
+
+
+def altered_project(project: Path) -> Path:
+    """A copy of the project at ``project``: its data/ with DATA_EDITS and a doubled RTX 6000 Ada (a new price,
+    hostile markup, Markdown and template code in names, larger models and cards), the writer's edit, two pages
+    never translated and the API page's translations behind its English page."""
     copy_project(project)
+    for name, old, new in DATA_EDITS:
+        edit(project / "data" / name, old, new)
+    double_rtx_6000_ada(project / "data" / "gpus.yml")
     edit(project / "docs" / "en" / f"{WRITERS_GUIDE}.md", *WRITERS_EDIT)
     (project / "docs" / "zh" / f"{UNTRANSLATED_GUIDE}.md").unlink()
     (project / "docs" / "fr" / "index.md").unlink()
@@ -140,8 +160,8 @@ class SessionBuilds:
     """The builds of the whole site that tests share, each made once per session. As the session starts, those
     its tests will ask for are started in a thread of their own, one after the other, in the order the tests
     need them: MkDocs runs in processes of its own, on another core than the tests (tests/unit and tests/scripts,
-    which need no site, run first: pytest_collection_modifyitems). Each build gets the environment the session started with,
-    plus its own variables: what a test sets in os.environ meanwhile does not reach it."""
+    which need no site, run first: pytest_collection_modifyitems). Each build gets the environment the session
+    started with, plus its own variables: what a test sets in os.environ meanwhile does not reach it."""
 
     def __init__(self, makers: Mapping[str, Callable[[], BuiltSite]]) -> None:
         self.makers = makers
@@ -163,7 +183,7 @@ class SessionBuilds:
         self.thread.shutdown(wait=True, cancel_futures=True)
 
 
-SESSION_BUILDS = ("site_build", "site_rebuilt", "edited_site", "published_site")  # the fixtures below
+SESSION_BUILDS = ("site_build", "sample_rebuilt", "altered_site")  # the fixtures below
 
 
 def builds_needed(items: list[pytest.Item]) -> list[str]:
@@ -182,19 +202,10 @@ def session_builds(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, offline_env: dict[str, str]
 ) -> Iterator[SessionBuilds]:
     environ = dict(os.environ)
-    shared, rebuilt, edited, published = (
-        tmp_path_factory.mktemp(name) for name in ("built", "again", "edited", "published")
-    )
+    shared, rebuilt, altered = (tmp_path_factory.mktemp(name) for name in ("built", "again", "altered"))
 
-    def edited_site() -> BuiltSite:
-        project = copy_project(edited / "project")
-        for name, old, new in DATA_EDITS:
-            edit(project / "data" / name, old, new)
-        double_rtx_6000_ada(project / "data" / "gpus.yml")
-        return successful_build(project, project / "site", environ)
-
-    def published_site() -> BuiltSite:
-        project = published_project(published / "project")
+    def altered_site() -> BuiltSite:
+        project = altered_project(altered / "project")
         return successful_build(project, project / "site", environ, PUBLISHED_ADDRESS)
 
     builds = SessionBuilds(
@@ -202,12 +213,15 @@ def session_builds(
             "site_build": lambda: successful_build(
                 ROOT, shared / "site", {**environ, **offline_env, **SHARED_BUILD_ENV}
             ),
-            "site_rebuilt": lambda: BuiltSite(
+            "sample_rebuilt": lambda: BuiltSite(
                 rebuilt / "site",
-                build(ROOT, rebuilt / "site", environ={**environ, **SHARED_BUILD_ENV, "PYTHONHASHSEED": "3"}),
+                build(
+                    ROOT,
+                    rebuilt / "site",
+                    environ={**environ, **SHARED_BUILD_ENV, **SAMPLE_PAGES, "PYTHONHASHSEED": "3"},
+                ),
             ),
-            "edited_site": edited_site,
-            "published_site": published_site,
+            "altered_site": altered_site,
         }
     )
     builds.start(builds_needed(request.session.items))
@@ -231,24 +245,17 @@ def site(request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.fixture(scope="session")
-def site_rebuilt(session_builds: SessionBuilds) -> BuiltSite:
-    """The real site built a second time as site_build was, but with another hash seed (3), not offline; what
-    the build returned is for the test to check."""
-    return session_builds.result("site_rebuilt")
+def sample_rebuilt(session_builds: SessionBuilds) -> BuiltSite:
+    """The real site built again as site_build was, but with another hash seed (3), not offline, and the
+    configurator pages of SAMPLE_MODELS only; what the build returned is for the test to check."""
+    return session_builds.result("sample_rebuilt")
 
 
 @pytest.fixture(scope="session")
-def edited_site(session_builds: SessionBuilds) -> Path:
-    """The site built once from a copy of the project whose data/ has DATA_EDITS and a doubled RTX 6000 Ada:
-    a new price, hostile markup, Markdown and template code in names, larger models and cards."""
-    return session_builds.result("edited_site").path
-
-
-@pytest.fixture(scope="session")
-def published_site(session_builds: SessionBuilds) -> tuple[Path, Path]:
-    """The project of published_project and its site, built once for PUBLISHED_ADDRESS: tests of the published
-    address (test_published_address.py) and of the translators' banners (test_translations.py) read it."""
-    site = session_builds.result("published_site").path
+def altered_site(session_builds: SessionBuilds) -> tuple[Path, Path]:
+    """The project of altered_project and its site, built once for PUBLISHED_ADDRESS, every configurator page
+    included (hostile names land on all of them; `make check` follows every link)."""
+    site = session_builds.result("altered_site").path
     return site.parent, site
 
 
@@ -315,17 +322,24 @@ def context_factory(browser):
         context.close()
 
 
-# How many MkDocs builds the session ran: of the whole project in every language, of one language only
-# (BUILD_ONLY_LOCALE), and of anything smaller (a tiny test project). Printed at the end, so that a change
-# which adds a build to the suite shows in every run.
-BUILDS = {"the whole site": 0, "the site in one language": 0, "tiny projects": 0}
+# How many MkDocs builds the session ran: of the whole project in every language, of the project with few
+# generated pages ($MODEL_PAGES), of one language only (BUILD_ONLY_LOCALE), and of anything smaller (a
+# tiny test project). Printed at the end, so that a change which adds a build to the suite shows in every run.
+BUILDS = {
+    "the whole site": 0,
+    "the site with few generated pages": 0,
+    "the site in one language": 0,
+    "tiny projects": 0,
+}
 
 
 def _count_build(config: Path, env: Mapping[str, str]) -> None:
     if not (config.parent / "docs" / "en").is_dir() or not (config.parent / "data").is_dir():
         BUILDS["tiny projects"] += 1
+    elif env.get("BUILD_ONLY_LOCALE"):
+        BUILDS["the site in one language"] += 1
     else:
-        BUILDS["the site in one language" if env.get("BUILD_ONLY_LOCALE") else "the whole site"] += 1
+        BUILDS["the site with few generated pages" if env.get("MODEL_PAGES") else "the whole site"] += 1
 
 
 def _config_of(command: list[str], cwd: object) -> Path | None:

@@ -3,11 +3,13 @@ targets, the workflow and Dependabot's configuration, read as files (no install,
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+STAND_IN_ADDRESS = "https://example.org/guides"  # what a pull request builds for: it may come from a fork without Pages
 TEST_ONLY = ("pytest", "hypothesis", "playwright", "check-jsonschema", "ruff", "mypy", "types-pyyaml", "jsonschema")
 
 
@@ -77,6 +79,24 @@ def workflow() -> dict:
     return yaml.safe_load((ROOT / ".github" / "workflows" / "site.yml").read_text())
 
 
+ON_MAIN = "github.event_name == 'push' && github.ref == 'refs/heads/main'"  # the workflow's one publishing condition
+
+
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+
+
+def test_the_workflows_and_the_dependabot_configuration_are_valid():
+    checks = [("vendor.github-workflows", workflow) for workflow in WORKFLOWS]
+    for schema, path in [*checks, ("vendor.dependabot", ROOT / ".github" / "dependabot.yml")]:
+        result = subprocess.run(
+            [str(Path(sys.executable).parent / "check-jsonschema"), "--builtin-schema", schema, str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_the_workflow_builds_once_for_the_pages_address_and_deploys_what_it_checked():
     steps = workflow()["jobs"]["build"]["steps"]
     runs = [step.get("run") for step in steps]
@@ -84,11 +104,42 @@ def test_the_workflow_builds_once_for_the_pages_address_and_deploys_what_it_chec
     assert runs.index("make build") < runs.index("make check") < runs.index("make test")
     by_run = {step.get("run"): step for step in steps}
     pages = next(step for step in steps if "configure-pages" in step.get("uses", ""))
-    pages_url = "${{ steps." + pages["id"] + ".outputs.base_url }}/"
-    assert by_run["make build"]["env"]["SITE_URL"] == by_run["make check"]["env"]["SITE_URL"] == pages_url
+    address = {by_run[run]["env"]["SITE_URL"] for run in ("make build", "make check", "make test")}
+    assert address == {"${{ steps." + pages["id"] + ".outputs.base_url || '" + STAND_IN_ADDRESS + "' }}/"}
     assert by_run["make test"]["env"]["BUILT_SITE"] == "site"
     upload = next(step for step in steps if "upload-pages-artifact" in step.get("uses", ""))
     assert upload["with"]["path"] == "site"
+
+
+def test_a_pull_request_from_a_fork_runs_no_pages_step_and_only_main_publishes():
+    """A fork has no Pages site: configure-pages would fail before any test ran. Every step and job that reads or
+    writes Pages runs on a push to main only, and every other step runs on a pull request too."""
+    config = workflow()
+    steps = config["jobs"]["build"]["steps"]
+    pages_steps = [step for step in steps if "-pages" in step.get("uses", "")]
+    assert len(pages_steps) == 2  # configure-pages, upload-pages-artifact
+    assert all(step["if"] == ON_MAIN for step in pages_steps)
+    assert all("if" not in step for step in steps if step not in pages_steps)
+    assert config["jobs"]["publish"]["if"] == ON_MAIN and config["jobs"]["publish"]["needs"] == "build"
+    triggers = config[True]  # `on:`, which YAML 1.1 reads as true
+    assert set(triggers) == {"pull_request", "push"} and triggers["push"]["branches"] == ["main"]
+
+
+def ci_run_commands() -> list[str]:
+    """The commands .ci/run runs, in order."""
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    return [line for line in lines if line and not line.startswith(("#", "set ", "cd "))]
+
+
+def test_ci_run_runs_the_workflows_steps_and_tests_against_the_site_it_built():
+    """`.ci/run` on any machine runs what the workflow runs on a pull request: the same make targets in the same
+    order, for the same stand-in address, the tests reading the site it built and checked."""
+    steps = workflow()["jobs"]["build"]["steps"]
+    workflow_runs = [step["run"] for step in steps if "run" in step]
+    commands = ci_run_commands()
+    assert commands[0] == f"export SITE_URL={STAND_IN_ADDRESS}/"
+    assert [command.split("=site ")[-1] for command in commands[1:]] == workflow_runs
+    assert commands[-1] == "BUILT_SITE=site make test"
 
 
 def test_the_workflow_caches_pip_and_the_browser_and_has_time_to_spare():
@@ -104,19 +155,40 @@ def test_the_workflow_caches_pip_and_the_browser_and_has_time_to_spare():
     assert "fetch-depth" not in checkout.get("with", {})
 
 
-def test_the_actions_are_on_their_current_majors():
-    text = (ROOT / ".github" / "workflows" / "site.yml").read_text()
-    majors = dict(re.findall(r"uses: actions/([\w-]+)@[0-9a-f]{40} # v(\d+)", text))
-    assert majors == {
-        "checkout": "7",
-        "setup-python": "7",
-        "configure-pages": "6",
-        "cache": "5",
-        "upload-pages-artifact": "5",
-        "deploy-pages": "5",
+def test_every_action_is_pinned_to_a_commit_and_dependabot_keeps_it_current():
+    """A tag can be moved to other code; a commit cannot. Which release is current is Dependabot's to say (a
+    weekly pull request that moves the pin and its comment), not a test's."""
+    assert WORKFLOWS
+    for path in WORKFLOWS:
+        text = path.read_text()
+        used = re.findall(r"uses:\s*(\S+)", text)
+        pinned = re.findall(r"uses: ([\w.-]+/[\w.-]+@[0-9a-f]{40}) # v\d+\.\d+\.\d+\n", text)
+        assert used and pinned == used, f"{path.name}: not pinned with their release: {set(used) - set(pinned)}"
+    assert "github-actions" in {update["package-ecosystem"] for update in dependabot()["updates"]}
+
+
+def dependabot() -> dict:
+    return yaml.safe_load((ROOT / ".github" / "dependabot.yml").read_text())
+
+
+def test_dependabot_watches_every_lock_after_a_cooldown():
+    """Every folder with a lock file is watched by its ecosystem, and no release is proposed before it is a few
+    days old."""
+    updates = dependabot()["updates"]
+    watched = {(update["package-ecosystem"], update["directory"]) for update in updates}
+    locks = {("pip", "/")} | {
+        ("npm", "/" + lock.parent.relative_to(ROOT).as_posix().removeprefix("."))
+        for lock in ROOT.glob("**/package-lock.json")
+        if "node_modules" not in lock.parts
     }
-
-
-def test_dependabot_keeps_the_actions_and_the_pip_locks_current():
-    config = yaml.safe_load((ROOT / ".github" / "dependabot.yml").read_text())
-    assert {update["package-ecosystem"] for update in config["updates"]} == {"github-actions", "pip"}
+    assert (
+        watched
+        == {("github-actions", "/")} | locks
+        == {
+            ("github-actions", "/"),
+            ("pip", "/"),
+            ("npm", "/"),
+            ("npm", "/bench"),
+        }
+    )
+    assert all(update["cooldown"]["default-days"] >= 3 for update in updates)

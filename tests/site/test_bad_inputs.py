@@ -4,11 +4,12 @@ non-zero, and the published site stays exactly as it was. One case per event of 
 tests/unit/test_bad_input_corpus.py holds the corpus of refusals, each tested in-process on the function that
 refuses."""
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import edit
+from conftest import SAMPLE_PAGES, edit
 from sitebuild import build, copy_project
 
 
@@ -68,7 +69,7 @@ def test_broken_input_stops_the_build_and_publishes_nothing(template: Path, tmp_
     published = tmp_path / "site"
     published.mkdir()
     (published / "index.html").write_text("the live site")
-    result = build(project, published)
+    result = build(project, published, environ={**os.environ, **SAMPLE_PAGES})
     message = result.stdout + result.stderr
     assert result.returncode == 1, f"{case}: the build returned {result.returncode}"
     if "ERROR" in message:  # the hook's refusals, as MkDocs prints a plugin's error

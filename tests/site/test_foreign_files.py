@@ -3,10 +3,12 @@ or data/ is a symlink or is not UTF-8, in one line naming it, and the live site 
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLE_PAGES
 from sitebuild import build, copy_project
 
 
@@ -22,7 +24,7 @@ def build_broken(template: Path, tmp_path: Path, breaks) -> str:
     live = tmp_path / "site"
     live.mkdir()
     (live / "index.html").write_text("the live site")
-    result = build(project, live)
+    result = build(project, live, environ={**os.environ, **SAMPLE_PAGES})
     assert result.returncode != 0
     assert [p.name for p in live.iterdir()] == ["index.html"] and (live / "index.html").read_text() == "the live site"
     return result.stdout + result.stderr

@@ -103,10 +103,11 @@ def test_reading_units_count_words_or_characters():
     assert reading_units("张量并行每一层都要同步 NVLink", "zh") == 11 + 1  # 11 characters, 1 Latin word
 
 
-def test_a_data_change_reaches_the_guide_tables(edited_site: Path):  # RTX 6000 Ada and SDXL doubled
-    html = page(edited_site, "zh", "guides/image-and-video")
+def test_a_data_change_reaches_the_guide_tables(altered_site: tuple[Path, Path]):  # RTX 6000 Ada and SDXL doubled
+    _, site = altered_site
+    html = page(site, "zh", "guides/image-and-video")
     assert table_rows(html, "FLUX.1 [dev]（BF16）")["RTX 6000 Ada"][0] == "96\xa0GB"
-    memory = table_rows(page(edited_site, "en", "guides/image-and-video"), "needs in BF16")
+    memory = table_rows(page(site, "en", "guides/image-and-video"), "needs in BF16")
     assert memory["SDXL 1.0"][1] == "9.6\xa0GiB"  # 5,134,920,000 × 2 B = 10.27e9 B / 2^30, in GiB like every need
 
 

@@ -11,7 +11,6 @@ from sitebuild import ROOT, page, visible_text
 from macros.base.errors import PageError
 from macros.page.pipeline import render_page
 from macros.page.source import PageSource
-from macros.site.site_data import site_data
 from macros.site.translations import State, source_hash, stamp, translation_status
 
 GUIDE = "docs/fr/guides/nvlink-or-pcie.md"
@@ -75,11 +74,11 @@ def test_every_translation_of_the_real_site_is_current():
 
 
 # --- banners, in a real build -----------------------------------------------------------------------
-# The session's published_site (conftest.published_project), which test_published_address.py reads too: the zh
+# The session's altered_site (conftest.altered_project), which test_published_address.py reads too: the zh
 # mixture-of-experts guide and the fr home removed; the English API page changed after its translations (and the
 # English NVLink guide given a macro call: its translations are outdated).
-def test_a_missing_translation_is_served_in_english_with_a_banner_in_the_readers_language(published_site):
-    project, site = published_site
+def test_a_missing_translation_is_served_in_english_with_a_banner_in_the_readers_language(altered_site):
+    project, site = altered_site
     html = page(site, "zh", UNTRANSLATED_GUIDE)
     assert '<html lang="zh"' in html
     assert "本页尚未翻译" in html and "帮助我们翻译" in html
@@ -91,8 +90,8 @@ def test_a_missing_translation_is_served_in_english_with_a_banner_in_the_readers
     assert states[("zh", f"{UNTRANSLATED_GUIDE}.md")] is State.MISSING
 
 
-def test_an_outdated_translation_says_so_in_its_language(published_site):
-    _, site = published_site
+def test_an_outdated_translation_says_so_in_its_language(altered_site):
+    _, site = altered_site
     assert "Cette traduction n’est peut-être plus à jour" in page(site, "fr", "reference/api")
     assert "本译文可能已过时" in page(site, "zh", "reference/api")
     assert "translation-banner" not in page(site, "en", "reference/api")
@@ -100,11 +99,6 @@ def test_an_outdated_translation_says_so_in_its_language(published_site):
 
 
 # --- parity and the mistakes a translator makes -------------------------------------------------------
-@pytest.fixture(scope="module")
-def data():
-    return site_data()
-
-
 def translate(data, source: str, path: str = GUIDE) -> str:
     lang = path.split("/")[1]
     from mkdocs.utils.meta import get_data

@@ -16,17 +16,11 @@ from sitebuild import ROOT
 from macros.base.errors import PageError
 from macros.page.pipeline import render_page
 from macros.page.source import PageSource
-from macros.site.site_data import site_data
 from macros.site.translations import State, changes_since, paragraphs, stamp, translation_status
 
 GUIDE = "guides/nvlink-or-pcie.md"
 BEFORE = 'on a {{ node_name("4x-a100-pcie-80gb") }} node alone, and more on larger ones.'
 AFTER = 'on a {{ node_name("4x-a100-pcie-80gb") }} node alone, and more on larger ones, among {{ node_count() }}.'
-
-
-@pytest.fixture(scope="module")
-def data():
-    return site_data()
 
 
 @pytest.fixture

@@ -2,14 +2,12 @@
 the build writes validates against it, and the reference page lists every field of the schema in three languages."""
 
 import copy
-import json
 from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 from mkdocs.utils.meta import get_data
 
-from macros.generated import api_files
 from macros.library.api_reference import all_schemas, field_problems, schema_fields, unit_of
 from macros.output.html import id_code
 from macros.page.pipeline import render_page
@@ -20,11 +18,6 @@ from sizing.engine.fit import Verdict
 from sizing.views.api import api_schemas, cell_without_empty_tail
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-
-
-@pytest.fixture(scope="module")
-def files() -> dict[str, object]:
-    return {path: json.loads(content) for path, content in api_files(site_data()).items()}
 
 
 def schema_of(path: str) -> dict:
@@ -43,27 +36,27 @@ def problems(document: object, path: str) -> list[str]:
     return [error.message for error in Draft202012Validator(schema_of(path)).iter_errors(document)]
 
 
-def test_the_build_writes_each_schema_beside_the_documents(files):
-    assert {"api/catalog.schema.json", "api/fit.schema.json", "api/fit-model.schema.json"} <= files.keys()
-    assert {"api/plan.schema.json", "api/plan-model.schema.json"} <= files.keys()
+def test_the_build_writes_each_schema_beside_the_documents(api_documents):
+    assert {"api/catalog.schema.json", "api/fit.schema.json", "api/fit-model.schema.json"} <= api_documents.keys()
+    assert {"api/plan.schema.json", "api/plan-model.schema.json"} <= api_documents.keys()
     for schema in all_schemas().values():
         Draft202012Validator.check_schema(schema)
 
 
-def test_every_api_file_validates_against_its_schema(files):
-    documents = [p for p in files if not p.endswith(".schema.json")]
+def test_every_api_file_validates_against_its_schema(api_documents):
+    documents = [p for p in api_documents if not p.endswith(".schema.json")]
     models = site_data().catalog.models
     llms = [m for m in models.values() if isinstance(m, Llm)]
     assert len(documents) == 4 + len(models) + len(llms)  # catalog, fit, fit-kv-fp8, plan; fit and plan per model
     for path in documents:
-        assert not problems(files[path], path), path
+        assert not problems(api_documents[path], path), path
 
 
-def test_a_field_the_schema_does_not_know_is_drift(files):
-    catalog = copy.deepcopy(files["api/catalog.json"])
+def test_a_field_the_schema_does_not_know_is_drift(api_documents):
+    catalog = copy.deepcopy(api_documents["api/catalog.json"])
     catalog["nodes"][0]["discount"] = 0.1
     assert any("'discount' was unexpected" in p for p in problems(catalog, "api/catalog.json"))
-    fit = copy.deepcopy(files["api/fit.json"])
+    fit = copy.deepcopy(api_documents["api/fit.json"])
     model = next(iter(fit["models"].values()))
     cell = next(iter(next(iter(model["fits"].values())).values()))[0]
     cell.extend([None] * (len(fit["cell"]) - len(cell)) + ["a fifteenth field"])
@@ -80,8 +73,8 @@ def test_a_cell_ends_at_its_last_field_that_holds_something():
     assert cell_without_empty_tail(["one-card", 1, 0.0]) == ["one-card", 1, 0.0]  # never shorter than three
 
 
-def test_a_cell_may_end_early_but_never_before_its_need(files):
-    fit = copy.deepcopy(files["api/fit.json"])
+def test_a_cell_may_end_early_but_never_before_its_need(api_documents):
+    fit = copy.deepcopy(api_documents["api/fit.json"])
     cells = [
         cell
         for model in fit["models"].values()
@@ -128,15 +121,15 @@ def test_the_reference_page_lists_every_field_verdict_and_unit(lang):
     assert {"en": "GB/s", "fr": "Go/s", "zh": "GB/s"}[lang] in html
 
 
-def test_a_plan_copy_holds_what_the_estimator_computes(files):
+def test_a_plan_copy_holds_what_the_estimator_computes(api_documents):
     """api/plan.json gives, for one candidate at a context of its ladder, the streams that fit and the decode step
     of 8 streams that python -m sizing.estimate gives for the same card, context and streams."""
     from sizing.catalog.schema import DecodeScenario
     from sizing.views.estimates import answer
 
     catalog = site_data().catalog
-    plan = files["api/plan.json"]
-    model = files["api/" + plan["models"]["llama-3.1-8b"]["figures"]]
+    plan = api_documents["api/plan.json"]
+    model = api_documents["api/" + plan["models"]["llama-3.1-8b"]["figures"]]
     row = next(c for c in model["candidates"] if c[:4] == ["1x-a100-pcie-80gb", "bf16", 1, "bf16"])
     kv_room, fp8_contexts, step_ms, *_ = model["copies"][row[4]]
     context = model["contexts"][2]

@@ -18,14 +18,8 @@ from macros.base.site_address import SiteAddressError, published_address
 from macros.page.markup import check_page_html
 from macros.page.pipeline import render_page
 from macros.page.source import PageSource
-from macros.site.site_data import SiteData, site_data
+from macros.site.site_data import SiteData
 from sizing.catalog.errors import terminal_text
-
-
-@pytest.fixture(scope="module")
-def data() -> SiteData:
-    return site_data()
-
 
 # --- pages never become script -----------------------------------------------------------------------------------
 

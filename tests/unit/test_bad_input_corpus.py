@@ -217,11 +217,6 @@ def test_a_language_folder_without_a_page_is_refused_with_the_fix(tmp_path: Path
     ]
 
 
-@pytest.fixture(scope="module")
-def data() -> SiteData:
-    return site_data()
-
-
 def page_error(data: SiteData, path: str, source: str) -> str:
     """What ``render_page`` says of ``source`` as the page at ``path`` (docs/<lang>/...), handed over as MkDocs
     hands it to the hook: without its front matter."""

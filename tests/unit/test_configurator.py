@@ -27,7 +27,6 @@ from macros.library.context import MacroContext
 from macros.output.formatting import decisive_digits
 from macros.output.strings import strings
 from macros.output.typography import typeset
-from macros.site.site_data import site_data
 from sizing.catalog.schema import KvCacheDtype, Llm
 from sizing.engine.fit import Verdict, tight_setting
 from sizing.views.api import NO_CONTEXT, context_keys
@@ -35,11 +34,6 @@ from sizing.views.matrix import VerdictMatrix
 from sizing.views.offers import offers
 
 LANGS = ("en", "fr", "zh")
-
-
-@pytest.fixture(scope="module")
-def data():
-    return site_data()
 
 
 def ctx_for(data, lang: str) -> MacroContext:

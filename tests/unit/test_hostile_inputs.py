@@ -24,7 +24,6 @@ from macros.library.families import MACROS
 from macros.page.pipeline import check_hand_typed
 from macros.page.source import PageSource
 from macros.site.guides import RenderedPages, guide_front_matter
-from macros.site.site_data import site_data
 from macros.site.translations import State, page_status
 from sizing.catalog.yaml_lines import DataFileError, check_yaml_bounds, load_yaml, load_yaml_text
 
@@ -32,11 +31,6 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from check_site import check_site
 
 DEEP = 40_000  # the attack's depth: an 80 KB line, far under the 4 MB cap; libyaml's composer crashed on it
-
-
-@pytest.fixture(scope="module")
-def data():
-    return site_data()
 
 
 def refusal(data, source: str) -> str:

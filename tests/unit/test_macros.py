@@ -17,12 +17,6 @@ from macros.library.reference import reference_entries
 from macros.output import strings as strings_module
 from macros.output.strings import strings
 from macros.page.hand_typed import hand_typed_figures, product_names
-from macros.site.site_data import site_data
-
-
-@pytest.fixture(scope="module")
-def data():
-    return site_data()
 
 
 @pytest.mark.parametrize(

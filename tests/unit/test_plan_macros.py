@@ -9,16 +9,10 @@ from rendering import ROOT, render
 from macros.base.errors import PageError
 from macros.base.links import PageLinks
 from macros.library.plan_pages import SHAPES, USERS, common_plans
-from macros.site.site_data import site_data
 from sizing.catalog.schema import Llm
 from sizing.views.plan import Requirement, plan_for
 
 CHAT = '"llama-3.3-70b", 4000, 500, 40, 15, max_ttft_s=2'
-
-
-@pytest.fixture(scope="module")
-def data():
-    return site_data()
 
 
 def spaced(text: str) -> str:
