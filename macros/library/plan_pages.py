@@ -152,6 +152,7 @@ def common_plan(ctx: MacroContext, model: str, shape: str, users: int) -> str:
         cheapest=_t(ctx, "cheapest", cheapest=cheapest_text(ctx, options[0])) if options else "",
         change=Markup(_t(ctx, "change", link=form)),
         label=_t(ctx, "other_plans"),
+        separator=Markup(_t(ctx, "separator")),
         rows=[
             (_t(ctx, "of_model", model=name), of_model),
             (_t(ctx, "of_shape", shape=_t(ctx, f"{shape}_name"), users=_users(ctx, users)), of_shape),

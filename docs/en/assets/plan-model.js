@@ -259,13 +259,17 @@
 
   function usersPerCopy(doc, model, candidate, requirement) {
     const context = contextOf(requirement);
-    const cap = mostStreams(copyAt(doc, model, candidate, context), context);
+    const copy = copyAt(doc, model, candidate, context);
+    const cap = mostStreams(copy, context);
     const failed = (users) => failedConstraint(doc, loadOn(doc, model, candidate, requirement, { kind: "closed", users }), requirement);
     const first = failed(1);
     if (first !== null) return [0, first];
     if (requirement.users <= 1) return [1, "users"];
+    // up to the streams whose cache fits (more fail on memory), that count tried first
     let low = 1;
-    let high = Math.min(cap, requirement.users);
+    let high = Math.min(cap, requirement.users, Math.max(streamsThatFit(copy, context), 1));
+    if (high > low && failed(high) === null) low = high;
+    high -= 1;
     while (low < high) {
       const middle = Math.floor((low + high + 1) / 2);
       if (failed(middle) === null) low = middle;
@@ -417,15 +421,18 @@
   }
 
   // the plan in steps, one candidate each: a generator whose value is the plan, which a page runs a few steps per
-  // turn so that no task blocks it for long (a model has hundreds of candidates), and ``plan`` runs at once. A
-  // candidate whose option could not come before the best found on its configuration is not worked out.
+  // turn so that no task blocks it for long (a model has hundreds of candidates), and ``plan`` runs at once.
+  // Candidates are worked out in the order of the lowest key their option could have, and one whose option could
+  // not come before the best found on its configuration is not.
   function* planSteps(doc, requirement) {
     const model = modelOf(doc, requirement);
     const found = [];
     const best = new Map();
-    for (const candidate of candidates(model, requirement)) {
+    const keyed = candidates(model, requirement).map((candidate) => [leastKey(doc, model, candidate, requirement), candidate]);
+    keyed.sort((a, b) => byPrice(a[0], b[0]));  // the lowest key first (a stable sort: the figures' order at a tie)
+    for (const [key, candidate] of keyed) {
       const known = best.get(candidate.configuration);
-      if (known === undefined || byPrice(leastKey(doc, model, candidate, requirement), known) < 0) {
+      if (known === undefined || byPrice(key, known) < 0) {
         const option = optionFor(doc, model, candidate, requirement);
         if (option !== null) {
           found.push(option);
