@@ -1,5 +1,5 @@
 """Accessibility in real Chromium with axe-core: no violation on the home page, every guide, the
-configurator, the Plan page once it has written its plan, and every reference page (the API's field lists are
+configurator, the Plan page once it has written its plan, a plan for a common requirement, and every reference page (the API's field lists are
 stacked tables), in every language."""
 
 import pytest
@@ -22,6 +22,7 @@ PAGES = [
     "reference/macros/",
     "reference/translating/",
     "plan/",
+    "plan/llama-3.3-70b/chat-10/",  # a plan for a common requirement: its cards and its rows of links
     "configurator/llama-3.1-8b/bf16/32768/kv-fp8/",  # a KV-cache choice: its menu, links and note
     "configurator/flux.1-dev/",  # an image model: the KV-cache menu disabled, saying why
 ]
