@@ -60,10 +60,10 @@ def plain_project(target: Path) -> Path:
     project = copy_project(target)
     data = site_data()
     docs = project / "docs"
-    for lang in LANGUAGES:
-        for uri in generated_page_uris(data, lang):
-            (docs / uri).parent.mkdir(parents=True, exist_ok=True)
-            (docs / uri).write_text(generated_page_source(data, uri))
+    generated = {uri for lang in LANGUAGES for uri in generated_page_uris(data, lang)}
+    for uri in generated:
+        (docs / uri).parent.mkdir(parents=True, exist_ok=True)
+        (docs / uri).write_text(generated_page_source(data, uri))
     for path in sorted(docs.rglob("*.md")):
         lang, relative = path.relative_to(docs).parts[0], "/".join(path.relative_to(docs).parts[1:])
         source = path.read_text(encoding="utf-8")
@@ -74,7 +74,7 @@ def plain_project(target: Path) -> Path:
                 lang,
                 source,
                 markdown,
-                generated="configurator/" in relative and relative != "configurator/index.md",
+                generated=f"{lang}/{relative}" in generated,
             ),
             ROOT / "docs",
             data,

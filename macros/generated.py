@@ -15,10 +15,12 @@ from markupsafe import escape
 from macros.base.languages import SOURCE_LANGUAGE
 from macros.base.links import PageLinks
 from macros.library.configurator import (
+    CHOICES_FILE,
     DEFAULT_KV,
     FP8_KV_FOLDER,
     choice_path,
     choices,
+    choices_document,
     default_choice,
     fp8_kv_choices,
     kv_matrix,
@@ -246,9 +248,11 @@ def not_found_words(site_url: str, languages: list[str]) -> dict[str, dict[str, 
 
 
 def write_site_files(site: Path, data: SiteData, languages: list[str], indexed_text: IndexedText) -> None:
-    """Into a built ``site``: the API files, and one search index per language from the site's shared one
-    (``indexed_text``: how the search plugin writes HTML as text)."""
-    for relative, content in data.remembered("api files", lambda: api_files(data)).items():
+    """Into a built ``site``: the API files, where every configurator choice's page stands (the configurator's
+    script reads it), and one search index per language from the site's shared one (``indexed_text``: how the
+    search plugin writes HTML as text)."""
+    site_files = {**data.remembered("api files", lambda: api_files(data)), CHOICES_FILE: choices_document(data.catalog)}
+    for relative, content in site_files.items():
         target = site / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")

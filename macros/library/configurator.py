@@ -396,20 +396,29 @@ def _note(ctx: MacroContext, model: Any) -> str:
 
 
 # --- the script's data --------------------------------------------------------------------------------
+CHOICES_FILE = "configurator/choices.json"  # below the site's root: where every choice's page stands
+
+
 def _script_data(ctx: MacroContext, shown: str) -> str:
-    """What the script needs beside the page: where the page of every choice of every model stands, in which
-    it finds that choice's table, status and menus as the server wrote them, and the two notices it may show,
-    written for this page's choice (``shown``). The script writes no word of its own."""
+    """What the script needs beside the page: the file that says where the page of every choice of every model
+    stands (``choices_document``, one for the site, fetched once: a page's weight does not grow with the
+    catalog), the folder its paths start from, and the two notices it may show, written for this page's choice
+    (``shown``; ``{model}`` is the model asked for, named as its menu names it). The script writes no word of its
+    own."""
     data = {
         "base": f"{ctx.links.lang_root}configurator/",
-        "pages": ctx.data.remembered("configurator pages", lambda: _pages(ctx.catalog)),
-        "load_error": {
-            model.id: _t(ctx, "load_error", model=model.name, shown=shown) for model in ctx.catalog.models.values()
-        },
+        "choices": f"{ctx.links.root}{CHOICES_FILE}",
+        "load_error": _t(ctx, "load_error", model="{model}", shown=shown),
         "unknown_choice": _t(ctx, "unknown_choice"),
     }
     # </script> cannot appear: JSON escapes "<" as \u003c below.
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def choices_document(catalog: Catalog) -> str:
+    """``CHOICES_FILE``: where the page of each choice of each model stands below a language's ``configurator/``
+    (``_pages``), as compact JSON."""
+    return json.dumps(_pages(catalog), ensure_ascii=False, separators=(",", ":"))
 
 
 def _pages(catalog: Catalog) -> dict[str, Any]:

@@ -370,7 +370,7 @@ def test_failed_loads_leave_one_notice_and_menus_that_match_the_table(page, serv
     assert page.locator(".cfg-notice:visible").count() == 1
     assert page.locator("[role=alert]:visible, [role=status]:visible, .cfg-error").count() == 1
     assert page.text_content(".cfg-notice") == (
-        "The data for SDXL 1.0 could not be loaded: the menus and the table still show Llama 3.3 70B in BF16, "
+        "The data for SDXL\xa01.0 could not be loaded: the menus and the table still show Llama 3.3 70B in BF16, "
         "8K\xa0tokens."
     )
     # menus, table, status and heading all still tell Llama 3.3 70B in BF16 at 8K tokens

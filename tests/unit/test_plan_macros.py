@@ -102,7 +102,7 @@ def test_a_common_plan_that_is_not_one_is_an_error_that_says_what_to_write(data,
     [
         ("en", "Plan: Llama 3.3 70B for a chat assistant, 10 users at once"),
         ("fr", "Plan : Llama 3.3 70B pour un assistant conversationnel, 10 utilisateurs à la fois"),
-        ("zh", "规划：Llama 3.3 70B 用于聊天助手，同时 10 个用户"),
+        ("zh", "规划：Llama 3.3 70B 用于聊天助手，同时服务 10 个用户"),
     ],
 )
 def test_each_common_plan_has_a_title_of_its_own_in_each_language(data, lang, title):

@@ -17,21 +17,26 @@
   };
   const names = Object.keys(select);  // what a state holds: model, precision, context, KV cache
   const pages = new Map();  // address -> the parsed page, or the promise of it
+  let messages = JSON.parse(root.querySelector(".cfg-data").textContent);  // this page's data and notices
 
-  // the page's data, its addresses made absolute while the address they are relative to is still the page's
-  function dataOf(element, base) {
-    const data = JSON.parse(element.textContent);
-    const folder = new URL(data.base, base).href;
-    for (const model of Object.values(data.pages)) {
+  // where every choice's page stands (one file for the site, fetched once), its addresses made absolute from
+  // this language's configurator folder; until it comes, the page is the page without script (menus disabled)
+  const folder = new URL(messages.base, document.baseURI).href;
+  let data = null;  // { pages: where each choice's page stands }, once the file has come
+  fetch(new URL(messages.choices, document.baseURI)).then((response) => {
+    if (!response.ok) throw new Error(response.url + " " + response.status);
+    return response.json();
+  }).then((choices) => {
+    for (const model of Object.values(choices)) {
       for (const precisions of Object.values(model.choices)) {
         for (const contexts of Object.values(precisions)) {
           for (const context of Object.keys(contexts)) contexts[context] = new URL(contexts[context], folder).href;
         }
       }
     }
-    return data;
-  }
-  let data = dataOf(root.querySelector(".cfg-data"), document.baseURI);
+    data = { pages: choices };
+    start();
+  }).catch((error) => console.warn(error));
 
   // the state a wish resolves to: an unknown precision, context or KV cache falls back to the model's default;
   // every precision and context has a page with the default KV cache, some with the other too
@@ -102,7 +107,7 @@
     root.dataset.precision = state.precision;
     root.dataset.context = state.context;
     root.dataset.kv = state.kv;
-    data = dataOf(other.querySelector(".cfg-data"), state.url);
+    messages = JSON.parse(other.querySelector(".cfg-data").textContent);  // its notices name its choice
     root.querySelectorAll(".cfg-models a[data-model]").forEach((link) => {
       if (link.dataset.model === state.model) link.setAttribute("aria-current", "true");
       else link.removeAttribute("aria-current");
@@ -156,7 +161,7 @@
     const request = ++latest;
     const state = resolve(wanted);
     const unknown = ["precision", "context", "kv"].some((name) => asked[name] && asked[name] !== state[name]);
-    const messages = data;
+    const said = messages;  // the notices of the choice shown when it was asked for
     try {
       // the choice shown is in the page already: drawing it again could only move it
       const same = names.every((name) => state[name] === shown[name]);
@@ -164,55 +169,59 @@
       if (request !== latest) return;   // a newer choice was made meanwhile: it decides
       if (!same) place(doc, state);
       shown = state;
-      tell(unknown ? messages.unknown_choice : null);
+      tell(unknown ? said.unknown_choice : null);
       remember(state, doc, how);
     } catch (error) {
       if (request !== latest) return;
       console.warn(error);
       // the menus go back to what the table shows, and one notice says so
       for (const name of names) select[name].value = shown[name];
-      tell(messages.load_error[wanted.model]);
+      const named = [...select.model.options].find((option) => option.value === wanted.model);
+      tell(said.load_error.replace("{model}", named ? named.text : wanted.model));
     }
   }
 
-  const current = () => Object.fromEntries(names.map((name) => [name, select[name].value]));
-  form.hidden = false;
-  enable();
-  form.addEventListener("submit", (event) => event.preventDefault());
-  Object.values(select).forEach((element) => element.addEventListener("change", () => show(current(), "push")));
+  // the menus, once the choices' file has come: a choice, Back and Forward, and the choice the address asks for
+  function start() {
+    const current = () => Object.fromEntries(names.map((name) => [name, select[name].value]));
+    form.hidden = false;
+    enable();
+    form.addEventListener("submit", (event) => event.preventDefault());
+    Object.values(select).forEach((element) => element.addEventListener("change", () => show(current(), "push")));
 
-  const written = shown;  // the choice the page was written with: its address's own, without a query
-  // the choice an address asks for (each name null when it asks none), or null when it names no model we have
-  function fromAddress() {
-    const query = new URLSearchParams(location.search);
-    const asked = Object.fromEntries(names.map((name) => [name, query.get(name)]));
-    return Object.hasOwn(data.pages, asked.model ?? "") ? asked : null;
-  }
-  const wish = (asked) => Object.fromEntries(names.map((name) => [name, asked[name] || ""]));
+    const written = shown;  // the choice the page was written with: its address's own, without a query
+    // the choice an address asks for (each name null when it asks none), or null when it names no model we have
+    function fromAddress() {
+      const query = new URLSearchParams(location.search);
+      const asked = Object.fromEntries(names.map((name) => [name, query.get(name)]));
+      return Object.hasOwn(data.pages, asked.model ?? "") ? asked : null;
+    }
+    const wish = (asked) => Object.fromEntries(names.map((name) => [name, asked[name] || ""]));
 
-  // the choice whose own page stands at this address (an entry a link to a row made: "#cfg-1x-a40"), else null
-  function fromPath() {
-    for (const [model, page] of Object.entries(data.pages)) {
-      for (const [kv, precisions] of Object.entries(page.choices)) {
-        for (const [precision, contexts] of Object.entries(precisions)) {
-          for (const [context, url] of Object.entries(contexts)) {
-            if (new URL(url).pathname === location.pathname) return { model, precision, context, kv };
+    // the choice whose own page stands at this address (an entry a link to a row made: "#cfg-1x-a40"), else null
+    function fromPath() {
+      for (const [model, page] of Object.entries(data.pages)) {
+        for (const [kv, precisions] of Object.entries(page.choices)) {
+          for (const [precision, contexts] of Object.entries(precisions)) {
+            for (const [context, url] of Object.entries(contexts)) {
+              if (new URL(url).pathname === location.pathname) return { model, precision, context, kv };
+            }
           }
         }
       }
+      return null;
     }
-    return null;
-  }
 
-  // Back or Forward: the choice that entry holds, else the one its address asks for or stands for, else the page's
-  window.addEventListener("popstate", (event) => {
-    const saved = event.state && event.state.configurator;
+    // Back or Forward: the choice that entry holds, else the one its address asks for or stands for, else the page's
+    window.addEventListener("popstate", (event) => {
+      const saved = event.state && event.state.configurator;
+      const asked = fromAddress();
+      if (saved && Object.hasOwn(data.pages, saved.model)) show(saved, "follow");
+      else show(asked ? wish(asked) : fromPath() || written, "follow");
+    });
+
     const asked = fromAddress();
-    if (saved && Object.hasOwn(data.pages, saved.model)) show(saved, "follow");
-    else show(asked ? wish(asked) : fromPath() || written, "follow");
-  });
-
-  const asked = fromAddress();
-  if (asked) show(wish(asked), "replace", asked);
-  else history.replaceState({ configurator: written }, "");
+    if (asked) show(wish(asked), "replace", asked);
+    else history.replaceState({ configurator: written }, "");
+  }
 })();
