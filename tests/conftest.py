@@ -34,6 +34,13 @@ def catalog() -> Catalog:
     return load_catalog()
 
 
+@pytest.fixture
+def no_site_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test of small fake sites built for no address: the checks read none from the environment the tests run
+    in (CI and .ci/run set $SITE_URL for the site they build)."""
+    monkeypatch.delenv("SITE_URL", raising=False)
+
+
 @pytest.fixture(scope="session")
 def data() -> SiteData:
     """The catalog of data/ with its verdicts, and what macros compute from them, as a build holds them."""

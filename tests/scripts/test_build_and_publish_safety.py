@@ -33,7 +33,15 @@ from publish import KEEP_RELEASES, PublishError, current_release, rollback  # no
 BUILD = SCRIPTS / "build_site.py"
 PUBLISH = SCRIPTS / "publish.py"
 SOURCE_FOLDERS = ["data", "macros", "sizing", "hooks", "scripts", "tests", "overrides", ".git"]
-ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1577836800"}
+# the scripts run for no address (conftest.no_site_address), whatever the environment the tests run in
+ENV = {
+    **{k: v for k, v in os.environ.items() if k != "SITE_URL"},
+    "NO_MKDOCS_2_WARNING": "1",
+    "SOURCE_DATE_EPOCH": "1577836800",
+}
+
+
+pytestmark = pytest.mark.usefixtures("no_site_address")  # fake sites, built for no address
 
 
 # --- helpers -------------------------------------------------------------------------------------------
@@ -618,12 +626,13 @@ def test_a_publish_that_fails_while_writing_its_history_changes_nothing(
         raise OSError(28, "No space left on device")
 
     before = snapshot(target)
+    real_dump = publish.json.dump
     monkeypatch.setattr(publish.json, "dump", crash)
     with pytest.raises(OSError):
         publish_as(sites, target, "R3")
     assert (target / "history.json").read_bytes() == recorded and serving(target) == "R2"
     assert snapshot(target) == before  # no temporary history, no release R3 that was never current
-    monkeypatch.undo()
+    monkeypatch.setattr(publish.json, "dump", real_dump)
     assert rollback(target).name == "R1"  # the history was never torn
 
 

@@ -327,7 +327,8 @@ def test_any_other_failure_of_a_call_is_named_at_its_line(data, monkeypatch: pyt
 # --- item 3: make check -------------------------------------------------------------------------------
 
 
-def test_check_site_names_a_page_it_cannot_read_and_a_symlink(tmp_path: Path):
+def test_check_site_names_a_page_it_cannot_read_and_a_symlink(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("SITE_URL", raising=False)  # a site built for no address, wherever the tests run
     site, docs = tmp_path / "site", tmp_path / "docs_en"
     site.mkdir()
     docs.mkdir()
