@@ -579,6 +579,7 @@ def configurator(
         context=context_key,
         kv_cache=kv,
         data_json=Markup(_script_data(ctx, choice)),
+        script=f"{ctx.links.root}assets/configurator.js",  # it fetches the page of the choice a reader makes
         labels={
             k: _t(ctx, k)
             for k in ("model", "precision", "context", "kv_cache", "noscript", "other_models", "none", "choices")

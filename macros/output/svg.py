@@ -11,7 +11,7 @@ the search index and of reading times (``DRAWING``): a chart is read through its
 Every chart is laid out for a phone's column: ``WIDTH`` user units across, every label ``TEXT_SIZE`` units
 high, labels above their bars, axis titles written across, the legend wrapped in rows and the points of a
 scatter plot numbered, with a key of their names below. Shown at full width on a 390 px phone (a 358 px
-column), text is 12.6 CSS px; on wider screens ``docs/en/assets/charts.css`` stops the chart growing where
+column), text is 12.6 CSS px; on wider screens ``docs/en/assets/site.css`` (Charts) stops the chart growing where
 its text is the size of the page's text. One drawing serves every screen: no second copy of the chart, of
 its title or of its text alternative.
 """

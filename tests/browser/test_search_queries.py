@@ -62,6 +62,23 @@ def test_a_query_brings_its_page_first_or_in_the_top_three(context_factory, serv
     assert expected in found[:within], found[:5]
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_index_is_fetched_when_a_reader_comes_near_the_search_box_not_with_every_page(
+    context_factory, server, lang
+):
+    """Half a megabyte a page view, and the page's time handing it to the worker, only for readers who search:
+    a page loads without it, and the pointer over the search box (or the box focused) asks for the language's."""
+    page = context_factory(viewport={"width": 1280, "height": 800}).new_page()
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url) if "search_index" in request.url else None)
+    page.goto(f"{server}{LANGUAGES[lang]}guides/")
+    page.wait_for_load_state("networkidle")
+    assert not asked, asked
+    with page.expect_request(lambda request: "search_index" in request.url) as request:
+        page.hover("input.md-search__input")
+    assert request.value.url.endswith(f"/search/search_index.{lang}.json")
+
+
 @pytest.mark.parametrize("lang, query", [("en", "H100"), ("fr", "H100"), ("zh", "H100"), ("en", "memory")])
 def test_guides_come_before_configurator_rows_for_a_general_term(context_factory, server, lang, query):
     """A row names its card in its title: it once came before the guides that explain the card. The configurator's
