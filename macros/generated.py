@@ -249,8 +249,9 @@ def not_found_words(site_url: str, languages: list[str]) -> dict[str, dict[str, 
 
 def write_site_files(site: Path, data: SiteData, languages: list[str], indexed_text: IndexedText) -> None:
     """Into a built ``site``: the API files, where every configurator choice's page stands (the configurator's
-    script reads it), and one search index per language from the site's shared one (``indexed_text``: how the
-    search plugin writes HTML as text)."""
+    script reads it), and one search index per language in place of the site's shared one (``indexed_text``: how
+    the search plugin writes HTML as text): a page asks for its own language's (overrides/main.html), so the shared
+    one, as large as the three together, would be published for nobody."""
     site_files = {**data.remembered("api files", lambda: api_files(data)), CHOICES_FILE: choices_document(data.catalog)}
     for relative, content in site_files.items():
         target = site / relative
@@ -262,3 +263,4 @@ def write_site_files(site: Path, data: SiteData, languages: list[str], indexed_t
             index.read_text(encoding="utf-8"), languages, data, site, indexed_text
         ).items():
             (index.parent / f"search_index.{lang}.json").write_text(content, encoding="utf-8")
+        index.unlink()

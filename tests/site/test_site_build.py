@@ -121,10 +121,18 @@ def test_home_configurator_and_reference_exist(site: Path, lang: str):
         assert f'<html lang="{lang}"' in html
 
 
+def test_each_language_has_a_search_index_of_its_own_and_none_is_shared(site: Path):
+    """A page asks for its language's index (overrides/main.html); the search plugin's shared one, the three in one
+    file, is not published."""
+    assert sorted(p.name for p in (site / "search").glob("search_index*.json")) == [
+        f"search_index.{lang}.json" for lang in sorted(LANGUAGES)
+    ]
+
+
 def test_chinese_search_finds_chinese_words(site: Path):
     import json
 
-    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    index = json.loads((site / "search" / "search_index.zh.json").read_text(encoding="utf-8"))
     assert "\\u200b" in index["config"]["separator"]
     hits = {doc["location"] for doc in index["docs"] if "张量" in doc["text"] and "链路" in doc["text"]}
     assert any(h.startswith("zh/guides/nvlink-or-pcie/") for h in hits)
