@@ -12,35 +12,13 @@ from markupsafe import Markup
 
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext, section_text
-from macros.library.plan_tables import cheapest_text, options_of, plan_table_of
+from macros.library.plan_tables import SHAPES, cheapest_text, options_of, plan_table_of, shape_of
 from macros.library.registry import macro
 from macros.output.html import TEMPLATES, block, table
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Llm
 from sizing.views.plan import Requirement
 
-
-@dataclass(frozen=True)
-class Shape:
-    """A common requirement but its users: the prompt and answer of a request, the slowest speed per user, the
-    longest wait for the first token (None: no limit). The worked plans of docs/*/plan.md are these four."""
-
-    id: str
-    prompt_tokens: int
-    output_tokens: int
-    min_tokens_per_s: int
-    max_ttft_s: int | None
-
-
-SHAPES = {
-    shape.id: shape
-    for shape in (
-        Shape("chat", 4000, 500, 15, 2),
-        Shape("retrieval", 16000, 300, 15, 5),
-        Shape("batch", 8000, 500, 5, None),
-        Shape("coding", 8000, 800, 30, 3),
-    )
-}
 USERS = (10, 100)  # a team, a service: each model's plans at these counts of users at once
 
 _t = section_text("plan_pages")
@@ -86,8 +64,7 @@ def common_plans(catalog: Catalog) -> list[CommonPlan]:
 def _common_plan(ctx: MacroContext, model: str, shape: str, users: int) -> CommonPlan:
     """The page a call names, checked against the pages there are."""
     ctx.llm(model)
-    if shape not in SHAPES:
-        raise MacroError(f"unknown shape '{shape}'; use one of {', '.join(SHAPES)}")
+    shape_of(shape)
     plan = CommonPlan(model, shape, users)
     if plan not in common_plans(ctx.catalog):
         counts = " or ".join(ctx.f.number(u) for u in USERS)

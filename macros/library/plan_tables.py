@@ -4,6 +4,7 @@ configurations that meet it cheapest first, and the cheapest one in a sentence."
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from babel.numbers import get_decimal_symbol, get_group_symbol, get_minus_sign_symbol
 from markupsafe import Markup
@@ -42,6 +43,42 @@ def _requirement(
     if precision is not None and precision not in ctx.catalog.precisions:
         raise MacroError(f"unknown precision '{precision}' (not in precisions.yml)")
     return Requirement(model, prompt_tokens, output_tokens, users, min_tokens_per_s, precision, max_ttft_s)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A common requirement but its users: the prompt and answer of a request, the slowest speed per user, the
+    longest wait for the first token (None: no limit). The worked plans of docs/*/plan.md and the pages of common
+    requirements (``plan_pages``) name these by id."""
+
+    id: str
+    prompt_tokens: int
+    output_tokens: int
+    min_tokens_per_s: int
+    max_ttft_s: int | None
+
+
+SHAPES = {
+    shape.id: shape
+    for shape in (
+        Shape("chat", 4000, 500, 15, 2),
+        Shape("retrieval", 16000, 300, 15, 5),
+        Shape("batch", 8000, 500, 5, None),
+        Shape("coding", 8000, 800, 30, 3),
+    )
+}
+
+
+def shape_of(shape: str) -> Shape:
+    """The common requirement a call names by id."""
+    if shape not in SHAPES:
+        raise MacroError(f"unknown shape '{shape}'; use one of {', '.join(SHAPES)}")
+    return SHAPES[shape]
+
+
+def _shape_requirement(ctx: MacroContext, model: str, shape: str, users: int) -> Requirement:
+    s = shape_of(shape)
+    return _requirement(ctx, model, s.prompt_tokens, s.output_tokens, users, s.min_tokens_per_s, s.max_ttft_s, None)
 
 
 def options_of(ctx: MacroContext, requirement: Requirement) -> list[Option]:
@@ -117,6 +154,13 @@ def plan_table(
     return plan_table_of(ctx, requirement, rows)
 
 
+@macro
+def shape_plan_table(ctx: MacroContext, model: str, shape: str, users: int, rows: int = 6) -> str:
+    """``plan_table`` for a common requirement named by its id (``chat``, ``retrieval``, ``batch``, ``coding``: its
+    prompt, answer, speed per user and first token) at ``users`` users: the worked plans of the Plan page."""
+    return plan_table_of(ctx, _shape_requirement(ctx, model, shape, users), rows)
+
+
 def plan_table_of(ctx: MacroContext, requirement: Requirement, rows: int, label: str | None = None) -> Markup:
     """The first ``rows`` options of the requirement's plan, or its closest plans when none meets it: on a phone, a
     card each (``table``'s ``cards``), as the Plan page's script writes its own; ``label`` (a key of ``plan_form``)
@@ -162,6 +206,16 @@ def plan_cheapest(
 ) -> str:
     """The cheapest plan for the requirement in a sentence: nodes, configuration, format and monthly price."""
     requirement = _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, precision)
+    return _cheapest_sentence(ctx, requirement)
+
+
+@macro
+def shape_plan_cheapest(ctx: MacroContext, model: str, shape: str, users: int) -> str:
+    """``plan_cheapest`` for a common requirement named by its id, as ``shape_plan_table`` names it."""
+    return _cheapest_sentence(ctx, _shape_requirement(ctx, model, shape, users))
+
+
+def _cheapest_sentence(ctx: MacroContext, requirement: Requirement) -> str:
     options = options_of(ctx, requirement)
     if not options:
         raise MacroError(f"no configuration meets {requirement}; use plan_table to show the closest plans")
@@ -254,22 +308,16 @@ def _form_data(ctx: MacroContext) -> str:
 
 
 @macro
-def plan_form(
-    ctx: MacroContext,
-    model: str,
-    prompt_tokens: int,
-    output_tokens: int,
-    users: int,
-    min_tokens_per_s: int,
-    max_ttft_s: int | None = None,
-) -> str:
-    """The interactive plan: a form whose inputs live in the page's address (the values given here fill it when
-    the address holds none) and the plan of its requirement: for these values, written here as ``plan_table``
-    writes it (so the page needs no script to show it); for others, made by the page's script from
+def plan_form(ctx: MacroContext, model: str, shape: str, users: int) -> str:
+    """The interactive plan: a form whose inputs live in the page's address (the model and the common requirement
+    named here by id, at ``users`` users, fill it when the address holds none) and the plan of its requirement: for
+    these values, written here as ``plan_table`` writes it (so the page needs no script to show it); for others,
+    made by the page's script from
     api/plan.json, as ``python -m sizing.plan`` would. Without JavaScript, the form and its plan stay hidden and a
     sentence in the page's language points to the plans for common requirements (the page's section ``common``,
     ``common_plans_table``) and the worked plans."""
-    requirement = _requirement(ctx, model, prompt_tokens, output_tokens, users, min_tokens_per_s, max_ttft_s, None)
+    asked = shape_of(shape)
+    requirement = _shape_requirement(ctx, model, shape, users)
     options = options_of(ctx, requirement)
     if not options:
         raise MacroError(f"no configuration meets the form's default requirement {requirement}: choose one that is met")
@@ -288,11 +336,11 @@ def plan_form(
         precisions=list(ctx.catalog.precisions.values()),
         defaults={
             "model": model,
-            "prompt": prompt_tokens,
-            "output": output_tokens,
+            "prompt": asked.prompt_tokens,
+            "output": asked.output_tokens,
             "users": users,
-            "speed": min_tokens_per_s,
-            "ttft": "" if max_ttft_s is None else max_ttft_s,
+            "speed": asked.min_tokens_per_s,
+            "ttft": "" if asked.max_ttft_s is None else asked.max_ttft_s,
         },
     )
     return block(html)

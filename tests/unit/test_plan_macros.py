@@ -8,7 +8,8 @@ from rendering import ROOT, render
 
 from macros.base.errors import PageError
 from macros.base.links import PageLinks
-from macros.library.plan_pages import SHAPES, USERS, common_plans
+from macros.library.plan_pages import USERS, common_plans
+from macros.library.plan_tables import SHAPES
 from sizing.catalog.schema import Llm
 from sizing.views.plan import Requirement, plan_for
 
@@ -47,21 +48,28 @@ def test_an_impossible_requirement_shows_the_closest_plans(data):
     assert "Rien n’y répond" in html
 
 
+def test_a_worked_plan_names_its_common_requirement_and_says_what_the_requirement_written_out_says(data):
+    """The worked plans of the Plan page and the pages of common requirements read one set of requirements
+    (``SHAPES``): a worked plan names one by id, so its prompt, answer, speed and first token are typed once."""
+    chat = SHAPES["chat"]
+    written_out = f'"llama-3.3-70b", {chat.prompt_tokens}, {chat.output_tokens}, 40, {chat.min_tokens_per_s}, max_ttft_s={chat.max_ttft_s}'
+    for lang in ("en", "zh"):
+        assert render(data, '{{ shape_plan_table("llama-3.3-70b", "chat", 40) }}', lang) == render(
+            data, "{{ plan_table(" + written_out + ") }}", lang
+        )
+        assert render(data, '{{ shape_plan_cheapest("llama-3.3-70b", "chat", 40) }}', lang) == render(
+            data, "{{ plan_cheapest(" + written_out + ") }}", lang
+        )
+    plan_md = (ROOT / "docs" / "en" / "plan.md").read_text()
+    assert set(re.findall(r'shape_plan_table\("[^"]+", "(\w+)", \d+\)', plan_md)) == set(SHAPES)
+
+
+def test_an_unknown_requirement_stops_the_page_naming_the_ones_there_are(data):
+    with pytest.raises(PageError, match="unknown shape 'chatbot'; use one of chat, retrieval, batch, coding"):
+        render(data, '{{ shape_plan_table("llama-3.3-70b", "chatbot", 40) }}', "en")
+
+
 # --- plans for common requirements (issue 38, item 2) --------------------------------------------------------------
-WORKED_PLAN = re.compile(r'plan_table\("[^"]+", (\d+), (\d+), \d+, (\d+)(?:, max_ttft_s=(\d+))?\)')
-
-
-def test_the_worked_plans_are_the_common_requirements():
-    """Each model's pages of common requirements are the four worked plans of the Plan page, at other counts of
-    users: the page says so."""
-    worked = {
-        (int(prompt), int(output), int(speed), int(ttft) if ttft else None)
-        for prompt, output, speed, ttft in WORKED_PLAN.findall((ROOT / "docs" / "en" / "plan.md").read_text())
-    }
-    shapes = {(s.prompt_tokens, s.output_tokens, s.min_tokens_per_s, s.max_ttft_s) for s in SHAPES.values()}
-    assert worked == shapes and len(shapes) == 4
-
-
 def test_every_language_model_has_a_plan_for_each_common_requirement(data):
     plans = common_plans(data.catalog)
     llms = [m for m in data.catalog.models.values() if isinstance(m, Llm)]
