@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from sizing.views.plan import Option, Requirement, candidates, closest, plan_for, relax
+from sizing.engine.load import SOLVER_STEPS
+from sizing.views.plan import RATE_STEPS, Option, Requirement, candidates, closest, plan_for, relax
 from sizing.views.plan_api import documents_of
 from sizing.views.plan_figures import PlanFigures
 
@@ -382,3 +383,10 @@ process.stdout.write(JSON.stringify([f.number(3.2e20), ...tried]));
         check=True,
     )
     assert json.loads(out.stdout) == ["320,000,000,000,000,000,000", *["RangeError"] * 4]
+
+
+def test_the_script_halves_its_ranges_as_often_as_python():
+    """The solvers bisect the same number of times: the script's figures are Python's, not finer ones."""
+    script = SCRIPT.read_text(encoding="utf-8")
+    steps = {name: int(value) for name, value in re.findall(r"const (SOLVER_STEPS|RATE_STEPS) = (\d+);", script)}
+    assert steps == {"SOLVER_STEPS": SOLVER_STEPS, "RATE_STEPS": RATE_STEPS}

@@ -10,8 +10,8 @@
   else root.PlanModel = factory();
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
-  const SOLVER_STEPS = 60;
-  const RATE_STEPS = 50;
+  const SOLVER_STEPS = 32;  // sizing/engine/load.py's, as many halvings as Python makes
+  const RATE_STEPS = 20;    // sizing/views/plan.py's
 
   // --- reading between the steps (plan_figures.py) ---------------------------------------------------------------
   function segment(xs, x) {
