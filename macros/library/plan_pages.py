@@ -42,10 +42,7 @@ class CommonPlan:
         return (self.shape, self.users) == (other.shape, other.users)
 
     def requirement(self) -> Requirement:
-        s = SHAPES[self.shape]
-        return Requirement(
-            self.model, s.prompt_tokens, s.output_tokens, self.users, s.min_tokens_per_s, max_ttft_s=s.max_ttft_s
-        )
+        return SHAPES[self.shape].requirement(self.model, self.users)
 
 
 def common_plans(catalog: Catalog) -> list[CommonPlan]:

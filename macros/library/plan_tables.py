@@ -57,6 +57,12 @@ class Shape:
     min_tokens_per_s: int
     max_ttft_s: int | None
 
+    def requirement(self, model: str, users: int) -> Requirement:
+        """This requirement for ``users`` users of ``model``, in any format it is offered in."""
+        return Requirement(
+            model, self.prompt_tokens, self.output_tokens, users, self.min_tokens_per_s, max_ttft_s=self.max_ttft_s
+        )
+
 
 SHAPES = {
     shape.id: shape
@@ -77,8 +83,8 @@ def shape_of(shape: str) -> Shape:
 
 
 def _shape_requirement(ctx: MacroContext, model: str, shape: str, users: int) -> Requirement:
-    s = shape_of(shape)
-    return _requirement(ctx, model, s.prompt_tokens, s.output_tokens, users, s.min_tokens_per_s, s.max_ttft_s, None)
+    ctx.llm(model)
+    return shape_of(shape).requirement(model, users)
 
 
 def options_of(ctx: MacroContext, requirement: Requirement) -> list[Option]:
