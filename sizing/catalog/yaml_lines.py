@@ -199,7 +199,8 @@ def check_yaml_bounds(text: str) -> None:
     indents: list[int] = []
     flow, aliases = 0, 0
     for number, line in enumerate(text.splitlines(), start=1):
-        body = _COMMENT.sub("", _QUOTED.sub("''", line))
+        body = _QUOTED.sub("''", line) if "'" in line or '"' in line else line
+        body = _COMMENT.sub("", body) if "#" in body else body
         stripped = body.lstrip(" ")
         if not stripped.strip():
             continue
@@ -219,7 +220,7 @@ def check_yaml_bounds(text: str) -> None:
             raise DataFileError(
                 f"values nested more than {MAX_NESTING} levels deep; fix the brackets or the indentation", number
             )
-        aliases += len(_ALIAS.findall(body))
+        aliases += len(_ALIAS.findall(body)) if "*" in body else 0
         if aliases > MAX_ALIASES:
             raise DataFileError(f"more than {MAX_ALIASES:,} aliases (*name); write the values out", number)
 
@@ -239,29 +240,43 @@ def expanded_size(root: yaml.Node) -> tuple[int, int]:
     """How many nodes the document holds once every alias is expanded, and how deep they nest, found
     without expanding them (a node reached twice counts twice; its own size is computed once). A node that
     holds itself through an alias (``- &a [*a]``, ``x: &a {y: *a}``, ``<<: *a`` inside ``&a``) would expand
-    forever: a ConstructorError at the line of its anchor."""
+    forever: a ConstructorError at the line of its anchor. A scalar is one node one level deep, counted where
+    it stands: only collections are walked (most nodes are scalars)."""
+    if isinstance(root, yaml.ScalarNode):
+        return 1, 1
     sizes: dict[int, tuple[int, int]] = {}
-    open_nodes = {id(root)}  # the nodes on the path from the root to the node being walked
-    path: list[tuple[yaml.Node, Iterator[yaml.Node]]] = [(root, iter(_children(root)))]
+    open_nodes = {id(root)}  # the collections on the path from the root to the one being walked
+    path: list[tuple[yaml.Node, list[yaml.Node], Iterator[yaml.Node]]] = []
+    children = _children(root)
+    path.append((root, children, iter(children)))
     while path:
-        node, pending = path[-1]
-        child = next(pending, None)
-        if child is None:
+        node, children, pending = path[-1]
+        for child in pending:
+            if isinstance(child, yaml.ScalarNode) or id(child) in sizes:
+                continue
+            if id(child) in open_nodes:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    "an alias (*name) inside the value its anchor (&name) names: it would repeat forever; "
+                    "write the values out",
+                    child.start_mark,
+                )
+            open_nodes.add(id(child))
+            grandchildren = _children(child)
+            path.append((child, grandchildren, iter(grandchildren)))
+            break
+        else:
             path.pop()
             open_nodes.discard(id(node))
-            known = [sizes[id(c)] for c in _children(node)]
-            sizes[id(node)] = (1 + sum(size for size, _ in known), 1 + max((depth for _, depth in known), default=0))
-        elif id(child) in open_nodes:
-            raise yaml.constructor.ConstructorError(
-                None,
-                None,
-                "an alias (*name) inside the value its anchor (&name) names: it would repeat forever; "
-                "write the values out",
-                child.start_mark,
-            )
-        elif id(child) not in sizes:
-            open_nodes.add(id(child))
-            path.append((child, iter(_children(child))))
+            size, depth = 1, 1
+            for child in children:
+                if isinstance(child, yaml.ScalarNode):
+                    size, depth = size + 1, max(depth, 2)
+                else:
+                    child_size, child_depth = sizes[id(child)]
+                    size, depth = size + child_size, max(depth, 1 + child_depth)
+            sizes[id(node)] = size, depth
     return sizes[id(root)]
 
 
