@@ -19,6 +19,7 @@ import mkdocs.commands.build
 import pytest
 from chromium import launch
 from playwright.sync_api import sync_playwright
+from searching import SearchBox
 from sitebuild import BASE_PATH, SITE_URL, BuiltSite, build, copy_project
 
 from macros.generated import api_files
@@ -312,6 +313,14 @@ def browser():
         instance = launch(playwright)
         yield instance
         instance.close()
+
+
+@pytest.fixture(scope="session")
+def search_box(browser, server) -> Iterator[SearchBox]:
+    """Each language's search box, opened once for every query of the session (tests/searching.py)."""
+    context = browser.new_context()
+    yield SearchBox(context, server)
+    context.close()
 
 
 @pytest.fixture

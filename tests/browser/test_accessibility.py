@@ -1,8 +1,10 @@
-"""Accessibility in real Chromium with axe-core: no violation on the home page, every guide, the
-configurator, the Plan page once it has written its plan, a plan for a common requirement, and every reference page (the API's field lists are
-stacked tables), in every language."""
+"""Accessibility in real Chromium with axe-core, in every language: no violation on the home page, every guide,
+the configurator, the Plan page once it has written its plan, a plan for a common requirement, and every reference
+page (the API's field lists are stacked tables); in the dark scheme too, on the pages it colours beyond Material's
+own: the guides and the speed model's charts, the configurator's verdicts."""
 
 import pytest
+from chart_pages import chart_pages
 from sitebuild import LANGUAGES, ROOT
 
 pytestmark = pytest.mark.browser
@@ -27,8 +29,24 @@ PAGES = [
     "configurator/flux.1-dev/",  # an image model: the KV-cache menu disabled, saying why
 ]
 
-# Pages that write part of themselves after loading: what shows they are done
-READY = {"plan/": ".plan-result:not([aria-busy]) tbody tr"}
+DARK_PAGES = list(
+    dict.fromkeys(["", *(path for path in PAGES if path.startswith("guides/")), "configurator/", *chart_pages()])
+)
+SCHEMES = {"light": PAGES, "dark": DARK_PAGES}
+
+# Pages that write part of themselves after loading: what shows they are done (the configurator's script has
+# enabled its menus and said what it shows; the Plan page's has written its plan)
+CONFIGURATOR_READY = (
+    "!document.querySelector('select[name=model]').disabled"
+    " && document.querySelector('.cfg-status').textContent.length > 0"
+)
+PLAN_READY = "document.querySelector('.plan-result:not([aria-busy]) tbody tr') !== null"
+
+
+def ready(path: str) -> str | None:
+    if path == "plan/":
+        return PLAN_READY
+    return CONFIGURATOR_READY if path.startswith("configurator/") else None
 
 
 @pytest.fixture(scope="module")
@@ -37,16 +55,16 @@ def axe_source() -> str:
     return AXE.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_no_accessibility_violation(browser, server, axe_source, lang):
-    context = browser.new_context()
+def test_no_accessibility_violation(browser, server, axe_source, lang, scheme):
+    context = browser.new_context(color_scheme=scheme)
     page = context.new_page()
     found = {}
-    for path in PAGES:
+    for path in SCHEMES[scheme]:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
-        page.wait_for_load_state("networkidle")
-        if path in READY:
-            page.wait_for_selector(READY[path])
+        if condition := ready(path):
+            page.wait_for_function(condition)
         page.add_script_tag(content=axe_source)
         result = page.evaluate("""async () => {
             const r = await axe.run(document, {resultTypes: ["violations"]});

@@ -1,7 +1,7 @@
 """Charts in real headless Chromium, on every page that draws one, in every language, on a 390 px phone and
 a 1280 px desktop: text of 11 CSS px or more, no label on a mark, another label or the chart's edge (by more
-than a CSS pixel), no sideways scrolling; marks and text legible in the light and the dark scheme, and no axe
-violation in either.
+than a CSS pixel), no sideways scrolling; marks and text legible in the light and the dark scheme (test_accessibility.py runs axe
+on every chart page, whole, in both).
 
 Measured with the fonts readers have: with Debian's fonts-noto-cjk installed (`make test` installs it), Chinese
 labels are drawn in Noto Sans CJK, taller and wider than the Latin fallback; without it they are drawn as
@@ -9,30 +9,15 @@ placeholder boxes and the test would prove nothing for Chinese, so it refuses to
 
 from __future__ import annotations
 
-import re
 import subprocess
 
 import pytest
-from sitebuild import LANGUAGES, ROOT
+from chart_pages import chart_pages
+from sitebuild import LANGUAGES
 
 pytestmark = pytest.mark.browser
 
 SMALLEST_TEXT_PX = 11
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-
-
-def chart_pages() -> list[str]:
-    """Every page whose English source calls a chart macro, as its URL path ("guides/quantization/")."""
-    docs = ROOT / "docs" / "en"
-    pages = []
-    for source in sorted(docs.rglob("*.md")):
-        if re.search(r"\{\{\s*chart_\w+\(", source.read_text(encoding="utf-8")):
-            path = source.relative_to(docs).with_suffix("").as_posix()
-            pages.append(
-                "" if path == "index" else path.removesuffix("index") if path.endswith("/index") else f"{path}/"
-            )
-    return pages
-
 
 CHART_PAGES = chart_pages()
 
@@ -104,7 +89,6 @@ def test_chart_text_is_11_px_or_more_clear_of_marks_and_labels_and_the_page_does
     found, charts = [], 0
     for path in CHART_PAGES:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
-        page.wait_for_load_state("networkidle")
         measured = page.evaluate(MEASURE)
         charts += len(measured)
         for chart in measured:
@@ -140,28 +124,8 @@ def test_chart_text_and_marks_contrast_with_the_page_in_both_schemes(context_fac
     low = []
     for path in CHART_PAGES:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
-        page.wait_for_load_state("networkidle")
         paints = page.evaluate(CONTRAST)
         assert paints["text"] and paints["marks"], path
         low += [(path, what, round(ratio, 2)) for what, ratio in paints["text"] if ratio < 4.5]
         low += [(path, what, round(ratio, 2)) for what, ratio in paints["marks"] if ratio < 3]  # WCAG 1.4.11
     assert not low, low
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_charts_have_no_accessibility_violation_in_either_scheme(context_factory, server, lang, scheme):
-    assert AXE.exists(), "axe-core is missing: run `make test`, which installs it with npm ci"
-    page = context_factory(color_scheme=scheme).new_page()
-    found = {}
-    for path in CHART_PAGES:
-        page.goto(f"{server}{LANGUAGES[lang]}{path}")
-        page.wait_for_load_state("networkidle")
-        page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
-        violations = page.evaluate("""async () => {
-            const r = await axe.run('figure.chart', {resultTypes: ['violations']});
-            return r.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.length}× ${v.nodes[0].target.join(' ')}`);
-        }""")
-        if violations:
-            found[path] = violations
-    assert not found, found

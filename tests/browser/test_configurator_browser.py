@@ -276,7 +276,6 @@ def ready(page) -> None:
     """The script has run: its menus are enabled and its first table is drawn."""
     page.wait_for_function("!document.querySelector('select[name=model]').disabled")
     page.wait_for_function("document.querySelector('.cfg-status').textContent.length > 0")
-    page.wait_for_load_state("networkidle")
 
 
 def overflow(page, selector: str) -> int:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from conftest import RootNotFoundHandler
-from searching import search
 from sitebuild import BASE_PATH, LANGUAGES
 from sitebuild import page as built_page
 
@@ -106,7 +105,6 @@ def test_without_javascript_the_root_404_page_is_readable_in_every_language(site
 def test_the_language_menu_keeps_the_section_being_read(context_factory, server, start, target):
     page = context_factory().new_page()
     page.goto(f"{server}{LANGUAGES[start]}guides/nvlink-or-pcie/#tensor-parallelism")
-    page.wait_for_load_state("networkidle")
     page.hover(".md-header .md-select")
     with page.expect_navigation():
         page.click(f".md-header a[hreflang={target}]")
@@ -144,7 +142,6 @@ def test_the_colour_scheme_follows_the_system_and_charts_and_tables_stay_legible
 ):
     page = context_factory(color_scheme=scheme).new_page()
     page.goto(f"{server}{LANGUAGES[lang]}guides/mixture-of-experts/")
-    page.wait_for_load_state("networkidle")
     assert page.get_attribute("body", "data-md-color-scheme") == palette
     text = page.evaluate(CONTRAST, "svg.chart text")
     marks = page.evaluate(CONTRAST, "svg.chart circle, svg.chart rect")
@@ -164,7 +161,6 @@ def test_guides_do_not_scroll_sideways_at_390_px_and_wide_tables_show_a_cue(cont
     overflowing, cues = [], []
     for path in GUIDES:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
-        page.wait_for_load_state("networkidle")
         widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         if widths[0] > widths[1]:
             overflowing.append((path, widths))
@@ -245,7 +241,6 @@ def test_on_a_phone_no_line_ends_inside_a_figure_a_count_or_a_models_name(contex
     broken = {}
     for path in PHONE_PAGES:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
-        page.wait_for_load_state("networkidle")
         if found := page.evaluate(BROKEN, [WHOLE, names]):
             broken[path] = found
     assert not broken, broken
@@ -294,36 +289,15 @@ def pages_whose_index_text_has(site: Path, lang: str, words: str) -> list[str]:
     )
 
 
-def test_searching_zhangliang_finds_the_pages_with_the_word_not_every_page_with_zhang(site, context_factory, server):
-    page = context_factory().new_page()
-    found = sorted(set(search(page, server, "zh/", "张量")))
+def test_searching_zhangliang_finds_the_pages_with_the_word_not_every_page_with_zhang(site, search_box):
+    found = sorted(set(search_box.results("zh", "张量")))
     expected = pages_whose_index_text_has(site, "zh", "张量")
     assert found == expected
     assert len(found) < len(pages_whose_index_text_has(site, "zh", "张"))
 
 
 @pytest.mark.parametrize("query", ["parallelisme", "parallélisme", "PARALLELISME"])
-def test_french_search_ignores_accents(site, context_factory, server, query):
-    page = context_factory().new_page()
-    found = sorted(set(search(page, server, "fr/", query)))
+def test_french_search_ignores_accents(site, search_box, query):
+    found = sorted(set(search_box.results("fr", query)))
     assert "/fr/guides/nvlink-or-pcie/" in found
     assert found == pages_whose_index_text_has(site, "fr", "parallélisme")
-
-
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_no_accessibility_violation_in_the_dark_scheme(context_factory, server, lang):
-    from sitebuild import ROOT
-
-    axe = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-    assert axe.exists(), "axe-core is missing: run `make test`, which installs it with npm ci"
-    page = context_factory(color_scheme="dark").new_page()
-    found = {}
-    for path in ["", *GUIDES, "configurator/"]:
-        page.goto(f"{server}{LANGUAGES[lang]}{path}")
-        page.wait_for_load_state("networkidle")
-        page.add_script_tag(content=axe.read_text(encoding="utf-8"))
-        result = page.evaluate("""async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
-            .map(v => `${v.id} (${v.impact}): ${v.nodes.length}× ${v.nodes[0].target.join(" ")}`)""")
-        if result:
-            found[path or "/"] = result
-    assert not found, found

@@ -5,7 +5,6 @@ import re
 from pathlib import Path
 
 import pytest
-from searching import search
 from sitebuild import BASE_PATH, LANGUAGES, SITE_URL
 
 
@@ -20,9 +19,8 @@ from sitebuild import BASE_PATH, LANGUAGES, SITE_URL
         ("en", "tensor", "/guides/nvlink-or-pcie/"),
     ],
 )
-def test_search_finds_pages_of_the_readers_language_only(context_factory, server, lang, query, expected):
-    page = context_factory().new_page()
-    found = search(page, server, LANGUAGES[lang], query)
+def test_search_finds_pages_of_the_readers_language_only(search_box, lang, query, expected):
+    found = search_box.results(lang, query)
     assert any(path.startswith(expected) for path in found), found
     others = [p for p in found if (p.startswith(("/fr/", "/zh/")) if lang == "en" else not p.startswith(f"/{lang}/"))]
     assert not others, others

@@ -12,7 +12,6 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from searching import search
 from sitebuild import LANGUAGES
 
 pytestmark = pytest.mark.browser
@@ -55,10 +54,9 @@ def pages(paths: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("case", QUERIES, ids=[f"{lang}-{query}" for lang, query, _, _ in QUERIES])
-def test_a_query_brings_its_page_first_or_in_the_top_three(context_factory, server, case):
+def test_a_query_brings_its_page_first_or_in_the_top_three(search_box, case):
     lang, query, expected, within = case
-    page = context_factory().new_page()
-    found = pages(search(page, server, LANGUAGES[lang], query))
+    found = pages(search_box.results(lang, query))
     assert expected in found[:within], found[:5]
 
 
@@ -80,21 +78,21 @@ def test_the_index_is_fetched_when_a_reader_comes_near_the_search_box_not_with_e
 
 
 @pytest.mark.parametrize("lang, query", [("en", "H100"), ("fr", "H100"), ("zh", "H100"), ("en", "memory")])
-def test_guides_come_before_configurator_rows_for_a_general_term(context_factory, server, lang, query):
+def test_guides_come_before_configurator_rows_for_a_general_term(search_box, lang, query):
     """A row names its card in its title: it once came before the guides that explain the card. The configurator's
     own page (its words, not its rows) is a page for customers like the guides."""
-    page = context_factory().new_page()
-    found = pages(search(page, server, LANGUAGES[lang], query))
+    found = pages(search_box.results(lang, query))
     rows = re.compile(r"/configurator/[^/]+/")  # a model's page, whose rows are the entries
     first_row = next(i for i, path in enumerate([*found, "/configurator/x/"]) if rows.search(path))
     assert first_row >= 3, found[:5]
 
 
 @pytest.mark.parametrize("query", ["张量并行", "每小时"])
-def test_the_top_chinese_result_misses_no_word_of_the_query(context_factory, server, query):
-    page = context_factory().new_page()
-    search(page, server, "zh/", query)
-    missing = page.eval_on_selector_all(".md-search-result__terms", "ts => ts.slice(0, 1).map(t => t.textContent)")
+def test_the_top_chinese_result_misses_no_word_of_the_query(search_box, query):
+    search_box.results("zh", query)
+    missing = search_box.page("zh").eval_on_selector_all(
+        ".md-search-result__terms", "ts => ts.slice(0, 1).map(t => t.textContent)"
+    )
     assert not missing, missing
 
 
@@ -154,12 +152,11 @@ def folded(html: str) -> str:
 
 
 @pytest.mark.parametrize("case", ORDERED, ids=[f"{lang}-{query}" for lang, query, _, _ in ORDERED])
-def test_customers_pages_come_first_then_a_phrase_before_its_words(site, context_factory, server, case):
+def test_customers_pages_come_first_then_a_phrase_before_its_words(site, search_box, case):
     """ "price per month" brought the writer's reference, then the JSON API, "70b" the writer's reference second;
     « prix par mois » pages holding only « par » or « mois »; 每小时 the writer's reference first (on 每张 and 每层)."""
     lang, query, phrase, words = case
-    page = context_factory().new_page()
-    found = pages(search(page, server, LANGUAGES[lang], query))
+    found = pages(search_box.results(lang, query))
     ranks = rank_of_pages(site, lang, phrase, words)
     order = [ranks[path] for path in found]
     assert order == sorted(order, reverse=True), list(zip(found, order, strict=True))

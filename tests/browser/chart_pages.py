@@ -1,0 +1,20 @@
+"""The pages that draw a chart, found from the English sources."""
+
+from __future__ import annotations
+
+import re
+
+from sitebuild import ROOT
+
+
+def chart_pages() -> list[str]:
+    """Every page whose English source calls a chart macro, as its URL path ("guides/quantization/")."""
+    docs = ROOT / "docs" / "en"
+    pages = []
+    for source in sorted(docs.rglob("*.md")):
+        if re.search(r"\{\{\s*chart_\w+\(", source.read_text(encoding="utf-8")):
+            path = source.relative_to(docs).with_suffix("").as_posix()
+            pages.append(
+                "" if path == "index" else path.removesuffix("index") if path.endswith("/index") else f"{path}/"
+            )
+    return pages
