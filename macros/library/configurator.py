@@ -573,6 +573,10 @@ def configurator(
     ]
     choice = choice_text(ctx, chosen, shown.name, context_key, kv)
     digits = column_digits(ctx, rows)
+    models = [
+        {"id": m.id, "name": m.name, "url": f"{ctx.links.lang_root}configurator/{m.id}/"}
+        for m in ctx.catalog.models.values()
+    ]
     html = TEMPLATES.get_template("configurator.html").render(
         model=chosen,
         precision=shown,
@@ -584,10 +588,11 @@ def configurator(
             k: _t(ctx, k)
             for k in ("model", "precision", "context", "kv_cache", "noscript", "other_models", "none", "choices")
         },
-        models=[
-            {"id": m.id, "name": m.name, "url": f"{ctx.links.lang_root}configurator/{m.id}/"}
-            for m in ctx.catalog.models.values()
-        ],
+        models=models,
+        # a model's own page lists every model; a further choice of it links to that list (its precision and
+        # context links reach the model's own page): the list on each of them grew with the catalog squared
+        listed=models if choice_path(ctx.catalog, chosen.id, shown.id, context_key, kv) == "" else [],
+        every_model=f"{ctx.links.lang_root}configurator/",
         precisions=ctx.catalog.precisions_for(chosen),
         contexts=[
             {"value": c, "label": _t(ctx, "context_tokens", value=ctx.f.context(int(c)))}

@@ -199,8 +199,37 @@ def test_the_macro_shows_a_precision_and_context_and_links_to_the_others(data):
     assert '<a href="../../../../configurator/llama-3.3-70b/bf16/32768/">BF16</a>' in html
     assert '<a href="../../../../configurator/llama-3.3-70b/fp8/8192/">8K tokens</a>' in html
     assert '<a href="../../../../configurator/llama-3.3-70b/fp8/32768/" aria-current="page">FP8</a>' in html
-    # the model list comes before the table
+    # the model list comes before the table: on a further choice, one link to it
     assert html.index('class="cfg-models"') < html.index("<table")
+    assert (
+        '<nav class="cfg-models" aria-label="Every model"><a href="../../../../configurator/">Every model</a>' in html
+    )
+
+
+def test_a_models_own_page_lists_every_model_and_a_further_choice_links_to_the_list(data):
+    """Every model on each of the model's further choices was markup that grew with the catalog squared; those
+    pages link to the list (the configurator's page lists them too) and their own precision and context links."""
+    own = render(
+        data,
+        '{{ configurator("llama-3.3-70b") }}',
+        "en",
+        "docs/en/configurator/llama-3.3-70b.md",
+        PageLinks.at("configurator/llama-3.3-70b/", "en"),
+    )
+    listed = re.findall(r'<a href="[^"]+" data-model="([^"]+)"', own)
+    assert listed == list(data.catalog.models) and 'data-model="llama-3.3-70b" aria-current="true"' in own
+    further = render(
+        data,
+        '{{ configurator("llama-3.3-70b", "bf16", context=32768, kv_cache="fp8") }}',
+        "en",
+        "docs/en/configurator/llama-3.3-70b/bf16/32768/kv-fp8.md",
+        PageLinks.at("configurator/llama-3.3-70b/bf16/32768/kv-fp8/", "en"),
+    )
+    nav = re.search(r'<nav class="cfg-models".*?</nav>', further, re.S).group(0)
+    assert (
+        nav
+        == '<nav class="cfg-models" aria-label="Every model"><a href="../../../../../configurator/">Every model</a>\n</nav>'
+    )
 
 
 # --- the KV cache in FP8, a fourth choice (issue 24, item 2) ---------------------------------------------------
