@@ -4,7 +4,7 @@ page (the API's field lists are stacked tables); in the dark scheme too, on the 
 own: the guides and the speed model's charts, the configurator's verdicts."""
 
 import pytest
-from chart_pages import chart_pages
+from site_pages import CONFIGURATOR_DRAWN, chart_pages
 from sitebuild import LANGUAGES, ROOT
 
 pytestmark = pytest.mark.browser
@@ -34,19 +34,15 @@ DARK_PAGES = list(
 )
 SCHEMES = {"light": PAGES, "dark": DARK_PAGES}
 
-# Pages that write part of themselves after loading: what shows they are done (the configurator's script has
-# enabled its menus and said what it shows; the Plan page's has written its plan)
-CONFIGURATOR_READY = (
-    "!document.querySelector('select[name=model]').disabled"
-    " && document.querySelector('.cfg-status').textContent.length > 0"
-)
+# Pages that write part of themselves after loading: what shows they are done (the Plan page's script has
+# written its plan)
 PLAN_READY = "document.querySelector('.plan-result:not([aria-busy]) tbody tr') !== null"
 
 
 def ready(path: str) -> str | None:
     if path == "plan/":
         return PLAN_READY
-    return CONFIGURATOR_READY if path.startswith("configurator/") else None
+    return CONFIGURATOR_DRAWN if path.startswith("configurator/") else None
 
 
 @pytest.fixture(scope="module")

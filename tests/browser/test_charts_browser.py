@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from chart_pages import chart_pages
+from site_pages import chart_pages
 from sitebuild import LANGUAGES
 
 pytestmark = pytest.mark.browser

@@ -1,6 +1,7 @@
 """The configurator in real headless Chromium, in every language, with and without JavaScript."""
 
 import pytest
+from site_pages import CONFIGURATOR_DRAWN
 from sitebuild import LANGUAGES
 
 from macros.library.configurator import choice_path, choices, fp8_kv_choices
@@ -274,8 +275,7 @@ new PerformanceObserver((list) => {
 
 def ready(page) -> None:
     """The script has run: its menus are enabled and its first table is drawn."""
-    page.wait_for_function("!document.querySelector('select[name=model]').disabled")
-    page.wait_for_function("document.querySelector('.cfg-status').textContent.length > 0")
+    page.wait_for_function(CONFIGURATOR_DRAWN)
 
 
 def overflow(page, selector: str) -> int:

@@ -1,4 +1,5 @@
-"""The pages that draw a chart, found from the English sources."""
+"""The site's pages as the browser tests read them: those that draw a chart, and what shows that the
+configurator's script has drawn its page."""
 
 from __future__ import annotations
 
@@ -18,3 +19,10 @@ def chart_pages() -> list[str]:
                 "" if path == "index" else path.removesuffix("index") if path.endswith("/index") else f"{path}/"
             )
     return pages
+
+
+# the configurator's script has run: its menus are enabled and it has said what it shows
+CONFIGURATOR_DRAWN = (
+    "!document.querySelector('select[name=model]').disabled"
+    " && document.querySelector('.cfg-status').textContent.length > 0"
+)
