@@ -143,6 +143,12 @@ def test_no_google_fonts(site: Path):
         assert "fonts.googleapis.com" not in path.read_text(encoding="utf-8"), path
 
 
+def test_no_script_holds_the_parser_or_the_first_paint(site: Path):
+    for path in site.rglob("*.html"):
+        for tag in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", path.read_text(encoding="utf-8")):
+            assert re.search(r"\s(defer|async)\b", tag), f"{path}: {tag} blocks the parser (add defer)"
+
+
 def test_no_chinese_article_shows_a_space_between_two_chinese_characters_or_beside_full_width_punctuation(site: Path):
     """Within a paragraph or a list item, inline markup removed: a space there is one a reader sees."""
     chinese = "[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]"
