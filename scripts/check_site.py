@@ -141,7 +141,25 @@ def _parsed_pages(site: Path, problems: list[str]) -> dict[Path, _Page]:
     return pages
 
 
-def _target_file(site: Path, page: Path, link: str, address: Address) -> tuple[Path | None, str]:
+@dataclass(frozen=True)
+class _Tree:
+    """The built site's files and folders, as normalised absolute paths: a link's target is looked up here, not on
+    the disk (the site holds no symlink: ``_symlinks`` reports each, so a path's text is where it leads)."""
+
+    files: frozenset[str]
+    folders: frozenset[str]
+
+    @classmethod
+    def of(cls, site: Path) -> _Tree:
+        files: set[str] = set()
+        folders = {str(site)}
+        for root, dirs, names in os.walk(site):
+            folders.update(os.path.join(root, name) for name in dirs)
+            files.update(os.path.join(root, name) for name in names)
+        return cls(frozenset(files), frozenset(folders))
+
+
+def _target_file(site: Path, page: Path, link: str, address: Address, tree: _Tree) -> tuple[Path | None, str]:
     """The file a link of the site leads to and its anchor; None for a link to somewhere else."""
     inside = address.inside(link)
     if inside is None:
@@ -149,11 +167,12 @@ def _target_file(site: Path, page: Path, link: str, address: Address) -> tuple[P
     parts = urlsplit(inside)
     path = unquote(parts.path)
     relative_to_page = inside == link and not link.startswith("/")
-    target = (page.parent / path if path else page) if relative_to_page else site / path
-    target = target.resolve()
-    if target.is_dir() or path.endswith("/"):
-        target = target / "index.html"
-    return target, unquote(parts.fragment)
+    target = os.path.normpath(
+        (os.path.join(page.parent, path) if path else str(page)) if relative_to_page else os.path.join(site, path)
+    )
+    if target in tree.folders or path.endswith("/"):
+        target = os.path.join(target, "index.html")
+    return Path(target), unquote(parts.fragment)
 
 
 def _outside(kind: str, link: str, address: Address) -> str | None:
@@ -169,7 +188,7 @@ def _outside(kind: str, link: str, address: Address) -> str | None:
 
 
 def _link_problems(
-    site: Path, path: Path, kind: str, link: str, *, address: Address, pages: dict[Path, _Page]
+    site: Path, path: Path, kind: str, link: str, *, address: Address, pages: dict[Path, _Page], tree: _Tree
 ) -> list[str]:
     where = path.relative_to(site).as_posix()
     if link.split(":", 1)[0] in SKIPPED_SCHEMES and ":" in link:
@@ -177,10 +196,10 @@ def _link_problems(
     outside = _outside(kind, link, address)
     if outside:
         return [f"{where}: {kind} to '{link}' {outside}"]
-    target, anchor = _target_file(site, path, link, address)
+    target, anchor = _target_file(site, path, link, address, tree)
     if target is None:
         return []
-    if not str(target).startswith(str(site)) or not target.exists():
+    if str(target) not in tree.files:
         return [f"{where}: {kind} to '{link}' leads to no file"]
     if anchor and target.suffix == ".html" and target in pages and anchor not in pages[target].ids:
         return [f"{where}: {kind} to '{link}' has no anchor '#{anchor}' in its target"]
@@ -199,7 +218,7 @@ def _canonical_problems(site: Path, path: Path, parsed: _Page, address: Address)
     return []
 
 
-def _sitemap_problems(site: Path, address: Address, pages: dict[Path, _Page]) -> list[str]:
+def _sitemap_problems(site: Path, address: Address, pages: dict[Path, _Page], tree: _Tree) -> list[str]:
     """Every entry of the sitemap and each of its hreflang alternates: under the site's address, to a page."""
     sitemap = site / "sitemap.xml"
     if not address.url or not sitemap.exists():
@@ -212,7 +231,8 @@ def _sitemap_problems(site: Path, address: Address, pages: dict[Path, _Page]) ->
             for alt in url.findall("x:link", SITEMAP_NAMESPACES)
         ]
         for kind, link in links:
-            for problem in _link_problems(site, site / "index.html", kind, link, address=address, pages=pages):
+            home = site / "index.html"
+            for problem in _link_problems(site, home, kind, link, address=address, pages=pages, tree=tree):
                 problems.append("sitemap.xml" + problem.removeprefix("index.html"))
     return problems
 
@@ -233,15 +253,16 @@ def check_site(site: Path, english_docs: Path = ROOT / "docs" / "en", address: A
     address = address or site_address(site)
     problems: list[str] = _symlinks(site)
     pages = _parsed_pages(site, problems)
+    tree = _Tree.of(site)
     for path, parsed in pages.items():
         where = path.relative_to(site).as_posix()
         text = "".join(parsed.text_outside_code)
         if re.search(r"\{\{|\{%", text):
             problems.append(f"{where}: template syntax left in the page")
         for kind, link in parsed.links:
-            problems += _link_problems(site, path, kind, link, address=address, pages=pages)
+            problems += _link_problems(site, path, kind, link, address=address, pages=pages, tree=tree)
         problems += _canonical_problems(site, path, parsed, address)
-    problems += _sitemap_problems(site, address, pages)
+    problems += _sitemap_problems(site, address, pages, tree)
     for source in sorted(english_docs.rglob("*.md")):
         relative = source.relative_to(english_docs).with_suffix("")
         url = relative.parent if relative.name == "index" else relative
