@@ -58,9 +58,8 @@ def axe_source() -> str:
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_no_accessibility_violation(browser, server, axe_source, lang, scheme):
-    context = browser.new_context(color_scheme=scheme)
-    page = context.new_page()
+def test_no_accessibility_violation(tab, server, axe_source, lang, scheme):
+    page = tab(color_scheme=scheme)
     found = {}
     for path in SCHEMES[scheme]:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
@@ -76,5 +75,4 @@ def test_no_accessibility_violation(browser, server, axe_source, lang, scheme):
         )
         if result:
             found[path or "/"] = result
-    context.close()
     assert not found, "\n".join(f"{p}: {v}" for p, vs in found.items() for v in vs)

@@ -83,9 +83,9 @@ def test_every_chart_page_is_found():
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_chart_text_is_11_px_or_more_clear_of_marks_and_labels_and_the_page_does_not_scroll_sideways(
-    context_factory, server, lang, width
+    tab, server, lang, width
 ):
-    page = context_factory(viewport={"width": width, "height": 900}).new_page()
+    page = tab(viewport={"width": width, "height": 900})
     found, charts = [], 0
     for path in CHART_PAGES:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
@@ -119,8 +119,8 @@ CONTRAST = """() => {
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_chart_text_and_marks_contrast_with_the_page_in_both_schemes(context_factory, server, lang, scheme):
-    page = context_factory(color_scheme=scheme).new_page()
+def test_chart_text_and_marks_contrast_with_the_page_in_both_schemes(tab, server, lang, scheme):
+    page = tab(color_scheme=scheme)
     low = []
     for path in CHART_PAGES:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")

@@ -28,7 +28,14 @@ def ordered_nodes(page) -> list[str]:
 
 
 @pytest.fixture
-def page(browser):
+def page(tab):
+    """A page of the session's (conftest.Tabs), its errors in ``page.errors``."""
+    return tab()
+
+
+@pytest.fixture
+def own_page(browser):
+    """A page of its own: a history that starts with this test (Back and Forward), routes of its own."""
     context = browser.new_context()
     page = context.new_page()
     page.errors = []
@@ -113,12 +120,10 @@ WALKED = {
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_for_every_choice_the_script_shows_what_the_page_without_javascript_shows(context_factory, server, lang):
+def test_for_every_choice_the_script_shows_what_the_page_without_javascript_shows(tab, server, lang):
     catalog = load_catalog()
-    static = context_factory(java_script_enabled=False).new_page()
-    dynamic = context_factory().new_page()
-    dynamic.errors = []
-    dynamic.on("pageerror", lambda e: dynamic.errors.append(str(e)))
+    static = tab(java_script_enabled=False)
+    dynamic = tab()
     base = f"{server}{LANGUAGES[lang]}configurator/"
     dynamic.goto(base + "llama-3.3-70b/")
     ready(dynamic)
@@ -145,15 +150,11 @@ WALKED_FP8 = {"en": "llama-3.1-8b", "fr": "llama-3.3-70b", "zh": "qwen3-32b"}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_for_fp8_kv_cache_choices_the_script_shows_what_the_page_without_javascript_shows(
-    context_factory, server, lang
-):
+def test_for_fp8_kv_cache_choices_the_script_shows_what_the_page_without_javascript_shows(tab, server, lang):
     catalog = load_catalog()
     model = WALKED_FP8[lang]
-    static = context_factory(java_script_enabled=False).new_page()
-    dynamic = context_factory().new_page()
-    dynamic.errors = []
-    dynamic.on("pageerror", lambda e: dynamic.errors.append(str(e)))
+    static = tab(java_script_enabled=False)
+    dynamic = tab()
     base = f"{server}{LANGUAGES[lang]}configurator/"
     dynamic.goto(base + model + "/")
     ready(dynamic)
@@ -170,26 +171,26 @@ def test_for_fp8_kv_cache_choices_the_script_shows_what_the_page_without_javascr
     assert dynamic.errors == []
 
 
-def test_a_shared_fp8_link_restores_the_choice_and_back_returns_to_it(page, server):
+def test_a_shared_fp8_link_restores_the_choice_and_back_returns_to_it(own_page, server):
     """The KV cache is in the address: a shared link shows it, the language menu keeps it, and after leaving the
     page, back shows it again."""
-    page.goto(f"{server}configurator/?model=llama-3.1-8b&precision=bf16&context=32768&kv=fp8")
-    shown(page, "llama-3.1-8b", "bf16", "32768", "fp8")
-    assert page.input_value("select[name=kv]") == "fp8" and page.is_hidden(".cfg-notice")
+    own_page.goto(f"{server}configurator/?model=llama-3.1-8b&precision=bf16&context=32768&kv=fp8")
+    shown(own_page, "llama-3.1-8b", "bf16", "32768", "fp8")
+    assert own_page.input_value("select[name=kv]") == "fp8" and own_page.is_hidden(".cfg-notice")
     # one L4 holds it on one card with the cache in FP8 (only just with a BF16 cache)
-    assert rows(page)["1x-l4"][1] == ONE_CARD["en"]
-    assert "kv=fp8" in page.get_attribute(".md-header a[hreflang=fr]", "href")
-    page.select_option("select[name=kv]", "bf16")
-    page.wait_for_function("!location.search.includes('kv=')")
-    assert rows(page)["1x-l4"][1].startswith("fits with --kv-cache-dtype fp8")
-    page.select_option("select[name=kv]", "fp8")
-    page.wait_for_function("location.search.includes('kv=fp8')")
-    page.goto(f"{server}configurator/flux.1-dev/")  # away, then back
-    assert page.is_disabled("select[name=kv]") or not page.is_visible("select[name=kv]")
-    page.go_back()
-    shown(page, "llama-3.1-8b", "bf16", "32768", "fp8")
-    assert page.input_value("select[name=kv]") == "fp8" and rows(page)["1x-l4"][1] == ONE_CARD["en"]
-    assert page.errors == []
+    assert rows(own_page)["1x-l4"][1] == ONE_CARD["en"]
+    assert "kv=fp8" in own_page.get_attribute(".md-header a[hreflang=fr]", "href")
+    own_page.select_option("select[name=kv]", "bf16")
+    own_page.wait_for_function("!location.search.includes('kv=')")
+    assert rows(own_page)["1x-l4"][1].startswith("fits with --kv-cache-dtype fp8")
+    own_page.select_option("select[name=kv]", "fp8")
+    own_page.wait_for_function("location.search.includes('kv=fp8')")
+    own_page.goto(f"{server}configurator/flux.1-dev/")  # away, then back
+    assert own_page.is_disabled("select[name=kv]") or not own_page.is_visible("select[name=kv]")
+    own_page.go_back()
+    shown(own_page, "llama-3.1-8b", "bf16", "32768", "fp8")
+    assert own_page.input_value("select[name=kv]") == "fp8" and rows(own_page)["1x-l4"][1] == ONE_CARD["en"]
+    assert own_page.errors == []
 
 
 def state(page) -> tuple[str, str, str, str, str]:
@@ -200,35 +201,38 @@ def state(page) -> tuple[str, str, str, str, str]:
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("path", ["configurator/", "configurator/llama-3.3-70b/"])
-def test_back_and_forward_step_through_the_choices_made_as_on_the_plan_page(page, server, lang, path):
+def test_back_and_forward_step_through_the_choices_made_as_on_the_plan_page(own_page, server, lang, path):
     """Each choice is pushed to the address: Back undoes it (the page is not left), Forward makes it again; on a
     model's own page the address is the chosen model's page, and the heading follows."""
     start = f"{server}{LANGUAGES[lang]}{path}"
-    page.goto(start)
-    ready(page)
-    written = page.eval_on_selector("article", "a => [a.querySelector('h1').firstChild.nodeValue, a.innerText]")
-    first = state(page)
-    page.select_option("select[name=precision]", "fp8")
-    shown(page, "llama-3.3-70b", "fp8", "8192")
-    in_fp8, after_fp8 = state(page), page.url
-    page.select_option("select[name=model]", "wan2.1-t2v-14b")
-    page.wait_for_function("document.querySelector('.configurator').dataset.model === 'wan2.1-t2v-14b'")
-    in_wan = state(page)
-    assert page.url != after_fp8
-    page.go_back()
-    shown(page, "llama-3.3-70b", "fp8", "8192")
-    assert page.url == after_fp8 and state(page) == in_fp8
-    page.go_back()
-    shown(page, "llama-3.3-70b", "bf16", "8192")
-    assert page.url == start and state(page) == first
+    own_page.goto(start)
+    ready(own_page)
+    written = own_page.eval_on_selector("article", "a => [a.querySelector('h1').firstChild.nodeValue, a.innerText]")
+    first = state(own_page)
+    own_page.select_option("select[name=precision]", "fp8")
+    shown(own_page, "llama-3.3-70b", "fp8", "8192")
+    in_fp8, after_fp8 = state(own_page), own_page.url
+    own_page.select_option("select[name=model]", "wan2.1-t2v-14b")
+    own_page.wait_for_function("document.querySelector('.configurator').dataset.model === 'wan2.1-t2v-14b'")
+    in_wan = state(own_page)
+    assert own_page.url != after_fp8
+    own_page.go_back()
+    shown(own_page, "llama-3.3-70b", "fp8", "8192")
+    assert own_page.url == after_fp8 and state(own_page) == in_fp8
+    own_page.go_back()
+    shown(own_page, "llama-3.3-70b", "bf16", "8192")
+    assert own_page.url == start and state(own_page) == first
     # heading, status, summary and table: what the page said before any choice
-    assert page.eval_on_selector("article", "a => [a.querySelector('h1').firstChild.nodeValue, a.innerText]") == written
-    page.go_forward()
-    shown(page, "llama-3.3-70b", "fp8", "8192")
-    page.go_forward()
-    page.wait_for_function("document.querySelector('.configurator').dataset.model === 'wan2.1-t2v-14b'")
-    assert state(page) == in_wan
-    assert page.errors == []
+    assert (
+        own_page.eval_on_selector("article", "a => [a.querySelector('h1').firstChild.nodeValue, a.innerText]")
+        == written
+    )
+    own_page.go_forward()
+    shown(own_page, "llama-3.3-70b", "fp8", "8192")
+    own_page.go_forward()
+    own_page.wait_for_function("document.querySelector('.configurator').dataset.model === 'wan2.1-t2v-14b'")
+    assert state(own_page) == in_wan
+    assert own_page.errors == []
 
 
 def test_a_kv_cache_the_choice_does_not_offer_falls_back_to_bf16_with_one_notice(page, server):
@@ -333,15 +337,15 @@ def test_the_heading_intro_title_and_current_model_follow_the_model_picked(page,
 @pytest.mark.parametrize(
     "path", ["configurator/", LLAMA_PAGE, "configurator/flux.1-dev/", "configurator/llama-3.3-70b/fp8/8192/"]
 )
-def test_the_menus_keep_the_order_the_page_was_written_in(context_factory, server, path):
-    static = context_factory(java_script_enabled=False).new_page()
+def test_the_menus_keep_the_order_the_page_was_written_in(tab, server, path):
+    static = tab(java_script_enabled=False)
     static.goto(f"{server}{path}")
     values = "s => [...s.options].map(o => o.value + '=' + o.textContent)"
     written = {
         name: static.eval_on_selector(f"select[name={name}]", values)
         for name in ("model", "precision", "context", "kv")
     }
-    dynamic = context_factory().new_page()
+    dynamic = tab()
     dynamic.goto(f"{server}{path}")
     ready(dynamic)
     for name, options in written.items():
@@ -356,37 +360,37 @@ def test_the_menus_keep_the_order_the_page_was_written_in(context_factory, serve
     assert dynamic.eval_on_selector("select[name=precision]", values) == written["precision"]
 
 
-def test_failed_loads_leave_one_notice_and_menus_that_match_the_table(page, server):
-    page.route("**/configurator/sdxl-base-1.0/", lambda route: route.abort())
-    page.route("**/configurator/flux.1-dev/", lambda route: route.fulfill(status=500, body="down"))
-    page.goto(f"{server}{LLAMA_PAGE}")
-    ready(page)
-    table = rows(page)
+def test_failed_loads_leave_one_notice_and_menus_that_match_the_table(own_page, server):
+    own_page.route("**/configurator/sdxl-base-1.0/", lambda route: route.abort())
+    own_page.route("**/configurator/flux.1-dev/", lambda route: route.fulfill(status=500, body="down"))
+    own_page.goto(f"{server}{LLAMA_PAGE}")
+    ready(own_page)
+    table = rows(own_page)
     for model in ("sdxl-base-1.0", "flux.1-dev", "sdxl-base-1.0"):
-        page.select_option("select[name=model]", model)
-        page.wait_for_function("!document.querySelector('.cfg-notice').hidden")
-        page.wait_for_function("document.querySelector('select[name=model]').value === 'llama-3.3-70b'")
-    assert page.locator(".cfg-notice:visible").count() == 1
-    assert page.locator("[role=alert]:visible, [role=status]:visible, .cfg-error").count() == 1
-    assert page.text_content(".cfg-notice") == (
+        own_page.select_option("select[name=model]", model)
+        own_page.wait_for_function("!document.querySelector('.cfg-notice').hidden")
+        own_page.wait_for_function("document.querySelector('select[name=model]').value === 'llama-3.3-70b'")
+    assert own_page.locator(".cfg-notice:visible").count() == 1
+    assert own_page.locator("[role=alert]:visible, [role=status]:visible, .cfg-error").count() == 1
+    assert own_page.text_content(".cfg-notice") == (
         "The data for SDXL\xa01.0 could not be loaded: the menus and the table still show Llama 3.3 70B in BF16, "
         "8K\xa0tokens."
     )
     # menus, table, status and heading all still tell Llama 3.3 70B in BF16 at 8K tokens
-    assert [page.input_value(f"select[name={n}]") for n in ("model", "precision", "context")] == [
+    assert [own_page.input_value(f"select[name={n}]") for n in ("model", "precision", "context")] == [
         "llama-3.3-70b",
         "bf16",
         "8192",
     ]
-    assert rows(page) == table
-    assert page.text_content(".cfg-status").startswith("Llama 3.3 70B in BF16, 8K\xa0tokens:")
+    assert rows(own_page) == table
+    assert own_page.text_content(".cfg-status").startswith("Llama 3.3 70B in BF16, 8K\xa0tokens:")
     assert (
-        page.eval_on_selector("h1", "h => h.firstChild.nodeValue")
+        own_page.eval_on_selector("h1", "h => h.firstChild.nodeValue")
         == "Configurator: Llama 3.3 70B in BF16, 8K\xa0tokens"
     )
-    page.select_option("select[name=precision]", "fp8")  # a load that works clears the notice
-    page.wait_for_function("location.search.includes('precision=fp8')")
-    assert page.locator(".cfg-notice:visible").count() == 0
+    own_page.select_option("select[name=precision]", "fp8")  # a load that works clears the notice
+    own_page.wait_for_function("location.search.includes('precision=fp8')")
+    assert own_page.locator(".cfg-notice:visible").count() == 0
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -423,8 +427,8 @@ def test_the_page_does_not_shift_when_the_script_runs(browser, server, lang, vie
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_without_javascript_links_reach_every_precision_and_context(context_factory, server, lang):
-    static = context_factory(java_script_enabled=False).new_page()
+def test_without_javascript_links_reach_every_precision_and_context(tab, server, lang):
+    static = tab(java_script_enabled=False)
     static.goto(f"{server}{LANGUAGES[lang]}{LLAMA_PAGE}")
     assert static.is_visible(".cfg-choices")
     # the model list comes before the table
@@ -436,7 +440,7 @@ def test_without_javascript_links_reach_every_precision_and_context(context_fact
     assert static.url.endswith("/configurator/llama-3.3-70b/fp8/8192/")
     in_fp8 = rows(static)
     assert in_fp8["1x-rtx-pro-6000-blackwell"][1] == ONE_CARD[lang]  # 70.6 GB of FP8 weights on a 96 GB card
-    dynamic = context_factory().new_page()
+    dynamic = tab()
     dynamic.goto(
         f"{server}configurator/?model=llama-3.3-70b&precision=fp8&context=8192".replace(
             "configurator/", f"{LANGUAGES[lang]}configurator/"

@@ -26,8 +26,8 @@ def pages_host(site: Path):
 
 
 @pytest.mark.parametrize("lang", ["fr", "zh"])
-def test_a_miss_under_a_language_folder_gets_that_languages_whole_404_page(context_factory, pages_host, lang):
-    page = context_factory().new_page()
+def test_a_miss_under_a_language_folder_gets_that_languages_whole_404_page(tab, pages_host, lang):
+    page = tab()
     response = page.goto(f"{pages_host}{lang}/no/such/page/")
     assert response.status == 404
     page.wait_for_function(f"document.querySelector('.md-header__topic') && document.documentElement.lang === '{lang}'")

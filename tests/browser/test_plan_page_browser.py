@@ -127,14 +127,11 @@ def sideways(page) -> int:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_on_a_phone_each_option_is_a_card_with_its_prices_and_what_limits_it(browser, server, lang):
+def test_on_a_phone_each_option_is_a_card_with_its_prices_and_what_limits_it(tab, server, lang):
     """Issue 38, item 1: a 1,038 px table in a 358 px box, "Per month", "Per million tokens" and "What limits a node"
     three screens of sideways scrolling away. On a phone each option is a card, in the plan the build wrote, in the
     worked plans and in a plan the page's script writes; a desktop keeps the tables."""
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = tab(viewport={"width": 390, "height": 844})
     page.goto(f"{server}{LANGUAGES[lang]}plan/")
     shown(page)
     tables = page.locator("article table.card-table:not(:has(a))")  # the plans, not the links to them
@@ -153,19 +150,15 @@ def test_on_a_phone_each_option_is_a_card_with_its_prices_and_what_limits_it(bro
 
     page.set_viewport_size({"width": 1280, "height": 900})  # a desktop keeps the table
     assert page.eval_on_selector(".plan-result tbody tr", "r => getComputedStyle(r).display") == "table-row"
-    assert not errors, errors
-    context.close()
+    assert not page.errors, page.errors
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_without_javascript_the_page_links_to_plans_for_common_requirements_each_a_page_of_its_own(
-    browser, server, lang
-):
+def test_without_javascript_the_page_links_to_plans_for_common_requirements_each_a_page_of_its_own(tab, server, lang):
     """Issue 38, item 2: without JavaScript the page said "use the command line: python -m sizing.plan". It now
     hides the form and points to each model's plans for common requirements: pages of their own, each with its own
     title, that read as cards on a phone and link to each other."""
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
-    page = context.new_page()
+    page = tab(java_script_enabled=False, viewport={"width": 390, "height": 844})
     page.goto(f"{server}{LANGUAGES[lang]}plan/")
     assert not page.is_visible(".plan-controls") and not page.is_visible(".plan-answer")
     assert "sizing.plan" not in (page.text_content(".plan-nojs") or "")
@@ -185,14 +178,13 @@ def test_without_javascript_the_page_links_to_plans_for_common_requirements_each
     page.click(".plan-choices p:nth-child(2) a:not([aria-current]) >> nth=0")  # the same requirement, another model
     assert page.title() not in (first, plan_title) and heading(page) in page.title()
     assert "plan/llama-3.1-8b/retrieval-100/" in page.url
-    context.close()
 
 
-def test_a_plan_asked_for_while_another_is_made_replaces_it(browser, server):
+def test_a_plan_asked_for_while_another_is_made_replaces_it(browser, tab, server):
     """The page plans in steps between frames: a second requirement sent before the first one's table is written
     is the one the page shows, as a link to it alone shows it, even when the first one would finish later (its
     model's figures still to fetch, more ways to run it)."""
-    page = browser.new_page()
+    page = tab()
     page.goto(f"{server}plan/")
     shown(page)
     before = status(page)
@@ -210,24 +202,20 @@ def test_a_plan_asked_for_while_another_is_made_replaces_it(browser, server):
     alone.goto(page.url)
     assert table(page) == shown(alone)
     alone.close()
-    page.close()
 
 
 @pytest.mark.parametrize(
     "query, field", [("rpm=1e25", "field_rpm"), ("users=1e21", "field_users")], ids=["rpm=1e25", "users=1e21"]
 )
-def test_an_address_beyond_the_planners_bounds_gets_a_message_and_no_made_up_plan(browser, server, query, field):
+def test_an_address_beyond_the_planners_bounds_gets_a_message_and_no_made_up_plan(tab, server, query, field):
     """Issue 36: ?rpm=1e25 showed "3 nodes, $8 a month" and ?users=1e21 stayed on "Planning…"."""
     from macros.output.strings import strings
 
     words = strings()["plan_form"]
-    page = browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page = tab()
     asked = {"model": "llama-3.1-8b", "prompt": "1000", "output": "100", "users": "10", "speed": "10"}
     asked.update([query.split("=")])
     page.goto(f"{server}plan/?" + "&".join(f"{key}={value}" for key, value in asked.items()))
     start = words["too_large"]["en"].split("{")[1].split("}")[1][:8]  # ": at mo", after the field's name
     page.wait_for_function("text => document.querySelector('.plan-status').textContent.includes(text)", arg=start)
-    assert status(page).startswith(words[field]["en"] + ": at most ") and not table(page) and not errors
-    page.close()
+    assert status(page).startswith(words[field]["en"] + ": at most ") and not table(page) and not page.errors

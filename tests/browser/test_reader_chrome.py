@@ -60,8 +60,8 @@ def root_page_has_every_language(site: Path) -> bool:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_each_404_page_links_to_the_three_home_pages(site: Path, context_factory, server, lang):
-    page = context_factory().new_page()
+def test_each_404_page_links_to_the_three_home_pages(site: Path, tab, server, lang):
+    page = tab()
     page.goto(f"{server}{LANGUAGES[lang]}404.html")
     for where in (".md-header .md-select", ".not-found__languages"):
         links = page.eval_on_selector_all(
@@ -71,13 +71,13 @@ def test_each_404_page_links_to_the_three_home_pages(site: Path, context_factory
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_a_miss_on_a_root_404_only_host_speaks_the_language_of_its_folder(site, context_factory, root_404_host, lang):
+def test_a_miss_on_a_root_404_only_host_speaks_the_language_of_its_folder(site, tab, root_404_host, lang):
     if not root_page_has_every_language(site):
         pytest.xfail(
             "the root 404.html holds only English: hooks/page_macros.py does not yet set "
             "config.extra.not_found_by_language (see overrides/404.html)"
         )
-    page = context_factory().new_page()
+    page = tab()
     response = page.goto(f"{root_404_host}{LANGUAGES[lang]}no/such/page/")
     assert response.status == 404
     visible = page.eval_on_selector_all(".not-found__words:not([hidden]) h1", "hs => hs.map(h => h.textContent)")
@@ -86,13 +86,13 @@ def test_a_miss_on_a_root_404_only_host_speaks_the_language_of_its_folder(site, 
     assert page.title().startswith(not_found_title(lang))
 
 
-def test_without_javascript_the_root_404_page_is_readable_in_every_language(site, context_factory, root_404_host):
+def test_without_javascript_the_root_404_page_is_readable_in_every_language(site, tab, root_404_host):
     if not root_page_has_every_language(site):
         pytest.xfail(
             "the root 404.html holds only English: hooks/page_macros.py does not yet set "
             "config.extra.not_found_by_language (see overrides/404.html)"
         )
-    page = context_factory(java_script_enabled=False).new_page()
+    page = tab(java_script_enabled=False)
     page.goto(f"{root_404_host}fr/no/such/page/")
     for lang in LANGUAGES:
         section = page.locator(f'.not-found__words[lang="{lang}"]')
@@ -102,8 +102,8 @@ def test_without_javascript_the_root_404_page_is_readable_in_every_language(site
 
 # --- language menu, permalinks ----------------------------------------------------------------------------
 @pytest.mark.parametrize("start, target", [("en", "fr"), ("fr", "zh"), ("zh", "en")])
-def test_the_language_menu_keeps_the_section_being_read(context_factory, server, start, target):
-    page = context_factory().new_page()
+def test_the_language_menu_keeps_the_section_being_read(tab, server, start, target):
+    page = tab()
     page.goto(f"{server}{LANGUAGES[start]}guides/nvlink-or-pcie/#tensor-parallelism")
     page.hover(".md-header .md-select")
     with page.expect_navigation():
@@ -137,10 +137,8 @@ CONTRAST = """(selector) => {
 
 @pytest.mark.parametrize("scheme, palette", [("light", "default"), ("dark", "slate")])
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_the_colour_scheme_follows_the_system_and_charts_and_tables_stay_legible(
-    context_factory, server, scheme, palette, lang
-):
-    page = context_factory(color_scheme=scheme).new_page()
+def test_the_colour_scheme_follows_the_system_and_charts_and_tables_stay_legible(tab, server, scheme, palette, lang):
+    page = tab(color_scheme=scheme)
     page.goto(f"{server}{LANGUAGES[lang]}guides/mixture-of-experts/")
     assert page.get_attribute("body", "data-md-color-scheme") == palette
     text = page.evaluate(CONTRAST, "svg.chart text")
@@ -156,8 +154,8 @@ def test_the_colour_scheme_follows_the_system_and_charts_and_tables_stay_legible
 
 # --- phones ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_guides_do_not_scroll_sideways_at_390_px_and_wide_tables_show_a_cue(context_factory, server, lang):
-    page = context_factory(viewport={"width": 390, "height": 844}).new_page()
+def test_guides_do_not_scroll_sideways_at_390_px_and_wide_tables_show_a_cue(tab, server, lang):
+    page = tab(viewport={"width": 390, "height": 844})
     overflowing, cues = [], []
     for path in GUIDES:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
@@ -174,10 +172,10 @@ def test_guides_do_not_scroll_sideways_at_390_px_and_wide_tables_show_a_cue(cont
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_the_api_reference_lists_its_fields_as_blocks_on_a_phone(context_factory, server, lang):
+def test_the_api_reference_lists_its_fields_as_blocks_on_a_phone(tab, server, lang):
     """A field's long path breaks at its dots, and each field is a block (path, then type and unit, then what it
     holds), so no list of fields scrolls sideways on a phone."""
-    page = context_factory(viewport={"width": 390, "height": 844}).new_page()
+    page = tab(viewport={"width": 390, "height": 844})
     page.goto(f"{server}{LANGUAGES[lang]}reference/api/")
     widths = page.eval_on_selector_all("table.stacked", "els => els.map(e => e.scrollWidth - e.clientWidth)")
     assert len(widths) >= 3 and max(widths) <= 0, widths  # one list per API document
@@ -233,8 +231,8 @@ BROKEN = """([patterns, names]) => {
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_on_a_phone_no_line_ends_inside_a_figure_a_count_or_a_models_name(context_factory, server, lang):
-    page = context_factory(viewport={"width": 390, "height": 844}).new_page()
+def test_on_a_phone_no_line_ends_inside_a_figure_a_count_or_a_models_name(tab, server, lang):
+    page = tab(viewport={"width": 390, "height": 844})
     # a Chinese line breaks anywhere: a Latin name there has no break of its own (in English or French, a name
     # breaks at its spaces as other words do; in a guide's table, inside its column, which must fit a desktop)
     names = [SPACE.join(literal(word) for word in name.split(" ")) for name in model_names()] if lang == "zh" else []
@@ -247,14 +245,14 @@ def test_on_a_phone_no_line_ends_inside_a_figure_a_count_or_a_models_name(contex
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_the_site_name_fits_the_header_of_a_phone(context_factory, server, lang):
+def test_the_site_name_fits_the_header_of_a_phone(tab, server, lang):
     """« Guides des nœuds GPU » was cut to « Guides des nœu… » at 390 px: a language may give a shorter name there,
     and the full one still shows on a wider screen."""
     name = ".md-header__topic:first-child .md-ellipsis"
-    phone = context_factory(viewport={"width": 390, "height": 844}).new_page()
+    phone = tab(viewport={"width": 390, "height": 844})
     phone.goto(f"{server}{LANGUAGES[lang]}")
     assert phone.eval_on_selector(name, "e => e.scrollWidth - e.clientWidth") <= 0, phone.inner_text(name)
-    desktop = context_factory(viewport={"width": 1280, "height": 800}).new_page()
+    desktop = tab(viewport={"width": 1280, "height": 800})
     desktop.goto(f"{server}{LANGUAGES[lang]}")
     full = desktop.inner_text(name)
     assert full == desktop.eval_on_selector("a.md-logo", "a => a.getAttribute('aria-label')"), full
@@ -264,10 +262,10 @@ DESKTOP_PAGES = [*GUIDES, "plan/", "reference/speed-model/", "reference/api/", "
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_no_table_scrolls_sideways_on_a_desktop_screen(context_factory, server, lang):
+def test_no_table_scrolls_sideways_on_a_desktop_screen(tab, server, lang):
     """At 1280 px every table of a guide or a reference page fits its column: long ids and build numbers break at
     their separators, and a Chinese phrase breaks between its characters while a figure stays whole."""
-    page = context_factory(viewport={"width": 1280, "height": 900}).new_page()
+    page = tab(viewport={"width": 1280, "height": 900})
     scrolling = {}
     for path in DESKTOP_PAGES:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
