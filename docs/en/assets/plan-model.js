@@ -132,14 +132,28 @@
     return serviceSeconds / (2 * (1 - lineShare)) * Math.log(lineShare / beyond);
   }
 
+  // what a load does not owe to its rate (sizing/engine/load.py's LoadByRate): the time a prompt takes in line
+  // and alone, the decode step, worked out once for a solver that tries many rates at the same streams
+  function byRate(times, streams, othersShare) {
+    return {
+      times, streams, othersShare,
+      line: lineSeconds(times, streams),
+      decodeStep: times.decodeStepSeconds(streams),
+      alone: times.requestSeconds + ownSeconds(times, streams),
+    };
+  }
+
   function loadAt(times, requestsPerS, streams, othersShare) {
-    const others = requestsPerS * othersShare;
+    return loadByRate(byRate(times, streams, othersShare), requestsPerS);
+  }
+
+  function loadByRate(fixed, requestsPerS) {
+    const { times, streams, line, alone } = fixed;
+    const others = requestsPerS * fixed.othersShare;
     const promptShare = others * times.promptSeconds;
-    const line = lineSeconds(times, streams);
     const lineShare = others * line;
     if (promptShare >= 1 || lineShare >= 1) return SATURATED;
-    const step = times.decodeStepSeconds(streams) / (1 - promptShare);
-    const alone = times.requestSeconds + ownSeconds(times, streams);
+    const step = fixed.decodeStep / (1 - promptShare);
     return {
       requestsPerS,
       streams,
@@ -166,13 +180,14 @@
     if (!Number.isFinite(line)) return SATURATED;
     let low = 0;
     let high = 1 / (share * line);
+    const fixed = byRate(times, users, share);
     for (let i = 0; i < SOLVER_STEPS; i += 1) {
       const middle = (low + high) / 2;
-      const at = loadAt(times, middle, users, share);
+      const at = loadByRate(fixed, middle);
       if (!at.saturated && middle * cycleSeconds(at, outputTokens) < users) low = middle;
       else high = middle;
     }
-    return loadAt(times, low, users, share);
+    return loadByRate(fixed, low);
   }
 
   function steadyRate(times, requestsPerS, outputTokens, most) {
