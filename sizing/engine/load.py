@@ -39,6 +39,7 @@ from typing import Literal
 ArrivalKind = Literal["closed", "poisson", "burst"]
 TAIL_PERCENTILE = 0.9
 SOLVER_STEPS = 32
+SOLVER_TOLERANCE = 1e-12  # a closed loop's rate is found once a step moves it by less than this share of it
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,16 @@ class LoadByRate:
         typical = self.alone_seconds + mean_wait_seconds(line_share, self.line_seconds)
         return typical + output_tokens * (self.decode_step_seconds / (1 - prompt_share))
 
+    def cycle_slope(self, requests_per_s: float, output_tokens: int) -> float:
+        """How fast ``cycle_seconds`` grows with the rate below saturation: the wait in line ``q L / (2(1 − q))``
+        with ``q = λ s L`` by ``s L² / (2(1 − q)²)``, the answer ``O D / (1 − p)`` with ``p = λ s S_p`` by
+        ``O D s S_p / (1 − p)²``."""
+        prompt_share, line_share = self.shares(requests_per_s)
+        idle, free = 1 - line_share, 1 - prompt_share
+        wait = self.others_share * self.line_seconds * self.line_seconds / (2 * idle * idle)
+        answer = output_tokens * self.decode_step_seconds * self.others_share * self.times.prompt_seconds
+        return wait + answer / (free * free)
+
     def load(self, requests_per_s: float) -> Load:
         prompt_share, line_share = self.shares(requests_per_s)
         if prompt_share >= 1 or line_share >= 1:
@@ -211,8 +222,10 @@ def ttft_terms(times: CopyTimes, load: Load) -> TtftTerms:
 # --- the three arrivals -----------------------------------------------------------------------------------------
 def closed_loop(times: CopyTimes, users: int, output_tokens: int) -> Load:
     """``users`` each asking again when an answer ends: the rate at which ``rate × (first token + answer)`` is
-    ``users``, found by bisection between no requests and the rate that saturates the line (``rate × cycle``
-    grows with the rate: both the first token and the step do)."""
+    ``users``, between no requests and the rate that saturates the line. ``rate × cycle`` grows with the rate
+    (both the first token and the step do), faster and faster: Newton's steps (``cycle_slope``) find that rate in
+    a few, each kept inside the bracket known so far (halving it where a step would leave it), until a step
+    moves the rate by less than ``SOLVER_TOLERANCE`` of it (at most ``SOLVER_STEPS``)."""
     if users <= 1:
         alone = load_at(times, 0.0, 1, 0.0)
         return replace(alone, requests_per_s=1 / cycle_seconds(alone, output_tokens))
@@ -220,15 +233,20 @@ def closed_loop(times: CopyTimes, users: int, output_tokens: int) -> Load:
     line = line_seconds(times, users, others_step_seconds(times, users))
     if math.isinf(line):
         return SATURATED
-    low, high = 0.0, 1 / (share * line)
     by_rate = LoadByRate.of(times, users, share)
+    low, high, rate = 0.0, 1 / (share * line), 0.0
     for _ in range(SOLVER_STEPS):
-        middle = (low + high) / 2
-        if middle * by_rate.cycle_seconds(middle, output_tokens) < users:
-            low = middle
+        cycle = by_rate.cycle_seconds(rate, output_tokens)
+        excess = rate * cycle - users
+        if excess < 0:
+            low = rate
         else:
-            high = middle
-    return by_rate.load(low)
+            high = rate
+        following = rate - excess / (cycle + rate * by_rate.cycle_slope(rate, output_tokens))
+        if abs(following - rate) <= rate * SOLVER_TOLERANCE:
+            break
+        rate = following if low < following < high else (low + high) / 2
+    return by_rate.load(rate)
 
 
 def cycle_seconds(load: Load, output_tokens: int) -> float:

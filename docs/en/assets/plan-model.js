@@ -10,7 +10,8 @@
   else root.PlanModel = factory();
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
-  const SOLVER_STEPS = 32;  // sizing/engine/load.py's, as many halvings as Python makes
+  const SOLVER_STEPS = 32;  // sizing/engine/load.py's: as many steps at most as Python makes
+  const SOLVER_TOLERANCE = 1e-12;  // and the same end to a closed loop's steps
   const RATE_STEPS = 20;    // sizing/views/plan.py's
 
   // --- reading between the steps (plan_figures.py) ---------------------------------------------------------------
@@ -170,6 +171,16 @@
     return load.ttftSeconds + outputTokens * load.stepSeconds;
   }
 
+  // how fast a cycle grows with the rate below saturation (sizing/engine/load.py's LoadByRate.cycle_slope)
+  function cycleSlope(fixed, requestsPerS, outputTokens) {
+    const others = requestsPerS * fixed.othersShare;
+    const idle = 1 - others * fixed.line;
+    const free = 1 - others * fixed.times.promptSeconds;
+    const wait = fixed.othersShare * fixed.line * fixed.line / (2 * idle * idle);
+    const answer = outputTokens * fixed.decodeStep * fixed.othersShare * fixed.times.promptSeconds;
+    return wait + answer / (free * free);
+  }
+
   function closedLoop(times, users, outputTokens) {
     if (users <= 1) {
       const alone = loadAt(times, 0, 1, 0);
@@ -178,16 +189,21 @@
     const share = (users - 1) / users;
     const line = lineSeconds(times, users);
     if (!Number.isFinite(line)) return SATURATED;
+    // Newton's steps inside the bracket known so far, as sizing/engine/load.py's closed_loop takes them
+    const fixed = byRate(times, users, share);
     let low = 0;
     let high = 1 / (share * line);
-    const fixed = byRate(times, users, share);
+    let rate = 0;
     for (let i = 0; i < SOLVER_STEPS; i += 1) {
-      const middle = (low + high) / 2;
-      const at = loadByRate(fixed, middle);
-      if (!at.saturated && middle * cycleSeconds(at, outputTokens) < users) low = middle;
-      else high = middle;
+      const cycle = cycleSeconds(loadByRate(fixed, rate), outputTokens);
+      const excess = rate * cycle - users;
+      if (excess < 0) low = rate;
+      else high = rate;
+      const following = rate - excess / (cycle + rate * cycleSlope(fixed, rate, outputTokens));
+      if (Math.abs(following - rate) <= rate * SOLVER_TOLERANCE) break;
+      rate = low < following && following < high ? following : (low + high) / 2;
     }
-    return loadByRate(fixed, low);
+    return loadByRate(fixed, rate);
   }
 
   function steadyRate(times, requestsPerS, outputTokens, most) {
