@@ -8,6 +8,7 @@ import pytest
 from sizing.engine.load import (
     Arrival,
     CopyTimes,
+    LoadByRate,
     burst,
     closed_loop,
     line_seconds,
@@ -101,3 +102,16 @@ def test_the_line_carries_each_prompt_on_the_budget_the_others_leave():
     assert line_seconds(times, 1, 0.01) == pytest.approx(0.1 + 3000 / 2048 * 0.01)  # alone: steps of their own 10 ms
     assert line_seconds(times, 11, 0.025) == pytest.approx(0.1 + 3000 / 2038 * 0.025)  # on the 10 others' steps
     assert line_seconds(times, 2049, 1.0) == math.inf  # 2,048 others take the whole budget
+
+
+def test_the_closed_loops_slope_is_how_fast_its_cycle_grows_with_the_rate():
+    """Newton's steps read it (``closed_loop``): a wrong slope would still converge, slowly, or not at all."""
+    by_rate = LoadByRate.of(toy(), 2, 0.5)
+    # 2 users: the other's step 20.5 ms, so the line reads a prompt in 0.1 + 3,000 / 2,047 × 0.0205 s; with no
+    # request yet the wait grows by s L² / 2 and the answer (200 steps of 21 ms) by 200 × 0.021 × s × 0.1
+    line = 0.1 + 3000 / 2047 * 0.0205
+    assert by_rate.cycle_slope(0.0, 200) == pytest.approx(0.5 * line * line / 2 + 200 * 0.021 * 0.5 * 0.1)
+    for rate in (0.5, 2.0, 6.0):  # up to 0.39 of the line's time
+        step = rate * 1e-6
+        growth = (by_rate.cycle_seconds(rate + step, 200) - by_rate.cycle_seconds(rate - step, 200)) / (2 * step)
+        assert by_rate.cycle_slope(rate, 200) == pytest.approx(growth, rel=1e-6)
