@@ -366,6 +366,19 @@ def _check_default_precisions(
                         f"'{pid}' is not a format this model is offered in; use one of {', '.join(offered(model))}",
                     )
                 )
+        padded = [pid for pid in offered(model) if precisions[pid].expert_intermediate_multiple]
+        if padded and getattr(model, "is_moe", False) and getattr(model, "expert_intermediate_size", None) is None:
+            problems.append(
+                Problem(
+                    path,
+                    line_of(raw_models.get(model.id), "experts"),
+                    model.id,
+                    "expert_intermediate_size",
+                    f"missing: '{padded[0]}' pads each card's share of an expert's intermediate size "
+                    "(precisions.yml expert_intermediate_multiple); give the experts' width "
+                    "(intermediate_size or moe_intermediate_size in the model's config.json)",
+                )
+            )
         if model.default_precision not in offered(model):
             problems.append(
                 Problem(

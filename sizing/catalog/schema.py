@@ -308,12 +308,15 @@ class NodesFile(Record):
 # --- precisions.yml -------------------------------------------------------------------------------
 class Precision(Record):
     """A weight format. ``expert_bits_per_weight``: the routed experts' bits where they differ from the rest (MXFP4);
-    ``models``: the only models published in this format (None: every model it applies to)."""
+    ``expert_intermediate_multiple``: by the card's architecture (the kernel the engine runs there), the multiple each
+    card's share of an expert's intermediate size is padded up to; ``models``: the only models published in this
+    format (None: every model it applies to)."""
 
     id: Id
     name: Text
     bits_per_weight: Annotated[Positive, within(1, 32, "bits per weight")]
     expert_bits_per_weight: Annotated[Positive, within(1, 32, "bits per weight")] | None = None
+    expert_intermediate_multiple: dict[Architecture, Annotated[PositiveInt, within(1, 4_096, "a width multiple")]] = {}
     keeps_embeddings_16bit: bool
     compute_format: Literal["bf16", "fp8"] = "bf16"
     native_on: list[Architecture]
@@ -399,6 +402,7 @@ class Llm(Record):
     routed_expert_params: Parameters | None = None
     experts: Dimension | None = None
     experts_per_token: Dimension | None = None
+    expert_intermediate_size: Dimension | None = None  # one expert's MLP width (config.json), where a format pads it
     moe_layers: Dimension | None = None
     layers: Annotated[PositiveInt, within(1, 2_000, "layers")]
     hidden_size: Dimension
@@ -440,6 +444,8 @@ class Llm(Record):
             raise ValueError(f"experts_per_token ({self.experts_per_token}) exceeds experts ({self.experts})")
         if self.moe_layers is not None and self.architecture != "moe":
             raise ValueError("moe_layers is for moe models only")
+        if self.expert_intermediate_size is not None and self.architecture != "moe":
+            raise ValueError("expert_intermediate_size is for moe models only")
         routed_problem = routed_expert_params_problem(
             self.routed_expert_params, self.params, self.experts, "routed_expert_params"
         )

@@ -37,7 +37,7 @@ from sizing.engine.memory import (
     longest_context_within,
     model_weight_bytes,
     require_precision,
-    weight_bytes,
+    weight_bytes_per_card,
 )
 from sizing.engine.reserve import BatchBudget, llama_cpp_reserve, server_batch_budget, server_reserve
 from sizing.engine.specs import Checkpoint, LlmShape, checkpoint
@@ -309,7 +309,8 @@ class FitQuery:
         nvlink = cards in self.nvswitch_splits
         reserve = engine_reserve_bytes(self.engine, model, context, self.batch, cards, budget, cuda_graphs, nvlink)
         activations, overhead = reserve
-        return MemoryNeed(weight_bytes(model, self.checkpoint.precision) / cards, kv_cache, activations, overhead)
+        weights = weight_bytes_per_card(model, self.checkpoint.precision, cards, self.gpu.architecture)
+        return MemoryNeed(weights, kv_cache, activations, overhead)
 
     def splits(self, max_cards: int) -> list[int]:
         """The card counts up to ``max_cards`` the engine can spread the model over, fewest first."""

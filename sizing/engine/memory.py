@@ -76,6 +76,21 @@ def weight_bytes(model: LlmShape, precision: PrecisionSpec) -> float:
     )
 
 
+def weight_bytes_per_card(model: LlmShape, precision: PrecisionSpec, cards: int, architecture: str | None) -> float:
+    """What each card of a ``cards``-way tensor split holds: its share of every weight, and where the format's
+    kernels on cards of ``architecture`` pad each card's share of an expert's intermediate size up to a multiple
+    (vLLM's MXFP4 kernels), the padding of its experts too. A model that does not give its experts' width is taken
+    unpadded."""
+    share = weight_bytes(model, precision) / cards
+    multiple = precision.expert_intermediate_multiple(architecture)
+    if multiple is None or model.expert_intermediate_size is None:
+        return share
+    width = model.expert_intermediate_size / cards
+    padded = math.ceil(width / multiple) * multiple
+    experts = routed_expert_params(model) * _expert_bits(precision) / 8 / cards
+    return share + experts * (padded / width - 1)
+
+
 def weight_bytes_read_per_step(
     model: LlmShape, precision: PrecisionSpec, streams: int, reads_output_head: bool = True
 ) -> float:

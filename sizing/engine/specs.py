@@ -46,6 +46,7 @@ class LlmShape:
     routed_expert_params: float | None = None
     experts: int | None = None
     experts_per_token: int | None = None
+    expert_intermediate_size: int | None = None
     moe_layers: int | None = None
     attention: MlaAttention | SlidingAttention | HybridAttention | None = None
 
@@ -58,13 +59,19 @@ class LlmShape:
 class PrecisionSpec:
     """Bits per weight of the linear layers (``expert_bits_per_weight`` when routed experts differ, e.g. MXFP4)
     and the tensor-core format the products run in; ``params_16bit``: parameters beyond the embeddings that one
-    checkpoint in this format leaves in 16 bits."""
+    checkpoint in this format leaves in 16 bits; ``expert_intermediate_multiples``: (architecture, multiple) pairs,
+    the multiple each card's share of an expert's intermediate size is padded up to on that architecture."""
 
     bits_per_weight: float
     keeps_embeddings_16bit: bool
     expert_bits_per_weight: float | None = None
     compute_format: Literal["bf16", "fp8"] = "bf16"
     params_16bit: float = 0.0
+    expert_intermediate_multiples: tuple[tuple[str, int], ...] = ()
+
+    def expert_intermediate_multiple(self, architecture: str | None) -> int | None:
+        """The multiple the experts' width is padded to on cards of ``architecture`` (None: not padded)."""
+        return dict(self.expert_intermediate_multiples).get(architecture or "")
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,7 @@ def llm_shape(model: Llm) -> LlmShape:
         routed_expert_params=None if model.routed_expert_params is None else float(model.routed_expert_params),
         experts=model.experts,
         experts_per_token=model.experts_per_token,
+        expert_intermediate_size=model.expert_intermediate_size,
         moe_layers=model.moe_layers,
         attention=model.attention,
     )
@@ -119,6 +127,7 @@ def precision_spec(precision: Precision) -> PrecisionSpec:
         precision.keeps_embeddings_16bit,
         precision.expert_bits_per_weight,
         precision.compute_format,
+        expert_intermediate_multiples=tuple(sorted(precision.expert_intermediate_multiple.items())),
     )
 
 

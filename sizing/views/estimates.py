@@ -22,7 +22,7 @@ from sizing.engine.fit import (
     tight_setting,
 )
 from sizing.engine.load import Arrival
-from sizing.engine.memory import kv_cache_bytes_per_card, longest_context_within, weight_bytes
+from sizing.engine.memory import kv_cache_bytes_per_card, longest_context_within, weight_bytes_per_card
 from sizing.engine.prefill import PrefillConstants, estimate_ttft
 from sizing.engine.scenarios import (
     ScenarioError,
@@ -177,7 +177,9 @@ def longest_context_for(query: FitQuery, fit: Fit, room: float, streams: int) ->
     return min(query.context_tokens, longest_context_within(model, room, streams, element, fit.cards, parallelism))
 
 
-def smaller_formats(catalog: Catalog, scenario: DecodeScenario, plan: CardMemoryPlan, cards: int) -> list[str]:
+def smaller_formats(
+    catalog: Catalog, scenario: DecodeScenario, plan: CardMemoryPlan, cards: int, architecture: str | None
+) -> list[str]:
     """The formats of precisions.yml, run by the same engine, whose weights leave room for one stream of the
     context on these cards (a catalog model only)."""
     if not isinstance(scenario.model, str) or not isinstance(scenario.precision, (str, type(None))):
@@ -192,7 +194,7 @@ def smaller_formats(catalog: Catalog, scenario: DecodeScenario, plan: CardMemory
         for p in catalog.precisions_for(model)
         if p.id != chosen
         and catalog.engine_of(p) is engine
-        and weight_bytes(shape, scenario_precision(catalog, p.id, scenario.model)) / cards <= room
+        and weight_bytes_per_card(shape, scenario_precision(catalog, p.id, scenario.model), cards, architecture) <= room
     ]
 
 
@@ -207,7 +209,7 @@ def ways_to_fit(
         cards = cards_that_hold_one_stream(query, fit.cards)
         if cards is not None:
             ways.append(f"{cards} cards of this GPU hold the weights and one stream of {context:,} tokens")
-        formats = smaller_formats(catalog, scenario, plan, fit.cards)
+        formats = smaller_formats(catalog, scenario, plan, fit.cards, query.gpu.architecture)
         if formats:
             ways.append(f"a smaller format on these cards: {', '.join(formats)}")
     if plan.room_for_kv > 0:

@@ -69,9 +69,12 @@ class VerdictMatrix:
         self._cells: dict[Key, Cell] = {}
         # A verdict and a deployment depend on the node's hardware, not on which node (or price): nodes sharing it
         # share one computation. What a card needs for each split depends on the model and on the engine's batch
-        # on the card (its class): one computation serves every GPU of a class.
+        # on the card (its class) and, where a format's kernels pad the weights by architecture, on that: one
+        # computation serves every GPU of a class and architecture.
         self._by_hardware: dict[tuple[object, ...], Cell] = {}
-        self._needs: dict[tuple[str, str, int, BatchBudget | None, frozenset[int]], dict[int, MemoryNeed]] = {}
+        self._needs: dict[
+            tuple[str, str, int, BatchBudget | None, str | None, frozenset[int]], dict[int, MemoryNeed]
+        ] = {}
 
     def cell(self, model_id: str, precision_id: str, node_id: str, context_tokens: int | None = None) -> Cell:
         c = self.catalog
@@ -97,7 +100,8 @@ class VerdictMatrix:
             c, model, precision, c.gpu_of(node), context_tokens, self.kv_cache_dtype, nvswitch_splits(c, node)
         )
         card_class = batch_budget_on(query.engine, query.gpu, c)  # the engine's batch on this card
-        needs_key = (model.id, precision.id, context_tokens, card_class, query.nvswitch_splits)
+        architecture = query.gpu.architecture
+        needs_key = (model.id, precision.id, context_tokens, card_class, architecture, query.nvswitch_splits)
         needs = self._needs.get(needs_key)
         if needs is None:
             largest = max(n.cards for n in c.nodes.values())

@@ -24,7 +24,7 @@ from sizing.catalog.schema import (
 )
 from sizing.catalog.units import GIB, MIB
 from sizing.engine.fit import card_nvswitch_splits, kv_element_bytes, visible_memory
-from sizing.engine.memory import kv_cache_bytes, weight_bytes
+from sizing.engine.memory import kv_cache_bytes, weight_bytes_per_card
 from sizing.engine.reserve import (
     BatchBudget,
     as_released,
@@ -107,7 +107,7 @@ def check_memory_record(catalog: Catalog, record: MemoryMeasurement) -> MemoryCh
     model = scenario_shape(catalog, record.model)
     precision = scenario_precision(catalog, record.precision, record.model)
     visible = visible_memory(catalog, gpu)
-    weights = weight_bytes(model, precision) / record.cards
+    weights = weight_bytes_per_card(model, precision, record.cards, gpu.architecture)
     element = kv_element_bytes(catalog, record.kv_cache_dtype)
     parallelism = "layers" if record.engine_kind == "llama.cpp" else "tensor"
     one_sequence = kv_cache_bytes(

@@ -302,6 +302,18 @@ CASES = {
         "",
         ["measurements.yml:", "ttft_ms", "missing"],
     ),
+    "a model in a padding format without its experts' width": (
+        "models.yml",
+        "    experts_per_token: 4\n    expert_intermediate_size: 2880\n    layers: 36\n",
+        "    experts_per_token: 4\n    layers: 36\n",
+        [
+            "models.yml:",
+            "record 'gpt-oss-120b'",
+            "field 'expert_intermediate_size'",
+            "'mxfp4' pads each card's share of an expert's intermediate size",
+            "config.json",
+        ],
+    ),
     "fp8 figure on an ampere card": (
         "gpus.yml",
         "    bf16_dense_tflops: 312\n    fp8_dense_tflops: null\n",

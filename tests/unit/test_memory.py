@@ -11,6 +11,7 @@ from sizing.engine.memory import (
     kv_cache_bytes_layer_split,
     model_weight_bytes,
     weight_bytes,
+    weight_bytes_per_card,
 )
 from sizing.engine.scenarios import scenario_precision, scenario_shape
 from sizing.engine.specs import llm_shape
@@ -103,9 +104,38 @@ def test_a_layer_split_shares_the_kv_cache_by_layers(catalog):
 
 
 def test_gpt_oss_weights_are_what_vllm_loads(catalog):
-    # The model card's 114.71e9 expert parameters at vLLM's padded MXFP4 (4.533 bits) = 64.997e9 B, the other
-    # 116.83e9 - 114.71e9 = 2.12e9 parameters at 2 B = 4.24e9 B: 69.237e9 B = 64.48 GiB (vLLM: 64.38 GiB)
+    # 114,701,598,720 expert parameters at vLLM's padded MXFP4 (4.533 bits) = 64.993e9 B, the other
+    # 116,829,156,672 - 114,701,598,720 = 2,127,557,952 parameters at 2 B = 4.255e9 B: 69.248e9 B = 64.49 GiB (vLLM on an
+    # H100: 64.38 GiB)
     record = next(r for r in catalog.memory_measurements if r.id == "llmd-gpt-oss-120b-h100-1x")
     shape = scenario_shape(catalog, record.model)
     precision = scenario_precision(catalog, record.precision, record.model)
-    assert weight_bytes(shape, precision) / GIB == pytest.approx(64.48, abs=0.01)
+    assert weight_bytes(shape, precision) / GIB == pytest.approx(64.49, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    ("architecture", "cards", "padding_per_card"),
+    [
+        # Marlin pads each card's share of the 2,880-wide experts to a multiple of 128: 2,944 on one card
+        # (64.993e9 B x 64 / 2,880 = 1.4443e9 B more), 1,536 of 1,440 on each of two (32.4965e9 x 96 / 1,440 = 2.1664e9)
+        ("ampere", 1, 1.4443e9),
+        ("ampere", 2, 2.1664e9),
+        # Triton on Hopper pads to 64: 2,880 stays, 1,440 becomes 1,472 (32.4965e9 x 32 / 1,440 = 0.7221e9)
+        ("hopper", 1, 0.0),
+        ("hopper", 2, 0.7221e9),
+    ],
+)
+def test_vllm_pads_each_cards_share_of_the_experts_to_its_kernels_multiple(
+    catalog, architecture, cards, padding_per_card
+):
+    shape = llm_shape(catalog.models["gpt-oss-120b"])
+    precision = scenario_precision(catalog, "mxfp4", "gpt-oss-120b")
+    share = weight_bytes(shape, precision) / cards
+    padding = weight_bytes_per_card(shape, precision, cards, architecture) - share
+    assert padding == pytest.approx(padding_per_card, rel=1e-3, abs=1e6)
+
+
+def test_a_format_without_padding_splits_the_weights_evenly(catalog):
+    shape = llm_shape(catalog.models["gpt-oss-120b"])
+    precision = scenario_precision(catalog, "gguf-mxfp4", "gpt-oss-120b")
+    assert weight_bytes_per_card(shape, precision, 2, "ampere") == weight_bytes(shape, precision) / 2
