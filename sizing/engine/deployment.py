@@ -18,7 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from sizing.catalog.schema import Gpu, InlineGpu, LlamaCppEngine
-from sizing.engine.decode import DecodeConstants, DecodeSetup, price_per_million_tokens, step_seconds, streams_that_fit
+from sizing.engine.decode import (
+    DecodeConstants,
+    DecodeSetup,
+    price_per_million_tokens,
+    steps_seconds,
+    streams_that_fit,
+)
 from sizing.engine.fit import (
     Fit,
     FitQuery,
@@ -154,16 +160,16 @@ def layout_of(query: FitQuery, node: NodeCards, fit: Fit) -> Layout:
     """The layout a fit on ``fit.cards`` cards makes of the node (``fit`` must hold)."""
     setup = decode_setup(query, node, fit)
     most = stream_cap(query, fit.max_num_seqs)
-    typical = 1 / step_seconds(setup, 1).total
-    if setup.host_layers is not None:
-        streams, total = 1, typical
-    else:
+    streams = 1
+    if setup.host_layers is None:
         element = setup.constants.kv_cache_bytes_per_element
         per_stream = kv_cache_bytes_per_card(
             setup.model, setup.context_tokens, 1, element, fit.cards, setup.parallelism
         )
         streams = max(1, streams_beside_weights(fit, per_stream, most))
-        total = streams / step_seconds(setup, streams).total
+    alone, full = steps_seconds(setup, (1, streams))  # one pass: what does not depend on the streams, once
+    typical = 1 / alone.total
+    total = streams / full.total
     floor = typical * setup.constants.floor_factor
     return Layout(fit, node.count // fit.cards, setup, most, streams, typical, floor, total)
 
