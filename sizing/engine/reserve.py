@@ -132,11 +132,11 @@ def server_reserve(
 
 # --- a release's own figures ---------------------------------------------------------------------------------
 def release_of(engine: ServerEngine, engine_text: str) -> EarlierRelease | None:
-    """The earlier release of the server engine a text names ("vLLM V0 0.9.2", "vLLM 0.10.1", "vLLM before 0.11"),
-    None for the current one or a text that names no version."""
+    """The earlier release of the server engine a text names ("vLLM V0 0.9.2", "vLLM 0.10.1", "vLLM v0.9.0", "log layout
+    of v0.10.1", "vLLM before 0.11"), None for the current one or a text that names no version."""
     if re.search(r"\bV0\b", engine_text):
         return next((r for r in engine.earlier_releases if r.v0), None)
-    found = re.search(r"\b(before )?(\d+)\.(\d+)(?:\.\d+)?\b", engine_text)
+    found = re.search(r"\b(before )?v?(\d+)\.(\d+)(?:\.\d+)?\b", engine_text)  # "0.10.1", "v0.9.0"
     if found is None:
         return None
     version = (int(found[2]), int(found[3]) - (1 if found[1] else 0))  # "before 0.11": a release below it

@@ -163,6 +163,8 @@ def test_an_earlier_release_is_judged_by_its_own_figures(catalog):
     before = release_of(server, "vLLM 0.10.1")
     assert before is not None and before.sampler_bytes_per_vocab_entry == 36
     assert release_of(server, "vLLM before 0.11 (llm-d, 2025)") is before
+    assert release_of(server, "vLLM V1 (Aug 2025; log layout of v0.10.1)") is before  # a "v" before the version
+    assert release_of(server, "vLLM v0.9.0") is before and release_of(server, "vLLM v0.11.0") is None
     v0 = release_of(server, "vLLM V0 0.9.2")
     assert v0 is not None and v0.v0 and as_released(server, v0).batch_budget.large_card.sequences == 256
     # llm-d's 2025 runs, Llama 3.1 8B on one H100 at 0.9: 71.30 − 14.958 − (1,024 × 128,256 × 36 B = 4.403, + 0.4)
