@@ -12,7 +12,6 @@ Units are in the names; times in the figures are in milliseconds, as the documen
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,9 +101,11 @@ class PlanFigures:
 
 # --- reading between the steps ------------------------------------------------------------------------------------
 def segment(xs: tuple[int, ...] | list[int], x: float) -> int:
-    """The index of the step at or before ``x`` of which the next one is the other end (the last two beyond): the
-    count of inner steps below ``x`` (the ladder is sorted)."""
-    return max(bisect.bisect_left(xs, x, 1, len(xs) - 1) - 1, 0)
+    """The index of the step at or before ``x`` of which the next one is the other end (the last two beyond)."""
+    i = 0
+    while i < len(xs) - 2 and x > xs[i + 1]:
+        i += 1
+    return i
 
 
 def linear(xs: tuple[int, ...] | list[int], ys: tuple[float, ...] | list[float], x: float) -> float:
