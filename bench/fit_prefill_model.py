@@ -6,8 +6,9 @@
 
 Each engine's constants are fitted on its own records, by the smallest median |typical / measured - 1| over a grid:
 the server's compute fraction and cost per request on the server records (vLLM, SGLang, TensorRT-LLM, NIM,
-LMDeploy), llama.cpp's compute fraction and the bytes each attention score moves without flash attention on the
-llama.cpp records; then the "at most" factor, the smallest 0.05 step at or above which 90 % of the usable records
+LMDeploy), then its front end's time per request on the server records it moves (many requests at once);
+llama.cpp's compute fraction and the bytes each attention score moves without flash attention on the llama.cpp
+records; then the "at most" factor, the smallest 0.05 step at or above which 90 % of the usable records
 fall. Prints the assumptions.yml figures, and the records held out with the fitted constants; ``--write`` writes
 the values into data/assumptions.yml and each constant's ``fitted_on`` (the records its value moves,
 ``sizing.views.prefill_accuracy.prefill_fitted_on``), which a test holds the data to.
@@ -32,6 +33,7 @@ from sizing.views.prefill_accuracy import PREFILL_CONSTANTS, check_record, metri
 
 SERVER_FRACTIONS = [x / 100 for x in range(20, 91, 2)]
 SERVER_REQUEST_SECONDS = [x / 1000 for x in range(0, 61, 4)]
+FRONTEND_SECONDS = [x / 1000 for x in range(21)]
 LLAMA_CPP_FRACTIONS = [x / 100 for x in range(30, 101, 5)]
 SCORE_BYTES = [float(x) for x in range(0, 33, 2)]
 COVERED = 0.9
@@ -46,6 +48,13 @@ def best(catalog, records, base: PrefillConstants, grid: Iterable[dict[str, floa
     error, point = min(scored)
     print(f"  best median error {error:.1%} at {dict(point)}")
     return replace(base, **dict(point))
+
+
+def moved_by(catalog, records: Sequence[PrefillMeasurement], constants: PrefillConstants, field: str):
+    """The records whose typical first token the constant moves (a many requests at once: bursts, and the first
+    wave of a benchmark's clients)."""
+    other = replace(constants, **{field: getattr(constants, field) + 0.001})
+    return [m for m in records if check_record(catalog, m, constants).ratio != check_record(catalog, m, other).ratio]
 
 
 def ceiling_factor(catalog, records, constants: PrefillConstants) -> float:
@@ -68,6 +77,9 @@ def main() -> int:
     print("server: compute fraction x cost per request")
     grid = itertools.product(SERVER_FRACTIONS, SERVER_REQUEST_SECONDS)
     fitted = best(catalog, server, base, ({"compute_fraction": f, "request_seconds_server": r} for f, r in grid))
+    queued = moved_by(catalog, server, fitted, "frontend_seconds_server")
+    print(f"server: the front end's time per request, on the {len(queued)} records it moves")
+    fitted = best(catalog, queued, fitted, ({"frontend_seconds_server": s} for s in FRONTEND_SECONDS))
     print("llama.cpp: compute fraction x bytes a score moves without flash attention")
     grid = itertools.product(LLAMA_CPP_FRACTIONS, SCORE_BYTES)
     fitted = best(

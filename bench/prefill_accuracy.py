@@ -18,16 +18,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sizing.catalog.loader import load_catalog
+from sizing.engine.burst import Burst
 from sizing.engine.load import Arrival
 from sizing.engine.prefill import PrefillConstants
 from sizing.views.prefill_accuracy import TtftCheck, check_records, metrics, missed_aim, missed_target, summary_lines
 
 
-def load_label(arrival: Arrival) -> str:
+def load_label(arrival: Arrival | Burst) -> str:
     """``c8`` (8 clients), ``r2.5/s`` (Poisson), ``b100`` (a burst)."""
+    if isinstance(arrival, Burst):
+        return f"b{arrival.requests}"
     if arrival.kind == "poisson":
         return f"r{arrival.requests_per_s:g}/s"
-    return ("c" if arrival.kind == "closed" else "b") + str(arrival.users)
+    return f"c{arrival.users}"
 
 
 def print_table(checks: list[TtftCheck]) -> None:

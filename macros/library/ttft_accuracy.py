@@ -30,6 +30,7 @@ TTFT_CONSTANTS = (
     "prefill_compute_fraction",
     "prefill_compute_fraction_llama_cpp",
     "prefill_request_seconds_server",
+    "prefill_frontend_seconds_server",
     "prefill_attention_score_bytes_llama_cpp",
     "ttft_ceiling_factor",
 )

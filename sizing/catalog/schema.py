@@ -565,6 +565,7 @@ class Assumptions(Record):
     prefill_compute_fraction: FittedAssumption[ComputeShare]
     prefill_compute_fraction_llama_cpp: FittedAssumption[ComputeShare]
     prefill_request_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
+    prefill_frontend_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
     prefill_attention_score_bytes_llama_cpp: FittedAssumption[Annotated[NonNegative, within(0, 64, "bytes")]]
     max_prompt_peak_share: Assumption[Annotated[Fraction, within(0.05, 1, "a share of the peak")]]
     ttft_ceiling_factor: FittedAssumption[Annotated[Positive, within(1, 10, "a factor")]]

@@ -17,15 +17,13 @@ arriving at ``λ`` per second, each a prompt that takes ``S_p`` seconds of the c
   of the wait (an atom at zero, an exponential beyond it: ``P(W > x) = ρ_q e^(−x/m)`` with ``m = S_line /
   (2(1 − ρ_q))``) and the typical prompt times a factor that published runs stay under.
 
-Three ways requests arrive:
+Two ways requests arrive (a burst, all at once, is read step by step: ``sizing.engine.burst``):
 
 * ``closed``: ``u`` users, each asking again as soon as an answer ends (a chat's concurrency, a benchmark's
   ``--max-concurrency``). Their rate is a fixed point: ``λ × (first token + O × step) = u``; a user's prompt never
   waits behind their own, so the line and the prompt share count the other ``u − 1`` users' requests;
 * ``poisson``: requests at a steady rate ``λ`` (``requests per minute``), each decoding ``O`` tokens; the streams
-  decoding at once follow by Little's law;
-* ``burst``: ``b`` requests at the same moment; the ``k``-th is read after the ``k − 1`` before it: the mean waits
-  ``(b − 1) / 2`` prompts, the last ``b − 1``.
+  decoding at once follow by Little's law.
 
 Plain numbers in (a ``CopyTimes`` built by the caller), a frozen ``Load`` out. Units are in the names."""
 
@@ -36,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-ArrivalKind = Literal["closed", "poisson", "burst"]
+ArrivalKind = Literal["closed", "poisson"]
 TAIL_PERCENTILE = 0.9
 SOLVER_STEPS = 32
 SOLVER_TOLERANCE = 1e-12  # a closed loop's rate is found once a step moves it by less than this share of it
@@ -59,8 +57,7 @@ class CopyTimes:
 
 @dataclass(frozen=True)
 class Arrival:
-    """How requests arrive (see the module): ``closed`` with ``users``, ``poisson`` at ``requests_per_s``,
-    ``burst`` of ``users`` requests."""
+    """How requests arrive (see the module): ``closed`` with ``users``, ``poisson`` at ``requests_per_s``."""
 
     kind: ArrivalKind
     users: int = 1
@@ -274,36 +271,6 @@ def steady_rate(times: CopyTimes, requests_per_s: float, output_tokens: int, mos
     return load_at(times, requests_per_s, max(high, 1.0), 1.0)
 
 
-def burst(times: CopyTimes, requests: int) -> Load:
-    """``requests`` prompts at once on an idle copy: each read after those before it (the line full of prompts, each
-    step its fixed cost), every one decoding once read; the mean waits ``(b − 1) / 2`` prompts, the last ``b − 1``."""
-    line = line_seconds(times, 1, times.chunk_seconds)
-    alone = times.request_seconds + own_seconds(times, 1, times.chunk_seconds)
-    typical = alone + (requests - 1) / 2 * line
-    at_most = alone * times.prompt_tail_factor + (requests - 1) * line
-    step = times.decode_step_seconds(requests)
-    return Load(0.0, requests, 0.0, 0.0, step, typical, at_most, False)
-
-
-def benchmark_run(times: CopyTimes, users: int, requests: int, output_tokens: int) -> Load:
-    """A benchmark's run of ``requests`` requests by ``users`` clients in a closed loop: the first ``users`` arrive
-    at once (a burst), the rest as answers end. Its mean first token weighs the two by their requests; so does its
-    slow tail."""
-    if requests <= users:
-        return burst(times, requests)
-    wave, steady = burst(times, users), closed_loop(times, users, output_tokens)
-    first = users / requests
-
-    def mean(a: float, b: float) -> float:
-        return first * a + (1 - first) * b
-
-    return replace(
-        steady,
-        ttft_seconds=mean(wave.ttft_seconds, steady.ttft_seconds),
-        ttft_at_most_seconds=mean(wave.ttft_at_most_seconds, steady.ttft_at_most_seconds),
-    )
-
-
 def queued_beyond(times: CopyTimes, users: int, output_tokens: int, most_streams: int) -> Load:
     """``users`` in a closed loop on a copy that runs at most ``most_streams`` of them at once (the engine's cap,
     or the KV cache it has room for): the others wait in the engine's queue for a running one to end. By Little's
@@ -321,6 +288,4 @@ def load_of(times: CopyTimes, arrival: Arrival, output_tokens: int, most_streams
         if 0 < most_streams < arrival.users:
             return queued_beyond(times, arrival.users, output_tokens, most_streams)
         return closed_loop(times, arrival.users, output_tokens)
-    if arrival.kind == "poisson":
-        return steady_rate(times, arrival.requests_per_s, output_tokens, most_streams)
-    return burst(times, arrival.users)
+    return steady_rate(times, arrival.requests_per_s, output_tokens, most_streams)

@@ -8,7 +8,10 @@ hand-overs: ``prompt_work_seconds``. The engine reads it in steps of its batch b
 ``--max-num-batched-tokens`` for the card's class, llama.cpp's physical batch), each with the step's fixed cost.
 Among other users the prompt shares those steps with their decoding and waits for their prompts:
 ``sizing.engine.load`` adds that, from the ``CopyTimes`` built here (``copy_times``); a server also spends a fixed
-time on each request (HTTP, tokenizing, scheduling) that an engine's own benchmark does not count.
+time on each request (HTTP, tokenizing, scheduling) that an engine's own benchmark does not count. A burst of
+requests is read step by step (``sizing.engine.burst``, from ``burst_times``): prompts packed into each step's
+budget, the weights read once a step (``tokens_work_seconds``), behind a front end that takes the requests one
+after another.
 
 Plain records in; the constants come from ``assumptions.yml`` (``PrefillConstants.from_assumptions``). Units are
 in the names.
@@ -20,6 +23,7 @@ import math
 from dataclasses import dataclass, replace
 
 from sizing.catalog.schema import Assumptions
+from sizing.engine.burst import BurstTimes
 from sizing.engine.decode import (
     DecodeSetup,
     flops_per_token,
@@ -42,6 +46,7 @@ class PrefillConstants:
     compute_fraction: float  # server engines
     compute_fraction_llama_cpp: float
     request_seconds_server: float
+    frontend_seconds_server: float  # a server's front end, one request after another
     ceiling_factor: float
     attention_score_bytes_llama_cpp: float  # without flash attention
 
@@ -51,6 +56,7 @@ class PrefillConstants:
             compute_fraction=a.prefill_compute_fraction.value,
             compute_fraction_llama_cpp=a.prefill_compute_fraction_llama_cpp.value,
             request_seconds_server=a.prefill_request_seconds_server.value,
+            frontend_seconds_server=a.prefill_frontend_seconds_server.value,
             ceiling_factor=a.ttft_ceiling_factor.value,
             attention_score_bytes_llama_cpp=a.prefill_attention_score_bytes_llama_cpp.value,
         )
@@ -88,27 +94,39 @@ def attention_scores(model: LlmShape, prompt_tokens: int) -> float:
 def prompt_work_seconds(
     setup: DecodeSetup, prompt_tokens: int, prefill: PrefillConstants, flash_attention: bool = True
 ) -> float:
-    """The prompt read once with no other stream and no step costs: compute and weight reads overlapping, and the
-    link; llama.cpp without flash attention also moves every attention score through memory. Cards of a layer
-    split work in turn; those of a tensor split at once."""
+    """The prompt read once with no other stream and no step costs (``tokens_work_seconds`` of the whole prompt)."""
+    return tokens_work_seconds(setup, prompt_tokens, prompt_tokens, prefill, flash_attention)
+
+
+def tokens_work_seconds(
+    setup: DecodeSetup, prompt_tokens: int, tokens: int, prefill: PrefillConstants, flash_attention: bool = True
+) -> float:
+    """``tokens`` tokens of prompts of ``prompt_tokens`` each, read together in one step with no step costs: their
+    products and attention (each token against half its prompt on average) and the weights those tokens touch,
+    read once, overlapping; and the link; llama.cpp without flash attention also moves every attention score
+    through memory. Cards of a layer split work in turn; those of a tensor split at once."""
     decode, model = setup.constants, setup.model
     working = setup.cards if setup.parallelism == "tensor" else 1
     llama_cpp = setup.engine_class == "llama.cpp"
     efficiency = prefill.compute_fraction_llama_cpp if llama_cpp else prefill.compute_fraction
     compute = seconds_computing(
-        prompt_flops(model, prompt_tokens), tensor_tflops(setup.gpu, setup.precision), efficiency, working
+        tokens * flops_per_token(model, prompt_tokens // 2),
+        tensor_tflops(setup.gpu, setup.precision),
+        efficiency,
+        working,
     )
     fraction = decode.bandwidth_fraction_llama_cpp if llama_cpp else decode.bandwidth_fraction_server
-    weights = weight_bytes_read_per_step(model, setup.precision, prompt_tokens) / setup.cards
+    weights = weight_bytes_read_per_step(model, setup.precision, tokens) / setup.cards
     memory = seconds_reading_memory(weights, setup.gpu.memory_bandwidth_gbps, fraction) * (setup.cards / working)
     scores = 0.0
     if llama_cpp and not flash_attention:
-        moved = attention_scores(model, prompt_tokens) * prefill.attention_score_bytes_llama_cpp
+        share = tokens / prompt_tokens  # of a prompt's scores
+        moved = attention_scores(model, prompt_tokens) * share * prefill.attention_score_bytes_llama_cpp
         scores = seconds_reading_memory(moved, setup.gpu.memory_bandwidth_gbps, fraction)
     return (
         seconds_memory_and_compute(memory, compute, decode.combine_exponent)
         + scores
-        + prompt_communication_seconds(setup, prompt_tokens)
+        + prompt_communication_seconds(setup, tokens)
     )
 
 
@@ -146,6 +164,25 @@ def copy_times(
         batch_tokens=setup.batch_tokens,
         request_seconds=request,
         prompt_tail_factor=prefill.ceiling_factor,
+    )
+
+
+def burst_times(
+    setup: DecodeSetup,
+    prefill: PrefillConstants,
+    prompt_tokens: int,
+    output_tokens: int,
+    through_server: bool = True,
+    flash_attention: bool = True,
+) -> BurstTimes:
+    """What a burst needs of the copy (``sizing.engine.burst``): its ``copy_times``, prompt tokens read together
+    in one step, and the server's front end, which takes the requests one after another."""
+    server = through_server and setup.engine_class == "server"
+    return BurstTimes(
+        copy=copy_times(setup, prefill, prompt_tokens, output_tokens, through_server, flash_attention),
+        tokens_seconds=lambda tokens: tokens_work_seconds(setup, prompt_tokens, tokens, prefill, flash_attention),
+        output_tokens=output_tokens,
+        frontend_seconds=prefill.frontend_seconds_server if server else 0.0,
     )
 
 

@@ -12,11 +12,12 @@ from dataclasses import dataclass, replace
 from sizing.catalog.fitted_on import records_moved_by
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import LlamaCppEngine, PrefillMeasurement
+from sizing.engine.burst import Burst, benchmark_run, burst
 from sizing.engine.decode import streams_that_fit
 from sizing.engine.deployment import stream_cap
 from sizing.engine.fit import FitQuery, fit_split
-from sizing.engine.load import Arrival, TtftTerms, benchmark_run, load_of, ttft_terms
-from sizing.engine.prefill import PrefillConstants, copy_times
+from sizing.engine.load import Arrival, TtftTerms, load_of, ttft_terms
+from sizing.engine.prefill import PrefillConstants, burst_times
 from sizing.engine.scenarios import measured_setup, scenario_query
 from sizing.views.estimates import card_plan
 
@@ -27,7 +28,7 @@ MIN_WITHIN_2X_HELD_OUT = 0.85
 @dataclass(frozen=True)
 class TtftCheck:
     id: str
-    arrival: Arrival
+    arrival: Arrival | Burst
     prompt_tokens: int
     measured_seconds: float
     typical_seconds: float
@@ -49,14 +50,14 @@ class TtftMetrics:
     at_or_under_at_most: float
 
 
-def arrival_of(m: PrefillMeasurement) -> Arrival:
-    """How the record's requests arrived, as the load model takes it."""
+def arrival_of(m: PrefillMeasurement) -> Arrival | Burst:
+    """How the record's requests arrived, as the load model (or the burst's steps) takes it."""
     if m.arrival == "poisson":
         assert m.requests_per_s is not None
         return Arrival("poisson", requests_per_s=m.requests_per_s)
     if m.arrival == "burst":
         assert m.burst_requests is not None
-        return Arrival("burst", users=m.burst_requests)
+        return Burst(m.burst_requests)
     return Arrival("closed", users=m.concurrency)
 
 
@@ -81,13 +82,15 @@ def check_record(catalog: Catalog, m: PrefillMeasurement, constants: PrefillCons
     engine = query.engine
     default_flash = engine.flash_attention.value if isinstance(engine, LlamaCppEngine) else True
     flash = default_flash if m.flash_attention is None else m.flash_attention
-    times = copy_times(setup, prefill, m.prompt_tokens, m.output_tokens, m.measured_at == "server", flash)
+    times = burst_times(setup, prefill, m.prompt_tokens, m.output_tokens, m.measured_at == "server", flash)
     arrival = arrival_of(m)
     running = streams_running(catalog, m, query)
-    if arrival.kind == "closed" and m.prompts is not None and m.concurrency > 1:
-        load = benchmark_run(times, m.concurrency, m.prompts, m.output_tokens)
+    if isinstance(arrival, Burst):
+        load = burst(times, arrival.requests, running)
+    elif arrival.kind == "closed" and m.prompts is not None and m.concurrency > 1:
+        load = benchmark_run(times, m.concurrency, m.prompts)
     else:
-        load = load_of(times, arrival, m.output_tokens, running)
+        load = load_of(times.copy, arrival, m.output_tokens, running)
     return TtftCheck(
         m.id,
         arrival,
@@ -95,7 +98,7 @@ def check_record(catalog: Catalog, m: PrefillMeasurement, constants: PrefillCons
         m.ttft_ms / 1e3,
         load.ttft_seconds,
         load.ttft_at_most_seconds,
-        ttft_terms(times, load),
+        ttft_terms(times.copy, load),
         m.unreliable,
     )
 
@@ -148,6 +151,7 @@ PREFILL_CONSTANTS = {  # the assumptions.yml name of each fitted field of Prefil
     "compute_fraction": "prefill_compute_fraction",
     "compute_fraction_llama_cpp": "prefill_compute_fraction_llama_cpp",
     "request_seconds_server": "prefill_request_seconds_server",
+    "frontend_seconds_server": "prefill_frontend_seconds_server",
     "attention_score_bytes_llama_cpp": "prefill_attention_score_bytes_llama_cpp",
     "ceiling_factor": "ttft_ceiling_factor",
 }

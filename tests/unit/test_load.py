@@ -9,7 +9,6 @@ from sizing.engine.load import (
     Arrival,
     CopyTimes,
     LoadByRate,
-    burst,
     closed_loop,
     line_seconds,
     load_of,
@@ -64,15 +63,6 @@ def test_prompts_faster_than_the_line_reads_them_saturate_it():
     assert steady_rate(toy(), 10.0, 100, 256).saturated  # 10 × 0.1 s: all of the copy's time
     # 7.5 × 0.1 s: a quarter of the time left to decode, steps 4 times longer: more streams pile up than finish
     assert load_of(toy(), Arrival("poisson", requests_per_s=7.5), 100, 256).saturated
-
-
-def test_a_burst_waits_for_the_prompts_before_it():
-    load = burst(toy(), 9)
-    # the line reads each prompt in 100 ms + 3,000 / 2,048 steps of 10 ms = 114.65 ms: the mean waits 4 of them,
-    # the last 8; its own time 100 ms + 2 steps of 10 ms
-    line = 0.1 + 3000 / 2048 * 0.01
-    assert load.ttft_seconds == pytest.approx(0.04 + 0.12 + 4 * line)
-    assert load.ttft_at_most_seconds == pytest.approx((0.04 + 0.12) * 1.5 + 8 * line)
 
 
 @pytest.mark.parametrize("prompt_seconds", [0.01, 0.1, 0.5])

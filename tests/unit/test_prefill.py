@@ -8,11 +8,13 @@ from sizing.engine.decode import DecodeConstants, DecodeSetup
 from sizing.engine.load import Arrival
 from sizing.engine.prefill import (
     PrefillConstants,
+    burst_times,
     copy_times,
     estimate_ttft,
     prompt_communication_seconds,
     prompt_flops,
     prompt_work_seconds,
+    tokens_work_seconds,
 )
 from sizing.engine.specs import GpuSpec, LinkSpec, LlmShape, PrecisionSpec
 from sizing.views.prefill_accuracy import check_records, metrics
@@ -46,6 +48,7 @@ PREFILL = PrefillConstants(
     compute_fraction=0.5,
     compute_fraction_llama_cpp=0.5,
     request_seconds_server=0.04,
+    frontend_seconds_server=0.01,
     ceiling_factor=1.3,
     attention_score_bytes_llama_cpp=12,
 )
@@ -63,6 +66,12 @@ def test_attention_makes_a_long_prompt_cost_more_than_its_length():
 def test_a_prompt_on_one_card_costs_its_compute_and_its_weights():
     # compute 1.6262144e13 / (1e15 × 0.5) = 32.524288 ms; weights 1.6e10 B / (2,000 GB/s × 0.8) = 10 ms
     assert prompt_work_seconds(ONE_CARD, 1000, PREFILL) == pytest.approx(0.032524288 + 0.010)
+
+
+def test_prompts_read_together_read_the_weights_once():
+    # four prompts of 1,000 tokens in one step: 4 × 32.524288 ms of compute, the weights' 10 ms once
+    assert tokens_work_seconds(ONE_CARD, 1000, 4000, PREFILL) == pytest.approx(4 * 0.032524288 + 0.010)
+    assert tokens_work_seconds(ONE_CARD, 1000, 1000, PREFILL) == prompt_work_seconds(ONE_CARD, 1000, PREFILL)
 
 
 def test_llama_cpp_without_flash_attention_moves_every_score_through_memory():
@@ -128,6 +137,9 @@ def test_llama_cpp_and_an_engines_own_benchmark_pay_no_server_request_cost():
     assert copy_times(llama_cpp, PREFILL, 512, 1).request_seconds == 0
     assert copy_times(ONE_CARD, PREFILL, 512, 1).request_seconds == 0.04
     assert copy_times(ONE_CARD, PREFILL, 512, 1, through_server=False).request_seconds == 0
+    assert burst_times(llama_cpp, PREFILL, 512, 1).frontend_seconds == 0
+    assert burst_times(ONE_CARD, PREFILL, 512, 1).frontend_seconds == 0.01
+    assert burst_times(ONE_CARD, PREFILL, 512, 1, through_server=False).frontend_seconds == 0
 
 
 def test_the_model_holds_its_target_on_the_published_runs_kept_out_of_the_fit(catalog):
