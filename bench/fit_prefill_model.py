@@ -4,7 +4,8 @@
     .venv/bin/python bench/fit_prefill_model.py            # prints the fit
     .venv/bin/python bench/fit_prefill_model.py --write    # also writes the values and each fitted_on
 
-Each engine's constants are fitted on its own records, by the smallest median |typical / measured - 1| over a grid:
+Each engine's constants are fitted on its own records over a grid, by the smallest median over the published tables of
+each table's median |typical / measured - 1| (one vote a table):
 the server's compute fraction and cost per request on the server records (vLLM, SGLang, TensorRT-LLM, NIM,
 LMDeploy), then its front end's time per request on the server records it moves (many requests at once);
 llama.cpp's compute fraction and the bytes each attention score moves without flash attention on the llama.cpp
@@ -20,6 +21,7 @@ import argparse
 import itertools
 import statistics
 import sys
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -40,7 +42,14 @@ COVERED = 0.9
 
 
 def median_error(catalog, records: Sequence[PrefillMeasurement], constants: PrefillConstants) -> float:
-    return statistics.median(abs(check_record(catalog, m, constants).ratio - 1) for m in records)
+    """The median over the published tables of each table's median |typical / measured - 1|: one vote a table, so
+    that a sweep of many runs from one source does not outvote the others."""
+    tables: dict[str, list[PrefillMeasurement]] = defaultdict(list)
+    for m in records:
+        tables[m.source_table].append(m)
+    return statistics.median(
+        statistics.median(abs(check_record(catalog, m, constants).ratio - 1) for m in ms) for ms in tables.values()
+    )
 
 
 def best(catalog, records, base: PrefillConstants, grid: Iterable[dict[str, float]]) -> PrefillConstants:
