@@ -27,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sizing.catalog.fitted_on import write_fitted_on, write_values
+from sizing.catalog.fitted_on import records_moved_by, write_fitted_on, write_values
 from sizing.catalog.loader import DATA_DIR, load_catalog
 from sizing.catalog.schema import PrefillMeasurement
 from sizing.engine.prefill import PrefillConstants
@@ -60,10 +60,11 @@ def best(catalog, records, base: PrefillConstants, grid: Iterable[dict[str, floa
 
 
 def moved_by(catalog, records: Sequence[PrefillMeasurement], constants: PrefillConstants, field: str):
-    """The records whose typical first token the constant moves (a many requests at once: bursts, and the first
-    wave of a benchmark's clients)."""
-    other = replace(constants, **{field: getattr(constants, field) + 0.001})
-    return [m for m in records if check_record(catalog, m, constants).ratio != check_record(catalog, m, other).ratio]
+    """The records whose typical first token ``field`` moves (``records_moved_by``)."""
+    ids = records_moved_by(
+        records, lambda c: [check_record(catalog, m, c).typical_seconds for m in records], constants, [field]
+    )[field]
+    return [m for m in records if m.id in ids]
 
 
 def ceiling_factor(catalog, records, constants: PrefillConstants) -> float:

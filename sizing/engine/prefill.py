@@ -143,6 +143,12 @@ def decode_step_seconds(setup: DecodeSetup, streams: int, context_tokens: int) -
     return step_seconds(at, streams).total
 
 
+def served(setup: DecodeSetup, through_server: bool) -> bool:
+    """Whether the requests go through a server (its cost per request, its front end): a server engine's run
+    measured at the server, not an engine's own benchmark nor llama.cpp."""
+    return through_server and setup.engine_class == "server"
+
+
 def copy_times(
     setup: DecodeSetup,
     prefill: PrefillConstants,
@@ -155,7 +161,7 @@ def copy_times(
     holding the prompt and half the answer on average); ``through_server``: the request pays the server's fixed
     cost (not in an engine's own benchmark); ``flash_attention``: llama.cpp's ``-fa`` (its default now)."""
     context = prompt_tokens + output_tokens // 2
-    request = prefill.request_seconds_server if through_server and setup.engine_class == "server" else 0.0
+    request = prefill.request_seconds_server if served(setup, through_server) else 0.0
     return CopyTimes(
         decode_step_seconds=lambda streams: decode_step_seconds(setup, max(1, math.ceil(streams)), context),
         prompt_tokens=prompt_tokens,
@@ -177,12 +183,11 @@ def burst_times(
 ) -> BurstTimes:
     """What a burst needs of the copy (``sizing.engine.burst``): its ``copy_times``, prompt tokens read together
     in one step, and the server's front end, which takes the requests one after another."""
-    server = through_server and setup.engine_class == "server"
     return BurstTimes(
         copy=copy_times(setup, prefill, prompt_tokens, output_tokens, through_server, flash_attention),
         tokens_seconds=lambda tokens: tokens_work_seconds(setup, prompt_tokens, tokens, prefill, flash_attention),
         output_tokens=output_tokens,
-        frontend_seconds=prefill.frontend_seconds_server if server else 0.0,
+        frontend_seconds=prefill.frontend_seconds_server if served(setup, through_server) else 0.0,
     )
 
 
