@@ -6,8 +6,8 @@
 
 Each engine's constants are fitted on its own records over a grid, by the smallest median over the published tables of
 each table's median |typical / measured - 1| (one vote a table):
-the server's compute fraction and cost per request on the server records (vLLM, SGLang, TensorRT-LLM, NIM,
-LMDeploy), then its front end's time per request on the server records it moves (many requests at once);
+the server's compute fraction, cost per request and front end's time per request together on the server records
+(vLLM, SGLang, TensorRT-LLM, NIM, LMDeploy), by turns until they settle;
 llama.cpp's compute fraction and the bytes each attention score moves without flash attention on the llama.cpp
 records; then the "at most" factor, the smallest 0.05 step at or above which 90 % of the usable records
 fall. Prints the assumptions.yml figures, and the records held out with the fitted constants; ``--write`` writes
@@ -27,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sizing.catalog.fitted_on import records_moved_by, write_fitted_on, write_values
+from sizing.catalog.fitted_on import write_fitted_on, write_values
 from sizing.catalog.loader import DATA_DIR, load_catalog
 from sizing.catalog.schema import PrefillMeasurement
 from sizing.engine.prefill import PrefillConstants
@@ -39,6 +39,7 @@ FRONTEND_SECONDS = [x / 1000 for x in range(21)]
 LLAMA_CPP_FRACTIONS = [x / 100 for x in range(30, 101, 5)]
 SCORE_BYTES = [float(x) for x in range(0, 33, 2)]
 COVERED = 0.9
+MOST_TURNS = 10
 
 
 def median_error(catalog, records: Sequence[PrefillMeasurement], constants: PrefillConstants) -> float:
@@ -59,12 +60,19 @@ def best(catalog, records, base: PrefillConstants, grid: Iterable[dict[str, floa
     return replace(base, **dict(point))
 
 
-def moved_by(catalog, records: Sequence[PrefillMeasurement], constants: PrefillConstants, field: str):
-    """The records whose typical first token ``field`` moves (``records_moved_by``)."""
-    ids = records_moved_by(
-        records, lambda c: [check_record(catalog, m, c).typical_seconds for m in records], constants, [field]
-    )[field]
-    return [m for m in records if m.id in ids]
+def fit_server(catalog, records: Sequence[PrefillMeasurement], base: PrefillConstants) -> PrefillConstants:
+    """The server's three constants on one objective, by turns until neither turn moves them: the compute fraction
+    with the cost per request (a grid of both), then the front end's time per request."""
+    fitted = base
+    for turn in range(1, MOST_TURNS + 1):
+        print(f"server, turn {turn}: compute fraction x cost per request, then the front end's time per request")
+        grid = itertools.product(SERVER_FRACTIONS, SERVER_REQUEST_SECONDS)
+        step = best(catalog, records, fitted, ({"compute_fraction": f, "request_seconds_server": r} for f, r in grid))
+        step = best(catalog, records, step, ({"frontend_seconds_server": s} for s in FRONTEND_SECONDS))
+        if step == fitted:
+            return step
+        fitted = step
+    raise SystemExit(f"the server's constants did not settle in {MOST_TURNS} turns: widen or refine the grids")
 
 
 def ceiling_factor(catalog, records, constants: PrefillConstants) -> float:
@@ -84,12 +92,7 @@ def main() -> int:
     server = [m for m in usable if m.engine_class == "server"]
     llama_cpp = [m for m in usable if m.engine_class == "llama.cpp"]
     print(f"fitting on {len(server)} server records and {len(llama_cpp)} llama.cpp records")
-    print("server: compute fraction x cost per request")
-    grid = itertools.product(SERVER_FRACTIONS, SERVER_REQUEST_SECONDS)
-    fitted = best(catalog, server, base, ({"compute_fraction": f, "request_seconds_server": r} for f, r in grid))
-    queued = moved_by(catalog, server, fitted, "frontend_seconds_server")
-    print(f"server: the front end's time per request, on the {len(queued)} records it moves")
-    fitted = best(catalog, queued, fitted, ({"frontend_seconds_server": s} for s in FRONTEND_SECONDS))
+    fitted = fit_server(catalog, server, base)
     print("llama.cpp: compute fraction x bytes a score moves without flash attention")
     grid = itertools.product(LLAMA_CPP_FRACTIONS, SCORE_BYTES)
     fitted = best(
