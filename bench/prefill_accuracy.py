@@ -2,8 +2,9 @@
 the measured and typical time, the ratio and the terms (request/prompt/shared/queue), then the statistics on
 the usable records and on the records kept out of the fit (sizing/views/prefill_accuracy.py).
 
-    .venv/bin/python bench/prefill_accuracy.py          # the table and the statistics
-    .venv/bin/python bench/prefill_accuracy.py --fit    # also the grid the fitted constants were chosen on
+    .venv/bin/python bench/prefill_accuracy.py
+
+bench/fit_prefill_model.py fits the constants and prints each step of its fit.
 
 Exit status 1 when the median error on the records kept out exceeds 25 %.
 """
@@ -11,16 +12,13 @@ Exit status 1 when the median error on the records kept out exceeds 25 %.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sizing.catalog.loader import load_catalog
 from sizing.engine.burst import Burst
 from sizing.engine.load import Arrival
-from sizing.engine.prefill import PrefillConstants
 from sizing.views.prefill_accuracy import TtftCheck, check_records, metrics, missed_aim, missed_target, summary_lines
 
 
@@ -46,24 +44,8 @@ def print_table(checks: list[TtftCheck]) -> None:
         )
 
 
-def fit_grid() -> None:
-    """Median error on the fitted records over a grid of the two fitted constants."""
-    catalog = load_catalog()
-    base = PrefillConstants.from_assumptions(catalog.assumptions)
-    rows = []
-    for fraction in (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9):
-        for request in (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06):
-            constants = replace(base, compute_fraction=fraction, request_seconds_server=request)
-            checks = [c for c in check_records(catalog, constants=constants) if c.unreliable is None]
-            rows.append((statistics.median(abs(c.ratio - 1) for c in checks), fraction, request))
-    for error, fraction, request in sorted(rows)[:8]:
-        print(f"compute_fraction {fraction:.2f}  request_seconds {request:.3f}  median error {error:.1%}")
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fit", action="store_true", help="print the grid the constants were fitted on")
-    args = parser.parse_args()
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     catalog = load_catalog()
     checks = check_records(catalog)
     print_table(checks)
@@ -79,9 +61,6 @@ def main() -> int:
     print("target: " + ("held" if missed is None else "MISSED: " + missed))
     short = missed_aim(held)
     print("aim: " + ("held" if short is None else "short: " + short))
-    if args.fit:
-        print()
-        fit_grid()
     return 1 if missed else 0
 
 
