@@ -22,6 +22,6 @@ from macros.library import (  # noqa: F401 - importing a family registers its ma
     translators,
     ttft_accuracy,
 )
-from macros.library.registry import MACROS, bound_macros
+from macros.library.registry import MACROS, bound_macro, bound_macros
 
-__all__ = ["MACROS", "bound_macros"]
+__all__ = ["MACROS", "bound_macro", "bound_macros"]

@@ -96,11 +96,12 @@ def signature_of(name: str) -> str:
 
 
 def bound_macros(ctx: MacroContext) -> dict[str, Macro]:
-    """The callables a page sees, bound to ``ctx``."""
-    return {name: _bound(name, ctx) for name in MACROS}
+    """Every callable a page may call, bound to ``ctx``."""
+    return {name: bound_macro(name, ctx) for name in MACROS}
 
 
-def _bound(name: str, ctx: MacroContext) -> Macro:
+def bound_macro(name: str, ctx: MacroContext) -> Macro:
+    """The macro ``name`` as a page calls it, bound to ``ctx``: its arguments checked, its output made safe."""
     function = MACROS[name]
     sig, hints = _signature(name)
 

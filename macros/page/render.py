@@ -7,7 +7,6 @@ documented macros (no Jinja globals, sandboxed attribute access)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from jinja2 import UndefinedError
@@ -15,7 +14,7 @@ from jinja2.exceptions import SecurityError
 
 from macros.base.errors import MacroError, PageError
 from macros.library.context import MacroContext
-from macros.library.families import MACROS, bound_macros
+from macros.library.families import MACROS, bound_macro
 from macros.output.html import Block
 from macros.page.template import BadPage, Call, compile_page, expression, has_macros
 from sizing.catalog.errors import closest
@@ -35,8 +34,11 @@ def _undefined_message(exc: UndefinedError) -> str:
     return f"unknown macro '{name}'; {hint}"
 
 
-def _evaluate(call: Call, names: Mapping[str, object]) -> str:
-    """The text a call writes (a ``Block`` as it is); BadPage saying why it cannot."""
+def _evaluate(call: Call, ctx: MacroContext) -> str:
+    """The text a call writes (a ``Block`` as it is); BadPage saying why it cannot. A call names one macro (its
+    shape is checked when the page is compiled): only that one is bound, an unknown name stays undefined."""
+    name = call.name
+    names = {name: bound_macro(name, ctx)} if name in MACROS else {}
     try:
         written = expression(call.text)(**names)
         return written if isinstance(written, Block) else str(written)
@@ -100,11 +102,10 @@ def render_macros(markdown: str, page: str, ctx: MacroContext, line_offset: int 
     if not has_macros(markdown):
         return Rendered(markdown)
     compiled = compile_page(markdown, page, line_offset)
-    names = bound_macros(ctx)
     out, blocks = [compiled.texts[0]], list[str]()
     try:
         for call, text in zip(compiled.calls, compiled.texts[1:], strict=True):
-            written = _evaluate(call, names)
+            written = _evaluate(call, ctx)
             if isinstance(written, Block):
                 out.append(f"\n\n<!--macro-block-{len(blocks)}-->\n\n")
                 blocks.append(str(written).strip())
