@@ -4,6 +4,7 @@ writable copy of data/ to break on purpose, the site builds the tests read, a br
 from __future__ import annotations
 
 import functools
+import gc
 import http.server
 import json
 import os
@@ -11,7 +12,7 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -426,6 +427,7 @@ def _config_of(command: list[str], cwd: object) -> Path | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(SessionFixturesFrozen())
     popen_init = subprocess.Popen.__init__
     build_in_process = mkdocs.commands.build.build
 
@@ -447,6 +449,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
     subprocess.Popen.__init__ = counting_popen_init  # type: ignore[method-assign]  # counting, then the real one
     mkdocs.commands.build.build = counting_build  # type: ignore[assignment]  # counting, then the real one
+
+
+class SessionFixturesFrozen:
+    """Each session fixture, once made, is moved out of the garbage collector's sight (``gc.freeze``): it lives as
+    long as the session, and a full collection would otherwise walk it again and again. With the site's data and
+    pytest's collected tests alive, a full collection took 0.8 s, and a test that loads a catalog set one off every
+    third run (a catalog error's test: 0.47 s on average against 0.17 s). A plugin, not a hook of this conftest:
+    pytest asks a session fixture's hooks of the session's folder, above tests/."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(self, fixturedef: pytest.FixtureDef[object]) -> Generator[None, object, object]:
+        value = yield
+        if fixturedef.scope == "session":
+            gc.collect()
+            gc.freeze()
+        return value
 
 
 # The order the test folders run in: those that need no built site first, while the sites build (SessionBuilds).
