@@ -243,7 +243,9 @@ def finish_site(config: MkDocsConfig) -> None:
     site = Path(config.site_dir)  # the i18n plugin writes every language below the same site_dir
     if config.site_dir in _english_404:
         (site / "404.html").write_bytes(_english_404.pop(config.site_dir))
-    _builds[config.docs_dir].write_site_files(site, state.languages, material_text)
+    build = _builds[config.docs_dir]
+    build.write_site_files(site, state.languages, material_text)
+    build.release()
 
 
 on_config = CombinedEvent(check_site_address, start_build)

@@ -6,6 +6,7 @@ of MkDocs. ``BUILD_ERRORS`` are the errors that stop a build with a message nami
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,27 @@ def typeset_label(label: str, lang: str) -> str:
     return typeset(label, lang)
 
 
+class BuildsFrozen:
+    """What builds froze out of the garbage collector's sight (``SiteBuild.kept_to_the_end``) and have not given
+    back yet. ``gc.freeze`` is the whole process's: a build gives back nothing it did not freeze itself (a test
+    session freezes its own fixtures)."""
+
+    def __init__(self) -> None:
+        self.any = False
+
+    def freeze(self) -> None:
+        gc.freeze()
+        self.any = True
+
+    def give_back(self) -> None:
+        if self.any:
+            gc.unfreeze()
+            self.any = False
+
+
+FROZEN = BuildsFrozen()
+
+
 @dataclass(frozen=True)
 class SiteBuild:
     """What every page of one site build (all its languages) shares."""
@@ -74,6 +96,7 @@ class SiteBuild:
     generated: set[str] = field(default_factory=set)  # src_uri of every generated page
     blocks: dict[str, Rendered] = field(default_factory=dict)  # a page's blocks, from its Markdown to its HTML
     models: frozenset[str] | None = None  # the models whose generated pages are built; None: every model
+    computes_the_data: bool = False  # the first build of this state of data/: it computes every result of it
 
     @classmethod
     def start(cls, docs_dir: Path, data_dir: Path, model_pages: Collection[str] | None = None) -> SiteBuild:
@@ -82,12 +105,27 @@ class SiteBuild:
         those models' generated pages are built (a build for tests that read no other: the pages that link
         to the others then link to pages the site lacks); a MacroError names an id the catalog lacks."""
         check_project_files(data_dir.parent)
+        FROZEN.give_back()  # a build that failed never reached its release
         data = site_data(data_dir)
         for model in (m for m in model_pages or () if m not in data.catalog.models):
             hint = did_you_mean(model, data.catalog.models)
             raise MacroError(f"generated pages asked for an unknown model id '{model}'; {hint}")
         models = None if model_pages is None else frozenset(model_pages)
-        return cls(docs_dir, data, RenderedPages(docs_dir), models=models)
+        return cls(docs_dir, data, RenderedPages(docs_dir), models=models, computes_the_data=data.computed_nothing())
+
+    def kept_to_the_end(self) -> None:
+        """Everything alive now (the data's results, the pages read so far) is kept until the build ends: in the
+        build that computes the data, it is frozen out of the garbage collector's sight (``gc.freeze``) page by
+        page, and given back to it at the end (``release``). The build walked it in a dozen full collections
+        before, for nothing (2.7 s of a 42 s build). A rebuild of the same data computes little and freezes
+        nothing: what it leaves is collected as it goes."""
+        if self.computes_the_data:
+            FROZEN.freeze()
+
+    def release(self) -> None:
+        """The end of the build: what it kept (``kept_to_the_end``) is the collector's again, to free once MkDocs
+        drops the pages."""
+        FROZEN.give_back()
 
     def generated_pages(self, lang: str) -> list[str]:
         """The src_uri of every page the build adds to ``lang`` (the configurator's, the plans for common
@@ -130,6 +168,7 @@ class SiteBuild:
             )
         self.rendered.remember(src_uri, rendered.whole)
         self.blocks[src_uri] = rendered
+        self.kept_to_the_end()
         return RenderedMarkdown(rendered.markdown, banner, theme_meta)
 
     def page_html(self, src_uri: str, html: str) -> str:

@@ -28,6 +28,10 @@ class SiteData:
             self._results[key] = make()
         return self._results[key]  # type: ignore[return-value]
 
+    def computed_nothing(self) -> bool:
+        """True while nothing was computed from this state of the data: no build has rendered it yet."""
+        return not self._results
+
 
 _loaded: dict[Path, SiteData] = {}
 
