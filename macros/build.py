@@ -67,8 +67,8 @@ def typeset_label(label: str, lang: str) -> str:
 
 class BuildsFrozen:
     """What builds froze out of the garbage collector's sight (``SiteBuild.kept_to_the_end``) and have not given
-    back yet. ``gc.freeze`` is the whole process's: a build gives back nothing it did not freeze itself (a test
-    session freezes its own fixtures)."""
+    back yet. ``gc.freeze`` and ``gc.unfreeze`` are the whole process's: builds that froze nothing give nothing
+    back (a test session freezes its own fixtures; a build in its process gives them back with its own)."""
 
     def __init__(self) -> None:
         self.any = False

@@ -1,7 +1,7 @@
 """A build keeps the data's results and the pages it has read until it ends: the build that computes a state of
 data/ freezes them out of the garbage collector's sight page by page and gives them back when it ends, or when the
-next build starts if it failed; a rebuild of the same data freezes nothing. A build gives back only what builds
-froze: ``gc.freeze`` is the whole process's, and a test session freezes its own fixtures."""
+next build starts if it failed; a rebuild of the same data freezes nothing. Builds that froze nothing give nothing
+back: ``gc.freeze`` is the whole process's, and a test session freezes its own fixtures."""
 
 import gc
 from collections.abc import Iterator
@@ -46,7 +46,7 @@ def test_what_a_failed_build_froze_is_given_back_when_the_next_starts(data_copy:
     assert gc.get_freeze_count() == 0
 
 
-def test_a_build_gives_back_nothing_it_did_not_freeze(data_copy: Path, nothing_frozen: None):
+def test_builds_that_froze_nothing_give_nothing_back(data_copy: Path, nothing_frozen: None):
     gc.freeze()  # a test session's fixtures
     frozen = gc.get_freeze_count()
     SiteBuild.start(ROOT / "docs", data_copy).release()
