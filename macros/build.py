@@ -116,9 +116,9 @@ class SiteBuild:
     def kept_to_the_end(self) -> None:
         """Everything alive now (the data's results, the pages read so far) is kept until the build ends: in the
         build that computes the data, it is frozen out of the garbage collector's sight (``gc.freeze``) page by
-        page, and given back to it at the end (``release``). The build walked it in a dozen full collections
-        before, for nothing (2.7 s of a 42 s build). A rebuild of the same data computes little and freezes
-        nothing: what it leaves is collected as it goes."""
+        page, and given back to it at the end (``release``): a full build's collections took 4.5 s walking it
+        again and again, 1.3 s now. A rebuild of the same data computes little and freezes nothing: what it
+        leaves is collected as it goes."""
         if self.computes_the_data:
             FROZEN.freeze()
 

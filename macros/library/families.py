@@ -1,4 +1,4 @@
-"""Every family of macros, registered: what a page may call (``registry.bound_macros``)."""
+"""Every family of macros, registered: what a page may call (``registry.bound_macro``)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,6 @@ from macros.library import (  # noqa: F401 - importing a family registers its ma
     translators,
     ttft_accuracy,
 )
-from macros.library.registry import MACROS, bound_macro, bound_macros
+from macros.library.registry import MACROS, bound_macro
 
-__all__ = ["MACROS", "bound_macro", "bound_macros"]
+__all__ = ["MACROS", "bound_macro"]
