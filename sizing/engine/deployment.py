@@ -28,7 +28,6 @@ from sizing.engine.decode import (
 from sizing.engine.fit import (
     Fit,
     FitQuery,
-    MemoryNeed,
     Verdict,
     batch_budget_on,
     fit_llm_on,
@@ -200,11 +199,12 @@ def best_layout(layouts: tuple[Layout, ...], tie_share: float) -> Layout | None:
 
 
 # --- a deployment --------------------------------------------------------------------------------------------
-def deploy(query: FitQuery, node: NodeCards, needs: Mapping[int, MemoryNeed] | None = None) -> Deployment:
+def deploy(query: FitQuery, node: NodeCards, split_fits: Mapping[int, Fit] | None = None) -> Deployment:
     """Every layout the engine can make of the model on the node's cards, the verdict and the layout it runs.
-    ``needs``: what each split needs at the engine's defaults, when known (shared by nodes of one card class)."""
+    ``split_fits``: the verdict of each split the node can make, when known (``fit_split`` of the query: shared by
+    the nodes of one card, whatever their count)."""
     splits = query.splits(node.count)
-    fits = {k: fit_split(query, k, None if needs is None else needs[k]) for k in splits}
+    fits = {k: fit_split(query, k) if split_fits is None else split_fits[k] for k in splits}
     verdict = fit_llm_on(query, node.count, fits)
     layouts = tuple(layout_of(query, node, f) for f in fits.values() if f.fits)
     tie = query.catalog.assumptions.layout_tie_share.value

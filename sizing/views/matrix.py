@@ -10,7 +10,7 @@ from sizing.catalog.configurations import hardware_key
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import KvCacheDtype, Llm, Node, Precision
 from sizing.engine.deployment import Deployment, Layout, NodeCards, deploy
-from sizing.engine.fit import Fit, MemoryNeed, batch_budget_on, fit_diffusion, llm_query, nvswitch_splits
+from sizing.engine.fit import Fit, MemoryNeed, batch_budget_on, fit_diffusion, fit_split, llm_query, nvswitch_splits
 from sizing.engine.links import node_link
 from sizing.engine.reserve import BatchBudget
 
@@ -50,13 +50,12 @@ def deployment_on(
     node: Node,
     context_tokens: int | None = None,
     kv_cache_dtype: KvCacheDtype = "bf16",
-    needs: dict[int, MemoryNeed] | None = None,
 ) -> Deployment:
     """How ``node`` runs a language model of the catalog in a format at a context (the site's default unless
-    given), the KV cache in ``kv_cache_dtype``; ``needs``: what each split needs at the defaults, when known."""
+    given), the KV cache in ``kv_cache_dtype``."""
     splits = nvswitch_splits(catalog, node)
     query = llm_query(catalog, model, precision, catalog.gpu_of(node), context_tokens, kv_cache_dtype, splits)
-    return deploy(query, node_cards(catalog, node), needs)
+    return deploy(query, node_cards(catalog, node))
 
 
 class VerdictMatrix:
@@ -70,11 +69,12 @@ class VerdictMatrix:
         # A verdict and a deployment depend on the node's hardware, not on which node (or price): nodes sharing it
         # share one computation. What a card needs for each split depends on the model and on the engine's batch
         # on the card (its class) and, where a format's kernels pad the weights by architecture, on that: one
-        # computation serves every GPU of a class and architecture.
+        # computation serves every GPU of a class and architecture. The verdict of a split over k cards depends on
+        # the card and on whether the split keeps NVSwitch buffers, not on the node's count: the 1, 2, 4 and 8-card
+        # nodes of a GPU share it.
         self._by_hardware: dict[tuple[object, ...], Cell] = {}
-        self._needs: dict[
-            tuple[str, str, int, BatchBudget | None, str | None, frozenset[int]], dict[int, MemoryNeed]
-        ] = {}
+        self._needs: dict[tuple[str, str, int, BatchBudget | None, str | None, int, bool], MemoryNeed] = {}
+        self._split_fits: dict[tuple[str, str, int, str, int, bool], Fit] = {}
 
     def cell(self, model_id: str, precision_id: str, node_id: str, context_tokens: int | None = None) -> Cell:
         c = self.catalog
@@ -100,13 +100,19 @@ class VerdictMatrix:
             c, model, precision, c.gpu_of(node), context_tokens, self.kv_cache_dtype, nvswitch_splits(c, node)
         )
         card_class = batch_budget_on(query.engine, query.gpu, c)  # the engine's batch on this card
-        architecture = query.gpu.architecture
-        needs_key = (model.id, precision.id, context_tokens, card_class, architecture, query.nvswitch_splits)
-        needs = self._needs.get(needs_key)
-        if needs is None:
-            largest = max(n.cards for n in c.nodes.values())
-            needs = self._needs[needs_key] = {k: query.need(k) for k in query.splits(largest)}
-        deployment = deployment_on(c, model, precision, node, context_tokens, self.kv_cache_dtype, needs)
+        split_fits = {}
+        for k in query.splits(node.cards):
+            nvlink = k in query.nvswitch_splits
+            fit_key = (model.id, precision.id, context_tokens, node.gpu, k, nvlink)
+            found = self._split_fits.get(fit_key)
+            if found is None:
+                need_key = (model.id, precision.id, context_tokens, card_class, query.gpu.architecture, k, nvlink)
+                need = self._needs.get(need_key)
+                if need is None:
+                    need = self._needs[need_key] = query.need(k)
+                found = self._split_fits[fit_key] = fit_split(query, k, need)
+            split_fits[k] = found
+        deployment = deploy(query, node_cards(c, node), split_fits)
         return Cell(deployment.verdict, deployment)
 
     def combinations(self) -> Iterator[Key]:

@@ -2,6 +2,7 @@
 
 import pytest
 
+from sizing.catalog.schema import Llm
 from sizing.catalog.units import GIB
 from sizing.engine.fit import (
     Verdict,
@@ -213,9 +214,15 @@ def test_a_pipeline_whose_largest_part_does_not_fit_leaves_part_of_it_in_host_me
     assert verdict(catalog, "flux.1-dev", "bf16", "1x-rtx-5090").tight_by == "offload"
 
 
-def test_the_shared_verdict_matrix_agrees_with_fit_node_by_node(catalog):
-    """The matrix computes each split's need once for every GPU; it must give what fit() gives alone."""
+def test_the_shared_verdict_matrix_agrees_with_fit_and_deploy_node_by_node(catalog):
+    """The matrix computes each split's need once per card class and each split's verdict once per GPU, whatever
+    the node's count; it must give what fit() gives alone, and for a language model the deployment deploy() makes
+    alone (every layout, the one chosen)."""
     matrix = VerdictMatrix(catalog)
-    for model, precision, context, node in matrix.combinations():
-        alone = fit(catalog, catalog.models[model], catalog.precisions[precision], catalog.nodes[node], context)
-        assert matrix.cell(model, precision, node, context).fit == alone, (model, precision, context, node)
+    for model_id, precision_id, context, node_id in matrix.combinations():
+        model, precision, node = catalog.models[model_id], catalog.precisions[precision_id], catalog.nodes[node_id]
+        cell = matrix.cell(model_id, precision_id, node_id, context)
+        where = (model_id, precision_id, context, node_id)
+        assert cell.fit == fit(catalog, model, precision, node, context), where
+        if isinstance(model, Llm):
+            assert cell.deployment == deployment_on(catalog, model, precision, node, context), where
