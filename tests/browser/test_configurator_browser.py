@@ -15,12 +15,15 @@ ONE_CARD = {"en": "fits on one card", "fr": "tient sur une seule carte", "zh": "
 NO_FIT = {"en": "does not fit on this node", "fr": "ne tient pas sur ce nœud", "zh": "此节点装不下"}
 
 
+ROWS_JS = (
+    "Object.fromEntries([...document.querySelectorAll('.cfg-table tbody tr')]"
+    ".map(tr => [tr.dataset.configuration, [...tr.children].map(c => c.textContent)]))"
+)
+
+
 def rows(page) -> dict[str, list[str]]:
     """Each table row's cells, by node id."""
-    return page.eval_on_selector_all(
-        ".cfg-table tbody tr",
-        "trs => Object.fromEntries(trs.map(tr => [tr.dataset.configuration, [...tr.children].map(c => c.textContent)]))",
-    )
+    return page.evaluate(ROWS_JS)
 
 
 def ordered_nodes(page) -> list[str]:
@@ -99,14 +102,17 @@ def shown(page, model: str, precision: str, context: str, kv: str = "bf16") -> N
 
 
 def words(page) -> dict[str, object]:
-    """What a reader reads of the configurator: heading, status, summary, note, table and floor note."""
-    return {
-        "heading": page.eval_on_selector("h1", "h => h.firstChild.nodeValue"),
-        "status": page.text_content(".cfg-status"),
-        "result": page.eval_on_selector(".cfg-result", "r => r.innerText"),
-        "rows": rows(page),
-        "menus": [page.input_value(f"select[name={n}]") for n in ("model", "precision", "context", "kv")],
-    }
+    """What a reader reads of the configurator: heading, status, summary, note, table and floor note, and what
+    its menus hold (one call into the page: the tests compare about two hundred pages)."""
+    return page.evaluate(
+        f"""() => ({{
+            heading: document.querySelector("h1").firstChild.nodeValue,
+            status: document.querySelector(".cfg-status").textContent,
+            result: document.querySelector(".cfg-result").innerText,
+            rows: {ROWS_JS},
+            menus: ["model", "precision", "context", "kv"].map(n => document.querySelector(`select[name=${{n}}]`).value),
+        }})"""
+    )
 
 
 # every choice of two models in each language, and in Chinese (where the script once wrote "6710 亿 参数" and 22 of
