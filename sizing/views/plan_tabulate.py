@@ -15,11 +15,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import InlineLlm, KvCacheDtype, Llm, Node, Precision, SlidingAttention
 from sizing.engine.decode import DecodeSetup, steps_seconds, tensor_tflops
-from sizing.engine.deployment import decode_setup, setting_class, stream_cap, streams_beside_weights
+from sizing.engine.deployment import NodeCards, decode_setup, setting_class, stream_cap, streams_beside_weights
 from sizing.engine.fit import Fit, FitQuery, Verdict, engine_splits, fit_split, nvswitch_splits
 from sizing.engine.links import node_bus_link
 from sizing.engine.memory import kv_cache_bytes_per_card
@@ -171,18 +172,27 @@ class CopyMaker:
     found: dict[int, At] = field(default_factory=dict)
     fits: dict[int, Fit] = field(default_factory=dict)
 
-    def query(self, context_tokens: int) -> FitQuery:
+    @cached_property
+    def base_query(self) -> FitQuery:
+        """The way's query at the model's longest context (``query`` changes only the context)."""
         c, node, precision = self.catalog, self.way.node, self.way.precision
         return FitQuery(
             c,
             self.model.checkpoint(precision),
             c.engine_of(precision),
             c.gpu_of(node),
-            context_tokens,
+            self.model.max_context_tokens,
             c.assumptions.default_batch.value,
             self.way.kv_cache_dtype,
             nvswitch_splits(c, node),
         )
+
+    def query(self, context_tokens: int) -> FitQuery:
+        return replace(self.base_query, context_tokens=context_tokens)
+
+    @cached_property
+    def node(self) -> NodeCards:
+        return node_cards(self.catalog, self.way.node)
 
     def fit(self, context_tokens: int) -> Fit:
         """The verdict of the way's cards at ``context_tokens`` (each context decided once)."""
@@ -206,8 +216,7 @@ class CopyMaker:
     def _at(self, context_tokens: int) -> At:
         query = self.query(context_tokens)
         fit = self.fit(context_tokens)
-        node = node_cards(self.catalog, self.way.node)
-        setup = replace(decode_setup(query, node, fit), context_tokens=context_tokens)
+        setup = replace(decode_setup(query, self.node, fit), context_tokens=context_tokens)
         held = fit.tight_need or fit.need
         element = setup.constants.kv_cache_bytes_per_element
         stream = kv_cache_bytes_per_card(setup.model, context_tokens, 1, element, fit.cards, query.engine.parallelism)
