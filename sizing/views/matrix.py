@@ -100,7 +100,7 @@ class VerdictMatrix:
             c, model, precision, c.gpu_of(node), context_tokens, self.kv_cache_dtype, nvswitch_splits(c, node)
         )
         card_class = batch_budget_on(query.engine, query.gpu, c)  # the engine's batch on this card
-        split_fits = {}
+        split_fits: dict[int, Fit] = {}
         for k in query.splits(node.cards):
             nvlink = k in query.nvswitch_splits
             fit_key = (model.id, precision.id, context_tokens, node.gpu, k, nvlink)
