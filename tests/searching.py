@@ -26,6 +26,7 @@ class SearchBox:
             page.goto(f"{self.server}{LANGUAGES[lang]}")
             page.click(BOX)
             self.pages[lang] = page
+        self.pages[lang].bring_to_front()  # FOREGROUND (tests/conftest.py)
         return self.pages[lang]
 
     def results(self, lang: str, query: str) -> list[str]:
