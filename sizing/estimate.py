@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from sizing.catalog.errors import CatalogError, terminal_text
-from sizing.catalog.loader import Catalog, load_catalog
+from sizing.catalog.loader import Catalog, current_catalog
 from sizing.catalog.record_lists import RecordListError, read_records, record_label
 from sizing.catalog.schema import DecodeScenario
 from sizing.command_line import JSON_ERRORS, print_answer, print_errors
@@ -88,7 +88,7 @@ def _id_problems(catalog: Catalog, path: Path, index: int, raw: dict[str, Any], 
 def read_scenarios(path: Path, catalog: Catalog | None = None) -> list[DecodeScenario]:
     """Parse and validate the file against the schema and the catalog; RecordListError lists every problem
     of every scenario at once, each at its file:line."""
-    known = load_catalog() if catalog is None else catalog
+    known = current_catalog() if catalog is None else catalog
     return read_records(
         path,
         NOUN,
@@ -151,7 +151,7 @@ def result_of(a: Answer) -> dict[str, Any]:
 
 def results(scenarios: Sequence[DecodeScenario], catalog: Catalog | None = None) -> list[dict[str, Any]]:
     """One JSON-ready result per scenario, in order."""
-    catalog = load_catalog() if catalog is None else catalog
+    catalog = current_catalog() if catalog is None else catalog
     return [result_of(answer(catalog, scenario)) for scenario in scenarios]
 
 
@@ -191,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help=f"print a JSON list instead of a table ({JSON_ERRORS})")
     args = parser.parse_args(argv)
     try:
-        catalog = load_catalog()
+        catalog = current_catalog()
         rows = results(read_scenarios(args.scenarios, catalog), catalog)
     except RecordListError as exc:
         return print_errors(exc.lines)

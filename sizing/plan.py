@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from sizing.catalog.errors import CatalogError, did_you_mean, terminal_text
-from sizing.catalog.loader import Catalog, load_catalog
+from sizing.catalog.loader import Catalog, current_catalog
 from sizing.catalog.record_lists import RecordListError, read_records, record_label
 from sizing.catalog.schema import InlineLlm, Llm, PlanRequirement
 from sizing.command_line import JSON_ERRORS, print_answer, print_errors
@@ -245,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        catalog = load_catalog()
+        catalog = current_catalog()
         if args.configuration is not None and args.configuration not in catalog.configurations:
             asked, known = args.configuration, list(catalog.configurations)
             return print_errors([f"--configuration: unknown configuration '{asked}'; {did_you_mean(asked, known)}"])

@@ -26,7 +26,7 @@ from sitebuild import BASE_PATH, SITE_URL, BuiltSite, build, copy_project
 
 from macros.generated import api_files
 from macros.site.site_data import SiteData, site_data
-from sizing.catalog.loader import DATA_DIR, Catalog, load_catalog
+from sizing.catalog.loader import DATA_DIR, Catalog, current_catalog
 from sizing.views.plan_figures import PlanFigures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
-    return load_catalog()
+    """The catalog of data/, as the command lines and the site's macros read it (``current_catalog``)."""
+    return current_catalog()
 
 
 @pytest.fixture

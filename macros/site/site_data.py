@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from sizing.catalog.fingerprint import DATA_DIR, data_fingerprint
-from sizing.catalog.loader import Catalog, load_catalog
+from sizing.catalog.fingerprint import DATA_DIR
+from sizing.catalog.loader import Catalog, current_catalog
 from sizing.views.matrix import VerdictMatrix
 
 T = TypeVar("T")
@@ -19,7 +19,6 @@ T = TypeVar("T")
 class SiteData:
     catalog: Catalog
     matrix: VerdictMatrix
-    fingerprint: str
     _results: dict[Hashable, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def remembered(self, key: Hashable, make: Callable[[], T]) -> T:
@@ -37,12 +36,12 @@ _loaded: dict[Path, SiteData] = {}
 
 
 def site_data(data_dir: Path = DATA_DIR) -> SiteData:
-    """The catalog of ``data_dir``, loaded again only when a data file changed (so once per build, and
-    again in ``mkdocs serve`` after an edit). CatalogError when the data is invalid."""
+    """The catalog of ``data_dir`` (``current_catalog``: loaded again only when a data file changed, so once per
+    build, and again in ``mkdocs serve`` after an edit), with a new matrix and new results when it is new.
+    CatalogError when the data is invalid."""
     key = data_dir.resolve()
-    current = data_fingerprint(key)
+    catalog = current_catalog(key)
     loaded = _loaded.get(key)
-    if loaded is None or loaded.fingerprint != current:
-        catalog = load_catalog(key)
-        loaded = _loaded[key] = SiteData(catalog, VerdictMatrix(catalog), current)
+    if loaded is None or loaded.catalog is not catalog:
+        loaded = _loaded[key] = SiteData(catalog, VerdictMatrix(catalog))
     return loaded

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from sizing.catalog.configurations import Configuration, group_configurations
 from sizing.catalog.errors import CatalogError, Problem, closest, did_you_mean, shown_value
-from sizing.catalog.fingerprint import DATA_DIR
+from sizing.catalog.fingerprint import DATA_DIR, data_fingerprint
 from sizing.catalog.schema import (
     LINK_KINDS,
     UNION_TAGS,
@@ -653,6 +653,21 @@ def _check_model_ids(models: Mapping[str, Model], raw: Any, path: Path) -> list[
         for model_id in models
         if model_id in RESERVED_MODEL_IDS
     ]
+
+
+_current: dict[Path, tuple[str, Catalog]] = {}
+
+
+def current_catalog(data_dir: Path = DATA_DIR) -> Catalog:
+    """``load_catalog(data_dir)``, loaded again only when a data file changed (``data_fingerprint``): a process
+    that asks many times (``mkdocs serve``, the site's macros, a test session running the command lines) reads
+    and validates each state of the data once."""
+    folder = data_dir.resolve()
+    fingerprint = data_fingerprint(folder)
+    known = _current.get(folder)
+    if known is None or known[0] != fingerprint:
+        known = _current[folder] = (fingerprint, load_catalog(folder))
+    return known[1]
 
 
 def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:

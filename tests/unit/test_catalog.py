@@ -2,7 +2,11 @@
 
 from collections import defaultdict
 
-from sizing.catalog.loader import Catalog
+import pytest
+from conftest import edit
+
+from sizing.catalog.errors import CatalogError
+from sizing.catalog.loader import Catalog, current_catalog
 
 
 def test_the_catalog_has_41_configurations_of_1_to_8_cards(catalog: Catalog):
@@ -65,3 +69,19 @@ def test_models_cover_dense_moe_and_image_video(catalog: Catalog):
     ids = set(catalog.models)
     assert {"llama-3.3-70b", "deepseek-v3", "qwen3-235b-a22b", "mixtral-8x7b"} <= ids
     assert {"flux.1-dev", "sdxl-base-1.0", "sd-3.5-large", "wan2.1-t2v-14b", "wan2.1-t2v-1.3b"} <= ids
+
+
+def test_the_current_catalog_is_read_once_per_state_of_the_data(data_copy):
+    """What the command lines and the site's macros read: the same catalog while data/ is unchanged, the new one
+    after an edit, an error while the edit is wrong, and the edit again once it is fixed."""
+    first = current_catalog(data_copy)
+    assert current_catalog(data_copy) is first
+    nodes = data_copy / "nodes.yml"
+    edit(nodes, "{amount: 4157, currency: USD}", "{amount: 3999, currency: USD}")
+    edited = current_catalog(data_copy)
+    assert edited is not first and edited.nodes["4x-a100-pcie-80gb"].price_per_month.amount == 3999
+    edit(nodes, "{amount: 3999, currency: USD}", "{amount: -5, currency: USD}")
+    with pytest.raises(CatalogError):
+        current_catalog(data_copy)
+    edit(nodes, "{amount: -5, currency: USD}", "{amount: 3999, currency: USD}")
+    assert current_catalog(data_copy).nodes["4x-a100-pcie-80gb"].price_per_month.amount == 3999
