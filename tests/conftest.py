@@ -337,21 +337,30 @@ class Tabs:
     starts a renderer that parses Material's style sheet and compiles its script before it draws anything: about
     1.5 CPU-seconds a load on this 2-core machine, against 0.4 in a page already open (20 loads of five pages).
 
-    A test gets its page in front of the others (FOREGROUND), on ``about:blank`` at the viewport and colour scheme asked for (``viewport``,
-    ``color_scheme``; whatever the last test set), the site's storage cleared, and the errors its scripts log
-    collected afresh in ``page.errors``. Asked twice for the same options, a test gets the same page. A test that
+    A test gets its page in front of the others (FOREGROUND), on ``about:blank`` at the viewport and colour scheme
+    asked for (``viewport``, ``color_scheme``; whatever the last test set), with the site's storage cleared, the
+    errors its scripts log collected afresh in ``page.errors``, and ``init_script`` (if given) run in each document
+    before its own scripts. Asked twice for the same options, a test gets the same page. A test that
     needs a history of its own (Back and Forward), routes, listeners of its own, or a first load in a new renderer
     opens its own page (``context_factory``)."""
 
     def __init__(self, browser, server: str) -> None:
         self.browser, self.server = browser, server
-        self.pages: dict[str, Any] = {}  # Playwright pages, each given an ``errors`` list
+        self.pages: dict[tuple[str, str | None], Any] = {}  # Playwright pages, each given an ``errors`` list
 
-    def page(self, viewport: Mapping[str, int] | None = None, color_scheme: str = "light", **context_options) -> Any:
-        key = json.dumps([viewport, color_scheme, context_options], sort_keys=True)
+    def page(
+        self,
+        viewport: Mapping[str, int] | None = None,
+        color_scheme: str = "light",
+        init_script: str | None = None,
+        **context_options,
+    ) -> Any:
+        key = (json.dumps([viewport, color_scheme, context_options], sort_keys=True), init_script)
         page = self.pages.get(key)
         if page is None:
             page = self.browser.new_context(**context_options).new_page()
+            if init_script is not None:
+                page.add_init_script(init_script)
             page.errors = []
             page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda e: page.errors.append(str(e)))

@@ -59,13 +59,12 @@ def axe_source() -> str:
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_no_accessibility_violation(tab, server, axe_source, lang, scheme):
-    page = tab(color_scheme=scheme)
+    page = tab(color_scheme=scheme, init_script=axe_source)  # axe in every page as it loads: 0.15 s less a page
     found = {}
     for path in SCHEMES[scheme]:
         page.goto(f"{server}{LANGUAGES[lang]}{path}")
         if condition := ready(path):
             page.wait_for_function(condition)
-        page.add_script_tag(content=axe_source)
         result = page.evaluate(
             """async (runOnly) => {
             const r = await axe.run(document, {resultTypes: ["violations"], ...(runOnly ? {runOnly} : {})});
