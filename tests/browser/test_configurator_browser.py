@@ -5,7 +5,6 @@ from site_pages import CONFIGURATOR_DRAWN
 from sitebuild import LANGUAGES
 
 from macros.library.configurator import choice_path, choices, fp8_kv_choices
-from sizing.catalog.loader import load_catalog
 
 pytestmark = pytest.mark.browser
 
@@ -126,8 +125,7 @@ WALKED = {
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_for_every_choice_the_script_shows_what_the_page_without_javascript_shows(tab, server, lang):
-    catalog = load_catalog()
+def test_for_every_choice_the_script_shows_what_the_page_without_javascript_shows(tab, server, catalog, lang):
     static = tab(java_script_enabled=False)
     dynamic = tab()
     base = f"{server}{LANGUAGES[lang]}configurator/"
@@ -156,8 +154,7 @@ WALKED_FP8 = {"en": "llama-3.1-8b", "fr": "llama-3.3-70b", "zh": "qwen3-32b"}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_for_fp8_kv_cache_choices_the_script_shows_what_the_page_without_javascript_shows(tab, server, lang):
-    catalog = load_catalog()
+def test_for_fp8_kv_cache_choices_the_script_shows_what_the_page_without_javascript_shows(tab, server, catalog, lang):
     model = WALKED_FP8[lang]
     static = tab(java_script_enabled=False)
     dynamic = tab()

@@ -199,9 +199,9 @@ def joined(phrase: str) -> str:
 
 
 def model_names() -> list[str]:
-    from sizing.catalog.loader import load_catalog
+    from sizing.catalog.loader import current_catalog
 
-    return sorted({model.name for model in load_catalog().models.values()}, key=len, reverse=True)
+    return sorted({model.name for model in current_catalog().models.values()}, key=len, reverse=True)
 
 
 WHOLE = [

@@ -4,19 +4,16 @@ import gzip
 import json
 from pathlib import Path
 
-from sizing.catalog.loader import load_catalog
 from sizing.catalog.units import GIB
 from sizing.views.api import speed_for_display
-from sizing.views.matrix import VerdictMatrix
 
 
 def load(site: Path, name: str) -> dict:
     return json.loads((site / "api" / name).read_text(encoding="utf-8"))
 
 
-def test_fit_json_matches_the_engine_for_every_model_precision_context_and_node(site: Path):
-    catalog = load_catalog()
-    matrix = VerdictMatrix(catalog)
+def test_fit_json_matches_the_engine_for_every_model_precision_context_and_node(site: Path, data):
+    catalog, matrix = data.catalog, data.matrix  # the engine's verdicts, computed in this process
     fit = load(site, "fit.json")
     assert set(fit["models"]) == set(catalog.models)
     assert fit["configurations"] == list(catalog.configurations)

@@ -10,13 +10,11 @@ import pytest
 from sitebuild import LANGUAGES, page
 
 from macros.library.configurator import choice_path, choices, fp8_kv_choices
-from sizing.catalog.loader import load_catalog
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_every_precision_at_every_context_of_every_model_has_a_page_with_its_own_title(site: Path, lang: str):
+def test_every_precision_at_every_context_of_every_model_has_a_page_with_its_own_title(site: Path, catalog, lang: str):
     """Issue 27: 100 of 185 choices had no page, and the 8 pages of a model shared one title and heading."""
-    catalog = load_catalog()
     titles, headings = set(), set()
     for model in catalog.models:
         for precision, context in choices(catalog, model):
@@ -52,9 +50,8 @@ def reached(html: str, lang: str, at: str, target: str) -> bool:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_every_fp8_kv_cache_choice_has_its_own_page_linked_from_and_to_its_bf16_version(site: Path, lang: str):
+def test_every_fp8_kv_cache_choice_has_its_own_page_linked_from_and_to_its_bf16_version(site: Path, catalog, lang: str):
     """Issue 24, item 2: the KV cache in FP8 is a choice of its own, reachable without JavaScript."""
-    catalog = load_catalog()
     titles = set()
     for model in catalog.models:
         for precision, context in fp8_kv_choices(catalog, model):

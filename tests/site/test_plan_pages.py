@@ -9,7 +9,6 @@ import pytest
 from sitebuild import LANGUAGES, page
 
 from macros.library.plan_pages import common_plans
-from sizing.catalog.loader import load_catalog
 
 
 def link(lang: str, at: str, target: str) -> str:
@@ -18,8 +17,8 @@ def link(lang: str, at: str, target: str) -> str:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_every_common_plan_has_a_page_with_its_own_title_linked_from_the_plan_page(site: Path, lang: str):
-    plans = common_plans(load_catalog())
+def test_every_common_plan_has_a_page_with_its_own_title_linked_from_the_plan_page(site: Path, catalog, lang: str):
+    plans = common_plans(catalog)
     plan_page = page(site, lang, "plan")
     titles = set()
     for plan in plans:
