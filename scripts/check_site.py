@@ -16,8 +16,8 @@ import contextlib
 import os
 import re
 import sys
-from dataclasses import dataclass
-from html.parser import HTMLParser
+from dataclasses import dataclass, field
+from html import unescape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 from xml.etree import ElementTree
@@ -66,38 +66,82 @@ class Address:
         return (self.url or "") + relative.removesuffix("index.html")
 
 
-class _Page(HTMLParser):
-    """Collects link targets and element ids of one HTML page."""
+# The tokens of an HTML page, as the HTML parser of Python's library reads them (checked on every page of the built
+# site, the altered test site's too: the same links, ids and text), in one regular expression, about three times
+# faster: a comment, a declaration, a script or style element with its text up to its end tag (its content is not
+# markup), a start or end tag.
+_ATTRIBUTES = r"""([^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*)"""
+_TOKEN = re.compile(
+    r"<!--.*?(?:-->|\Z)"
+    r"|<[!?][^>]*>"
+    rf"|<(script|style)(?![^\t\n\r\f />\x00]){_ATTRIBUTES}(?<!/)>(.*?)(?:</\1\s*>|\Z)"
+    rf"|<(/?)([a-zA-Z][^\t\n\r\f />\x00]*){_ATTRIBUTES}>",
+    re.S | re.I,
+)
+_ATTRIBUTE = re.compile(r"""([^\s/>"'=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
+_MAY_HAVE_ID = re.compile(r"id\s*=", re.I)  # a tag whose attributes are read for its id
+_LINKING_TAGS = ("a", "link", "script", "img", "iframe", "source")
+_CODE_TAGS = ("code", "pre", "script")  # text inside them may show template syntax on purpose
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.links: list[tuple[str, str]] = []  # (what links: "link", "canonical", "hreflang fr"; where to)
-        self.ids: set[str] = set()
-        self._code_depth = 0
-        self.text_outside_code: list[str] = []
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = dict(attrs)
+@dataclass
+class _Page:
+    """One HTML page's link targets, element ids and text outside code."""
+
+    links: list[tuple[str, str]] = field(default_factory=list)  # (what links: "link", "canonical"…; where to)
+    ids: set[str] = field(default_factory=set)
+    text_outside_code: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, html: str) -> _Page:
+        page, depth, last = cls(), 0, 0
+        for token in _TOKEN.finditer(html):
+            if not depth and token.start() > last:
+                page._text(html[last : token.start()])
+            last = token.end()
+            raw, raw_attributes, raw_text, closing, tag, attributes = token.groups()
+            if raw:
+                tag, attributes = raw.lower(), raw_attributes
+            elif tag is None:  # a comment or a declaration
+                continue
+            else:
+                tag = tag.lower()
+            if closing:
+                depth -= 1 if depth and tag in _CODE_TAGS else 0
+                continue
+            if tag in _LINKING_TAGS or _MAY_HAVE_ID.search(attributes):
+                page._start_tag(tag, _attribute_values(attributes))
+            if tag == "style" and raw and not depth:
+                page.text_outside_code.append(raw_text)
+            elif tag in _CODE_TAGS and not raw and not attributes.endswith("/"):
+                depth += 1  # a script's text was taken whole with its tag
+        if not depth and last < len(html):
+            page._text(html[last:])
+        return page
+
+    def _start_tag(self, tag: str, values: dict[str, str]) -> None:
         if values.get("id"):
-            self.ids.add(values["id"] or "")
+            self.ids.add(values["id"])
         if values.get("name") and tag == "a":
-            self.ids.add(values["name"] or "")
+            self.ids.add(values["name"])
         for attribute in ("href", "src"):
-            if values.get(attribute) and tag in ("a", "link", "script", "img", "iframe", "source"):
-                self.links.append((_kind(tag, values), values[attribute] or ""))
-        if tag in ("code", "pre", "script"):
-            self._code_depth += 1
+            if values.get(attribute) and tag in _LINKING_TAGS:
+                self.links.append((_kind(tag, values), values[attribute]))
 
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("code", "pre", "script") and self._code_depth:
-            self._code_depth -= 1
-
-    def handle_data(self, data: str) -> None:
-        if not self._code_depth:
-            self.text_outside_code.append(data)
+    def _text(self, text: str) -> None:
+        self.text_outside_code.append(unescape(text) if "&" in text else text)
 
 
-def _kind(tag: str, values: dict[str, str | None]) -> str:
+def _attribute_values(attributes: str) -> dict[str, str]:
+    """A tag's attributes by name, lower-cased; the first of a repeated name, entities decoded."""
+    values: dict[str, str] = {}
+    for name, double_quoted, single_quoted, bare in _ATTRIBUTE.findall(attributes):
+        value = double_quoted or single_quoted or bare
+        values.setdefault(name.lower(), unescape(value) if "&" in value else value)
+    return values
+
+
+def _kind(tag: str, values: dict[str, str]) -> str:
     if tag == "link" and values.get("rel") == "canonical":
         return "canonical link"
     if tag == "link" and values.get("rel") == "alternate" and values.get("hreflang"):
@@ -113,9 +157,7 @@ def _parse(path: Path) -> _Page:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ValueError(f"line {line}: byte 0x{data[exc.start]:02x} is not UTF-8") from None
-    parser = _Page()
-    parser.feed(text)
-    return parser
+    return _Page.of(text)
 
 
 def _symlinks(site: Path) -> list[str]:
@@ -159,8 +201,9 @@ class _Tree:
         return cls(frozenset(files), frozenset(folders))
 
 
-def _target_file(site: Path, page: Path, link: str, address: Address, tree: _Tree) -> tuple[Path | None, str]:
-    """The file a link of the site leads to and its anchor; None for a link to somewhere else."""
+def _target_file(site: Path, page: Path, link: str, address: Address, tree: _Tree) -> tuple[str | None, str]:
+    """The file a link of the site leads to (a normalised absolute path) and its anchor; None for a link to
+    somewhere else."""
     inside = address.inside(link)
     if inside is None:
         return None, ""
@@ -172,7 +215,7 @@ def _target_file(site: Path, page: Path, link: str, address: Address, tree: _Tre
     )
     if target in tree.folders or path.endswith("/"):
         target = os.path.join(target, "index.html")
-    return Path(target), unquote(parts.fragment)
+    return target, unquote(parts.fragment)
 
 
 def _outside(kind: str, link: str, address: Address) -> str | None:
@@ -190,20 +233,16 @@ def _outside(kind: str, link: str, address: Address) -> str | None:
 def _link_problems(
     site: Path, path: Path, kind: str, link: str, *, address: Address, pages: dict[Path, _Page], tree: _Tree
 ) -> list[str]:
-    where = path.relative_to(site).as_posix()
     if link.split(":", 1)[0] in SKIPPED_SCHEMES and ":" in link:
         return []
-    outside = _outside(kind, link, address)
-    if outside:
-        return [f"{where}: {kind} to '{link}' {outside}"]
-    target, anchor = _target_file(site, path, link, address, tree)
-    if target is None:
-        return []
-    if str(target) not in tree.files:
-        return [f"{where}: {kind} to '{link}' leads to no file"]
-    if anchor and target.suffix == ".html" and target in pages and anchor not in pages[target].ids:
-        return [f"{where}: {kind} to '{link}' has no anchor '#{anchor}' in its target"]
-    return []
+    problem = _outside(kind, link, address)
+    target, anchor = _target_file(site, path, link, address, tree) if problem is None else (None, "")
+    if target is not None and target not in tree.files:
+        problem = "leads to no file"
+    elif target is not None and anchor and target.endswith(".html"):
+        linked = pages.get(Path(target))
+        problem = f"has no anchor '#{anchor}' in its target" if linked and anchor not in linked.ids else None
+    return [f"{path.relative_to(site).as_posix()}: {kind} to '{link}' {problem}"] if problem else []
 
 
 def _canonical_problems(site: Path, path: Path, parsed: _Page, address: Address) -> list[str]:
