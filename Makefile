@@ -59,8 +59,8 @@ rollback: $(BUILD_STAMP)
 
 ## test: install what the tests need (Python packages, a Chromium, CJK fonts, axe-core), lint, run every test
 test: $(TEST_STAMP) browser node_modules/.installed lint
-	@echo "==> $$($(BIN)/python -m pytest --collect-only -q | tail -1); about 8 minutes on 2 cores, the"
-	@echo "    unit tests first, while the sites the other tests read build in the background"
+	@echo "==> Every test (pytest counts them as it starts), about 7 minutes on 2 cores: the unit tests first,"
+	@echo "    while the sites the other tests read build in the background"
 	$(BIN)/python -m pytest
 
 ## lint: ruff (lint and format) and mypy, settings in pyproject.toml
