@@ -19,10 +19,11 @@ from typing import Any
 
 import mkdocs.commands.build
 import pytest
+from brokenbuilds import BrokenBuild, broken_builds
 from chromium import launch
 from playwright.sync_api import sync_playwright
 from searching import SearchBox
-from sitebuild import BASE_PATH, SITE_URL, BuiltSite, build, copy_project
+from sitebuild import BASE_PATH, SITE_URL, BuiltSite, build, copy_project, edit
 
 from macros.generated import api_files
 from macros.site.site_data import SiteData, site_data
@@ -71,13 +72,6 @@ def data_copy(tmp_path: Path) -> Path:
     target = tmp_path / "data"
     shutil.copytree(DATA_DIR, target)
     return target
-
-
-def edit(path: Path, old: str, new: str, count: int = 1) -> None:
-    """Replace ``old`` by ``new`` in a file, insisting that ``old`` is there."""
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not found in {path}"
-    path.write_text(text.replace(old, new, count), encoding="utf-8")
 
 
 # Refuses every connection in the Python process it is imported into (as sitecustomize, via PYTHONPATH).
@@ -168,15 +162,16 @@ def successful_build(project: Path, site: Path, environ: Mapping[str, str], url:
 
 
 class SessionBuilds:
-    """The builds of the whole site that tests share, each made once per session. As the session starts, those
-    its tests will ask for are started in a thread of their own, one after the other, in the order the tests
-    need them: MkDocs runs in processes of its own, on another core than the tests (tests/unit and tests/scripts,
-    which need no site, run first: pytest_collection_modifyitems). Each build gets the environment the session
-    started with, plus its own variables: what a test sets in os.environ meanwhile does not reach it."""
+    """The builds that tests share, each made once per session: of the whole site, and of broken copies of the
+    project (tests/brokenbuilds.py). As the session starts, those its tests will ask for are started in a thread
+    of their own, one after the other, in the order the tests need them: MkDocs runs in processes of its own, on
+    another core than the tests (tests/unit and tests/scripts, which need no site, run first:
+    pytest_collection_modifyitems). Each build gets the environment the session started with, plus its own
+    variables: what a test sets in os.environ meanwhile does not reach it."""
 
-    def __init__(self, makers: Mapping[str, Callable[[], BuiltSite]]) -> None:
+    def __init__(self, makers: Mapping[str, Callable[[], Any]]) -> None:
         self.makers = makers
-        self.started: dict[str, Future[BuiltSite]] = {}
+        self.started: dict[str, Future[Any]] = {}
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="site-builds")
 
     def start(self, names: list[str]) -> None:
@@ -184,7 +179,7 @@ class SessionBuilds:
             if name not in self.started:
                 self.started[name] = self.thread.submit(self.makers[name])
 
-    def result(self, name: str) -> BuiltSite:
+    def result(self, name: str) -> Any:
         """The build ``name``: waited for if it was started, else made now."""
         started = self.started.get(name)
         return started.result() if started else self.makers[name]()
@@ -194,7 +189,7 @@ class SessionBuilds:
         self.thread.shutdown(wait=True, cancel_futures=True)
 
 
-SESSION_BUILDS = ("site_build", "sample_rebuilt", "altered_site")  # the fixtures below
+SESSION_BUILDS = ("site_build", "sample_rebuilt", "altered_site", "broken_builds")  # the fixtures below
 
 
 def builds_needed(items: list[pytest.Item]) -> list[str]:
@@ -213,7 +208,9 @@ def session_builds(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, offline_env: dict[str, str]
 ) -> Iterator[SessionBuilds]:
     environ = dict(os.environ)
-    shared, rebuilt, altered = (tmp_path_factory.mktemp(name) for name in ("built", "again", "altered"))
+    shared, rebuilt, altered, broken = (
+        tmp_path_factory.mktemp(name) for name in ("built", "again", "altered", "broken")
+    )
 
     def altered_site() -> BuiltSite:
         project = altered_project(altered / "project")
@@ -233,6 +230,7 @@ def session_builds(
                 ),
             ),
             "altered_site": altered_site,
+            "broken_builds": lambda: broken_builds(broken, {**environ, **SAMPLE_PAGES}),
         }
     )
     builds.start(builds_needed(request.session.items))
@@ -268,6 +266,13 @@ def altered_site(session_builds: SessionBuilds) -> tuple[Path, Path]:
     included (hostile names land on all of them; `make check` follows every link)."""
     site = session_builds.result("altered_site").path
     return site.parent, site
+
+
+@pytest.fixture(scope="session", name="broken_builds")
+def broken_builds_fixture(session_builds: SessionBuilds) -> dict[str, BrokenBuild]:
+    """Each case of tests/brokenbuilds.py: a broken copy of the project built over a live site, with the
+    configurator pages of SAMPLE_MODELS only."""
+    return session_builds.result("broken_builds")
 
 
 @pytest.fixture(scope="session")

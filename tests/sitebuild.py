@@ -1,4 +1,4 @@
-"""Helpers for build tests: copy the project, build it for real, read the HTML."""
+"""Helpers for build tests: copy the project, edit the copy, build it for real, read the HTML."""
 
 from __future__ import annotations
 
@@ -32,6 +32,13 @@ def copy_project(target: Path) -> Path:
         elif source.exists():
             shutil.copy2(source, target / part)
     return target
+
+
+def edit(path: Path, old: str, new: str, count: int = 1) -> None:
+    """Replace ``old`` by ``new`` in a file, insisting that ``old`` is there."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not found in {path}"
+    path.write_text(text.replace(old, new, count), encoding="utf-8")
 
 
 def build(

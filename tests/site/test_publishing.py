@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_MODELS, edit
-from sitebuild import ROOT, BuiltSite, copy_project, page, visible_text
+from conftest import SAMPLE_MODELS
+from sitebuild import ROOT, BuiltSite, copy_project, edit, page, visible_text
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from check_site import check_site

@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import edit
 from mkdocs.utils.meta import get_data
-from sitebuild import ROOT
+from sitebuild import ROOT, edit
 
 from macros.base.errors import PageError
 from macros.page.pipeline import render_page

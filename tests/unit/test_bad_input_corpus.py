@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import edit
 from mkdocs.utils.meta import get_data
 from mkdocs.utils.yaml import get_yaml_loader
-from sitebuild import ROOT
+from sitebuild import ROOT, edit
 
 from macros.base.errors import PageError
 from macros.page.nav import empty_language_folders, missing_nav_pages

@@ -3,7 +3,7 @@
 from collections import defaultdict
 
 import pytest
-from conftest import edit
+from sitebuild import edit
 
 from sizing.catalog.errors import CatalogError
 from sizing.catalog.loader import Catalog, current_catalog

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from conftest import edit
+from sitebuild import edit
 
 from sizing.catalog.errors import CatalogError
 from sizing.catalog.loader import DATA_DIR, load_catalog

@@ -5,8 +5,8 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import edit
 from rendering import render
+from sitebuild import edit
 
 from macros.site.site_data import site_data
 from sizing.catalog.configurations import group_configurations

@@ -2,7 +2,7 @@
 and the tight verdict, with the arithmetic checked by hand in each test. GiB = 2^30 B, MiB = 2^20 B."""
 
 import pytest
-from conftest import edit
+from sitebuild import edit
 
 from sizing.catalog.errors import CatalogError
 from sizing.catalog.loader import load_catalog

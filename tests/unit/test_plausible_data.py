@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import edit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sitebuild import edit
 
 from sizing.catalog.errors import CatalogError
 from sizing.catalog.loader import DATA_DIR, FILES, load_catalog

@@ -4,7 +4,7 @@ name was probably meant to be."""
 from pathlib import Path
 
 import pytest
-from conftest import edit
+from sitebuild import edit
 
 from sizing.catalog.errors import CatalogError
 from sizing.catalog.loader import load_catalog
