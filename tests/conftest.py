@@ -165,8 +165,8 @@ class SessionBuilds:
     """The builds that tests share, each made once per session: of the whole site, and of broken copies of the
     project (tests/brokenbuilds.py). As the session starts, those its tests will ask for are started in a thread
     of their own, one after the other, in the order the tests need them: MkDocs runs in processes of its own, on
-    another core than the tests (tests/unit and tests/scripts, which need no site, run first:
-    pytest_collection_modifyitems). Each build gets the environment the session started with, plus its own
+    another core than the tests (FOLDERS_IN_ORDER: the tests that need no site first, those that read the
+    shared site only next). Each build gets the environment the session started with, plus its own
     variables: what a test sets in os.environ meanwhile does not reach it."""
 
     def __init__(self, makers: Mapping[str, Callable[[], Any]]) -> None:
@@ -486,8 +486,10 @@ class SessionFixturesFrozen:
         return value
 
 
-# The order the test folders run in: those that need no built site first, while the sites build (SessionBuilds).
-FOLDERS_IN_ORDER = ("unit", "scripts", "site", "browser")
+# The order the test folders run in: those that need no built site first, while the sites build (SessionBuilds);
+# then the browser tests, which read the shared site alone (the first build), while the others build; the site
+# tests last, which read every build.
+FOLDERS_IN_ORDER = ("unit", "scripts", "browser", "site")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
