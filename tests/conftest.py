@@ -165,8 +165,8 @@ class SessionBuilds:
     """The builds that tests share, each made once per session: of the whole site, and of broken copies of the
     project (tests/brokenbuilds.py). As the session starts, those its tests will ask for are started in a thread
     of their own, one after the other, in the order the tests need them: MkDocs runs in processes of its own, on
-    another core than the tests (FOLDERS_IN_ORDER: the tests that need no site first, those that read the
-    shared site only next). Each build gets the environment the session started with, plus its own
+    another core than the tests, which run in the order the builds they read are done
+    (pytest_collection_modifyitems). Each build gets the environment the session started with, plus its own
     variables: what a test sets in os.environ meanwhile does not reach it."""
 
     def __init__(self, makers: Mapping[str, Callable[[], Any]]) -> None:
@@ -189,18 +189,23 @@ class SessionBuilds:
         self.thread.shutdown(wait=True, cancel_futures=True)
 
 
-SESSION_BUILDS = ("site_build", "sample_rebuilt", "altered_site", "broken_builds")  # the fixtures below
+# The fixtures below, in the order they are built: the quickest to need first (the broken builds are quick, but
+# only two test files read them, which can wait for them at the end of tests/site).
+SESSION_BUILDS = ("site_build", "sample_rebuilt", "altered_site", "broken_builds")
+
+
+def builds_used(item: pytest.Item) -> list[str]:
+    """The session builds a test reads, in SESSION_BUILDS' order."""
+    names = set(getattr(item, "fixturenames", ()))
+    if "site" in names and not os.environ.get("BUILT_SITE"):
+        names.add("site_build")  # what `site` reads unless CI gives it the site it built
+    return [name for name in SESSION_BUILDS if name in names]
 
 
 def builds_needed(items: list[pytest.Item]) -> list[str]:
-    """The session builds the collected tests use, in the order of the first test using each."""
-    needed: dict[str, None] = {}
-    for item in items:
-        names = set(getattr(item, "fixturenames", ()))
-        if "site" in names and not os.environ.get("BUILT_SITE"):
-            names.add("site_build")  # what `site` reads unless CI gives it the site it built
-        needed |= dict.fromkeys(name for name in SESSION_BUILDS if name in names)
-    return list(needed)
+    """The session builds the collected tests read, in SESSION_BUILDS' order."""
+    used = {name for item in items for name in builds_used(item)}
+    return [name for name in SESSION_BUILDS if name in used]
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -486,18 +491,23 @@ class SessionFixturesFrozen:
         return value
 
 
-# The order the test folders run in: those that need no built site first, while the sites build (SessionBuilds);
-# then the browser tests, which read the shared site alone (the first build), while the others build; the site
-# tests last, which read every build.
-FOLDERS_IN_ORDER = ("unit", "scripts", "browser", "site")
+# The order the test folders run in: those that need no built site first, while the sites build (SessionBuilds).
+# The browser tests come last: they read the shared site only, and Chromium would compete with the builds for the
+# second core.
+FOLDERS_IN_ORDER = ("unit", "scripts", "site", "browser")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        folder = item.path.parent.name
-        return FOLDERS_IN_ORDER.index(folder) if folder in FOLDERS_IN_ORDER else len(FOLDERS_IN_ORDER)
+    """Folder by folder (FOLDERS_IN_ORDER); in a folder, the tests that read no session build or only the first,
+    then those that read the next, and so on: a test waits for a build only once the ones before it are done."""
 
-    items.sort(key=rank)  # stable: each folder keeps its own order
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        folder = item.path.parent.name
+        built = builds_used(item)
+        last_build = SESSION_BUILDS.index(built[-1]) if built else -1
+        return (FOLDERS_IN_ORDER.index(folder) if folder in FOLDERS_IN_ORDER else len(FOLDERS_IN_ORDER), last_build)
+
+    items.sort(key=rank)  # stable: otherwise each folder keeps its own order
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
