@@ -189,8 +189,9 @@ class SessionBuilds:
         self.thread.shutdown(wait=True, cancel_futures=True)
 
 
-# The fixtures below, in the order they are built: the quickest to need first (the broken builds are quick, but
-# only two test files read them, which can wait for them at the end of tests/site).
+# The fixtures below, in the order they are built: the site as it is (the site tests and the browser tests read
+# it), the quickest of the others next; the broken copies last, which only two test files of tests/site read, and
+# those come last in that folder (pytest_collection_modifyitems).
 SESSION_BUILDS = ("site_build", "sample_rebuilt", "altered_site", "broken_builds")
 
 
