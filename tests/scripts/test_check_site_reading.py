@@ -1,5 +1,6 @@
 """How `make check` reads a page (scripts/check_site.py, ``_Page.of``): the links and ids of its tags, and its text
-outside code, where template syntax left by a build would show. Each case is HTML a browser reads the same way."""
+outside code, where template syntax left by a build would show. It reads them as Python's HTML parser does (the
+check read pages with it before), which is how a browser reads the HTML MkDocs writes."""
 
 from __future__ import annotations
 
@@ -41,3 +42,13 @@ def test_text_inside_code_pre_script_and_comments_is_not_the_pages_text():
     )
     assert "".join(page.text_outside_code) == "{{ price() }}{{ escaped & shown"
     assert page.links == []
+
+
+def test_a_quote_in_an_unquoted_value_or_a_cdata_section_hides_no_tag_and_invents_none():
+    page = _Page.of(
+        '<p><img alt=5" src="a.png"> <a href="b.html">b</a></p><div title=Don\'t id=x></div>'
+        '<svg><text><![CDATA[ a > b <a href="not-a-link">c</a> ]]></text></svg>'
+    )
+    assert page.links == [("link", "a.png"), ("link", "b.html")]
+    assert page.ids == {"x"}
+    assert "".join(page.text_outside_code) == " b"
