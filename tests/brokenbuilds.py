@@ -32,8 +32,10 @@ def latin1_byte_on_line_6(page: Path) -> None:
     page.write_bytes(b"\n".join(lines))
 
 
-# case: (the file or folder it breaks, relative to the project; how)
-BREAKS: dict[str, tuple[str, Callable[[Path], None]]] = {
+Break = tuple[str, Callable[[Path], None]]  # the file or folder it breaks, relative to the project; how
+
+# one case per event of the build that can refuse (tests/site/test_bad_inputs.py)
+BAD_INPUTS: dict[str, Break] = {
     "mkdocs.yml that MkDocs cannot read": ("mkdocs.yml", lambda path: edit(path, "strict: true", "strict: [true")),
     "data the catalog refuses (on_config)": (
         "data/gpus.yml",
@@ -44,9 +46,13 @@ BREAKS: dict[str, tuple[str, Callable[[Path], None]]] = {
         "docs/zh/guides/mixture-of-experts.md",
         lambda path: edit(path, 'params("deepseek-v3")', 'params("deepseek-v4")'),
     ),
+}
+# files the build must not publish (tests/site/test_foreign_files.py)
+FOREIGN_FILES: dict[str, Break] = {
     "a symlink to /etc/passwd under docs/": (".", link_to_passwd),
     "a byte that is not UTF-8 in a French page": ("docs/fr/index.md", latin1_byte_on_line_6),
 }
+BREAKS = {**BAD_INPUTS, **FOREIGN_FILES}
 
 
 @dataclass(frozen=True)
@@ -60,16 +66,36 @@ class BrokenBuild:
         return self.result.stdout + self.result.stderr
 
 
-def broken_builds(folder: Path, environ: Mapping[str, str]) -> dict[str, BrokenBuild]:
-    """Each case of BREAKS: a copy of the project broken so, built in ``environ`` into a folder holding a live
-    site."""
+class BrokenBuilds(dict[str, "BrokenBuild | Exception"]):
+    """The broken build of each case; reading a case whose copy could not be broken or built raises its error, in
+    the test that reads it alone."""
+
+    def __getitem__(self, case: str) -> BrokenBuild:
+        made = super().__getitem__(case)
+        if isinstance(made, Exception):
+            raise made
+        return made
+
+
+def broken_build(
+    template: Path, folder: Path, target: str, breaks: Callable[[Path], None], environ: Mapping[str, str]
+) -> BrokenBuild:
+    """A copy of ``template`` broken at ``target``, built in ``environ`` into a folder holding a live site."""
+    project, live = folder / "project", folder / "site"
+    shutil.copytree(template, project, symlinks=True)
+    breaks(project / target)
+    live.mkdir()
+    (live / "index.html").write_text(LIVE_PAGE)
+    return BrokenBuild(project, live, build(project, live, environ=environ))
+
+
+def broken_builds(folder: Path, environ: Mapping[str, str]) -> BrokenBuilds:
+    """Each case of BREAKS, in a folder of its own."""
     template = copy_project(folder / "template")
-    builds = {}
+    builds = BrokenBuilds()
     for number, (case, (target, breaks)) in enumerate(BREAKS.items()):
-        project, live = folder / f"case-{number}" / "project", folder / f"case-{number}" / "site"
-        shutil.copytree(template, project, symlinks=True)
-        breaks(project / target)
-        live.mkdir()
-        (live / "index.html").write_text(LIVE_PAGE)
-        builds[case] = BrokenBuild(project, live, build(project, live, environ=environ))
+        try:
+            builds[case] = broken_build(template, folder / f"case-{number}", target, breaks, environ)
+        except Exception as error:
+            builds[case] = error
     return builds

@@ -19,7 +19,7 @@ from typing import Any
 
 import mkdocs.commands.build
 import pytest
-from brokenbuilds import BrokenBuild, broken_builds
+from brokenbuilds import BrokenBuilds, broken_builds
 from chromium import launch
 from playwright.sync_api import sync_playwright
 from searching import SearchBox
@@ -275,7 +275,7 @@ def altered_site(session_builds: SessionBuilds) -> tuple[Path, Path]:
 
 
 @pytest.fixture(scope="session", name="broken_builds")
-def broken_builds_fixture(session_builds: SessionBuilds) -> dict[str, BrokenBuild]:
+def broken_builds_fixture(session_builds: SessionBuilds) -> BrokenBuilds:
     """Each case of tests/brokenbuilds.py: a broken copy of the project built over a live site, with the
     configurator pages of SAMPLE_MODELS only."""
     return session_builds.result("broken_builds")
@@ -500,7 +500,9 @@ FOLDERS_IN_ORDER = ("unit", "scripts", "site", "browser")
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Folder by folder (FOLDERS_IN_ORDER); in a folder, the tests that read no session build or only the first,
-    then those that read the next, and so on: a test waits for a build only once the ones before it are done."""
+    then those that read the next, and so on: a test waits for a build only once the ones before it are done. A
+    module's tests may so run in two or three runs: a module-scoped fixture would be made once per run (tests/site
+    has none)."""
 
     def rank(item: pytest.Item) -> tuple[int, int]:
         folder = item.path.parent.name

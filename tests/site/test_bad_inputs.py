@@ -7,14 +7,14 @@ refuses."""
 from pathlib import Path
 
 import pytest
-from brokenbuilds import BREAKS, LIVE_PAGE, BrokenBuild
+from brokenbuilds import BAD_INPUTS, LIVE_PAGE, BrokenBuilds
 
 
 def line_of(path: Path, needle: str) -> int:
     return next(number for number, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
 
 
-# case of brokenbuilds.BREAKS: (the text on the broken line or None, what the build prints: {line} is its number)
+# case of brokenbuilds.BAD_INPUTS: (the text on the broken line or None, what the build prints: {line} is its number)
 CORPUS = {
     "mkdocs.yml that MkDocs cannot read": (
         "strict: [true",
@@ -39,15 +39,19 @@ CORPUS = {
 }
 
 
+def test_each_bad_input_built_is_checked():
+    assert CORPUS.keys() == BAD_INPUTS.keys()
+
+
 @pytest.mark.parametrize("case", CORPUS, ids=list(CORPUS))
-def test_broken_input_stops_the_build_and_publishes_nothing(broken_builds: dict[str, BrokenBuild], case: str):
+def test_broken_input_stops_the_build_and_publishes_nothing(broken_builds: BrokenBuilds, case: str):
     broken_line, fragments = CORPUS[case]
     built = broken_builds[case]
     message = built.printed
     assert built.result.returncode == 1, f"{case}: the build returned {built.result.returncode}"
     if "ERROR" in message:  # the hook's refusals, as MkDocs prints a plugin's error
         assert "Aborted with a BuildError!" in message
-    line = line_of(built.project / BREAKS[case][0], broken_line) if broken_line else None
+    line = line_of(built.project / BAD_INPUTS[case][0], broken_line) if broken_line else None
     for fragment in (fragment.format(line=line) for fragment in fragments):
         assert fragment in message, f"{case}: {fragment!r} not in:\n{message[-2000:]}"
     assert [p.name for p in built.live.iterdir()] == ["index.html"]

@@ -3,7 +3,7 @@ or data/ is a symlink or is not UTF-8, in one line naming it, and the live site 
 
 from __future__ import annotations
 
-from brokenbuilds import LIVE_PAGE, BrokenBuild
+from brokenbuilds import FOREIGN_FILES, LIVE_PAGE, BrokenBuild, BrokenBuilds
 
 
 def refused(built: BrokenBuild) -> str:
@@ -14,7 +14,7 @@ def refused(built: BrokenBuild) -> str:
     return built.printed
 
 
-def test_a_symlink_to_etc_passwd_under_docs_stops_the_build(broken_builds: dict[str, BrokenBuild]):
+def test_a_symlink_to_etc_passwd_under_docs_stops_the_build(broken_builds: BrokenBuilds):
     message = refused(broken_builds["a symlink to /etc/passwd under docs/"])
     assert (
         "docs/en/assets/passwd.txt: a symlink (to /etc/passwd); the site publishes only the project's own files: "
@@ -23,6 +23,10 @@ def test_a_symlink_to_etc_passwd_under_docs_stops_the_build(broken_builds: dict[
     assert "root:" not in message
 
 
-def test_an_invalid_byte_in_a_french_page_is_named_with_its_line(broken_builds: dict[str, BrokenBuild]):
+def test_an_invalid_byte_in_a_french_page_is_named_with_its_line(broken_builds: BrokenBuilds):
     message = refused(broken_builds["a byte that is not UTF-8 in a French page"])
     assert "docs/fr/index.md:6: byte 0xe9 is not UTF-8; save the file as UTF-8" in message
+
+
+def test_each_foreign_file_built_is_checked():
+    assert FOREIGN_FILES.keys() == {"a symlink to /etc/passwd under docs/", "a byte that is not UTF-8 in a French page"}
