@@ -3,6 +3,7 @@ writable copy of data/ to break on purpose, the site builds the tests read, a br
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import http.server
@@ -281,15 +282,24 @@ def broken_builds_fixture(session_builds: SessionBuilds) -> BrokenBuilds:
     return session_builds.result("broken_builds")
 
 
-@pytest.fixture(scope="session")
-def server(site: Path):
-    """The built site served on a free loopback port."""
+@contextlib.contextmanager
+def serving(site: Path) -> Iterator[str]:
+    """``site`` served on a free loopback port, at BASE_PATH: its address."""
     handler = functools.partial(QuietHandler, directory=str(site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}{BASE_PATH}"
-    httpd.shutdown()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}{BASE_PATH}"
+    finally:
+        httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def server(site: Path) -> Iterator[str]:
+    """The built site served on a free loopback port."""
+    with serving(site) as address:
+        yield address
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
