@@ -67,10 +67,11 @@ class Address:
 
 
 # The tokens of an HTML page, as the HTML parser of Python's library reads them (checked on every page of the built
-# site, the altered test site's too: the same links, ids and text), in one regular expression, about three times
-# faster: a comment, a CDATA section (inline SVG's), a declaration, a script or style element with its text up to
-# its end tag (its content is not markup), a start or end tag. In a tag, a quote opens a value only after an
-# equals sign (`alt=5"` is an unquoted value, as a browser reads it).
+# site, the altered test site's too: the same links, ids and text; on malformed raw HTML, such as an attribute given
+# twice, as a browser reads it), in one regular expression, about three times faster: a comment, a CDATA section
+# (inline SVG's), a declaration, a script or style element with its text up to its end tag (its content is not
+# markup), a start or end tag. In a tag, a quote opens a value only after an equals sign (`alt=5"` is an unquoted
+# value, as a browser reads it).
 _ATTRIBUTES = r"""((?:(?>[^>"'=]+|=\s*(?:"[^"]*"|'[^']*')|=|["']))*)"""
 _TOKEN = re.compile(
     r"<!--.*?(?:-->|\Z)"

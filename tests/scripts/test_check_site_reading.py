@@ -1,6 +1,7 @@
 """How `make check` reads a page (scripts/check_site.py, ``_Page.of``): the links and ids of its tags, and its text
 outside code, where template syntax left by a build would show. It reads them as Python's HTML parser does (the
-check read pages with it before), which is how a browser reads the HTML MkDocs writes."""
+check read pages with it before), which is how a browser reads the HTML MkDocs writes; where the two differ, on
+malformed raw HTML, as a browser does."""
 
 from __future__ import annotations
 
