@@ -222,6 +222,12 @@ def sglang_kv_pool_bytes(
     return pool if mamba_ratio is None else pool / (1 + mamba_ratio)
 
 
+def sglang_leaves_room_for_activations(visible_bytes: float, static_bytes: float, reserve: Reserve) -> bool:
+    """Whether what SGLang's static share leaves of the card holds its activation peak, which lives outside the
+    share (at ``--mem-fraction-static 1.0`` nothing is left, and the start runs out of memory)."""
+    return visible_bytes - static_bytes >= reserve.activations
+
+
 # --- what is left for the KV cache --------------------------------------------------------------------------
 def kv_cache_room_bytes(card_budget_bytes: float, weight_bytes_per_card: float, reserve: Reserve) -> float:
     """What an engine gives its KV cache on one card ("Available KV cache memory" in vLLM's start-up log):

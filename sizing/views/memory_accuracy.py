@@ -34,6 +34,7 @@ from sizing.engine.reserve import (
     server_batch_budget,
     server_reserve,
     sglang_kv_pool_bytes,
+    sglang_leaves_room_for_activations,
 )
 from sizing.engine.scenarios import gpu_record, scenario_precision, scenario_shape
 
@@ -49,7 +50,8 @@ class MemoryAccuracyError(SizingError):
 class MemoryCheck:
     """One start-up record against the rules (GiB, per card): the KV-cache memory and the weights reported and
     predicted, what the prediction is made of, and whether the start's KV cache holds one sequence of its
-    ``max_model_len`` by the rules (``predicted_starts``) against what happened (``outcome``)."""
+    ``max_model_len`` by the rules, and SGLang's activations fit outside its static share (``predicted_starts``),
+    against what happened (``outcome``)."""
 
     id: str
     engine_kind: str
@@ -63,6 +65,7 @@ class MemoryCheck:
     one_sequence_gib: float
     batch: BatchBudget | None
     unreliable: str | None
+    activations_fit: bool = True
 
     @property
     def kv_error(self) -> float | None:
@@ -79,8 +82,9 @@ class MemoryCheck:
 
     @property
     def predicted_starts(self) -> bool:
-        """Whether the rules leave the KV cache of one sequence of ``max_model_len`` tokens."""
-        return self.predicted_kv_gib >= self.one_sequence_gib
+        """Whether the rules leave the KV cache of one sequence of ``max_model_len`` tokens, and room for the
+        activations where the engine keeps them apart (SGLang)."""
+        return self.predicted_kv_gib >= self.one_sequence_gib and self.activations_fit
 
 
 def device_name(gpu: Gpu | InlineGpu) -> str:
@@ -116,6 +120,7 @@ def check_memory_record(catalog: Catalog, record: MemoryMeasurement) -> MemoryCh
     if parallelism == "layers":
         one_sequence /= record.cards
     batch = None
+    activations_fit = True
     if record.engine_kind == "llama.cpp":
         engine = next(e for e in catalog.engines.values() if isinstance(e, LlamaCppEngine))
         slots = record.parallel_slots or engine.parallel_slots.value
@@ -137,6 +142,7 @@ def check_memory_record(catalog: Catalog, record: MemoryMeasurement) -> MemoryCh
             hybrid = isinstance(model.attention, HybridAttention)
             ratio = server.sglang_mamba_full_memory_ratio.value if hybrid else None
             room = sglang_kv_pool_bytes(budget, weights, reserve, ratio)
+            activations_fit = sglang_leaves_room_for_activations(visible, budget, reserve)
         else:
             if record.gpu_memory_utilization is None:
                 raise MemoryAccuracyError(f"memory record '{record.id}': a vLLM record needs gpu_memory_utilization")
@@ -155,6 +161,7 @@ def check_memory_record(catalog: Catalog, record: MemoryMeasurement) -> MemoryCh
         one_sequence / GIB,
         batch,
         record.unreliable,
+        activations_fit,
     )
 
 

@@ -17,6 +17,7 @@ from sizing.engine.reserve import (
     sampler_peak_bytes,
     server_batch_budget,
     server_reserve,
+    sglang_leaves_room_for_activations,
 )
 from sizing.engine.specs import LlmShape
 from sizing.views.memory_accuracy import check_memory_record, compute_buffer_error
@@ -190,6 +191,23 @@ def test_sglang_gives_its_static_share_to_weights_and_pool(catalog):
     record = next(r for r in catalog.held_out_memory_measurements if r.id == "yuy4o-sglang-qwq-32b-a800-1x")
     check = check_memory_record(catalog, record)
     assert check.predicted_kv_gib == pytest.approx(16.45, abs=0.01) and abs(check.kv_error or 1) < 0.03
+
+
+def test_sglang_keeps_its_activations_outside_its_static_share():
+    # 80 GiB seen, 1.5 GiB of activation peak: at 0.98 the share leaves 1.6 GiB, enough; at 0.99, 0.8 GiB, not; at
+    # 1.0, nothing (the start runs out of memory, as gpt-oss-120b's on two A800s did)
+    peak = Reserve(activations=1.5 * GIB, overhead=0.5 * GIB)
+    assert sglang_leaves_room_for_activations(80 * GIB, 0.98 * 80 * GIB, peak)
+    assert not sglang_leaves_room_for_activations(80 * GIB, 0.99 * 80 * GIB, peak)
+    assert not sglang_leaves_room_for_activations(80 * GIB, 1.0 * 80 * GIB, peak)
+
+
+def test_an_sglang_start_at_a_static_share_of_one_is_seen_failing(catalog):
+    record = next(r for r in catalog.held_out_memory_measurements if r.id == "yuy4o-sglang-gpt-oss-120b-a800-2x-oom")
+    assert record.mem_fraction_static == 1.0 and record.outcome == "out_of_memory"
+    check = check_memory_record(catalog, record)
+    assert check.predicted_kv_gib > check.one_sequence_gib  # the pool alone would hold a sequence
+    assert not check.predicted_starts
 
 
 def test_llama_cpp_allocates_the_kv_cache_of_its_context(catalog):
