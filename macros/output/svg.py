@@ -22,7 +22,7 @@ import itertools
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 from macros.base.errors import MacroError
@@ -192,28 +192,46 @@ def _scatter(chart: ScatterChart) -> tuple[float, list[str]]:
     points = sorted(chart.points)
     centres = [(plot.x(px), plot.y(py)) for px, py, _, _ in points]
     parts += [_dot(cx, cy, point[2]) for point, (cx, cy) in zip(points, centres, strict=True)]
-    dots = [_box_around(cx, cy, POINT_RADIUS + 1) for cx, cy in centres]
-    numbers: list[Box] = []
-    leaders: list[tuple[float, float, float, float]] = []
     bounds = (plot.left + 1, plot.top - GAP, plot.right, plot.bottom - 1)
-    for index, (cx, cy) in enumerate(centres):
-        number = _number(index)
-        place = label_place(
-            cx,
-            cy,
-            BOLD * text_width(number),
-            bounds,
-            dots[:index] + dots[index + 1 :] + numbers,
-            centres[:index] + centres[index + 1 :],
-            leaders=leaders,
-        )
-        numbers.append(place.box)
+    for index, place in enumerate(_number_places(centres, bounds)):
         if place.leader:
-            leaders.append(place.leader)
             parts.append(_line(*place.leader, width=0.6, opacity=0.6))
-        parts.append(_text(place.box[0], place.box[1] + ASCENT * TEXT_SIZE, number, bold=True))
+        parts.append(_text(place.box[0], place.box[1] + ASCENT * TEXT_SIZE, _number(index), bold=True))
     key_height, key = _key([point[3] for point in points], _bottom_of(plot) + GAP)
     return _bottom_of(plot) + GAP + key_height, parts + key
+
+
+def _number_places(centres: list[tuple[float, float]], bounds: Box) -> list[LabelPlace]:
+    """Where each point's number goes, in the points' order (``label_place``), placed one after another; a number
+    that finds no clear place is placed first in the next try, until every number is clear or each has led once."""
+    dots = [_box_around(cx, cy, POINT_RADIUS + 1) for cx, cy in centres]
+    order = list(range(len(centres)))
+    for _ in centres:
+        places: dict[int, LabelPlace] = {}
+        numbers: list[Box] = []
+        leaders: list[tuple[float, float, float, float]] = []
+        for index in order:
+            cx, cy = centres[index]
+            place = label_place(
+                cx,
+                cy,
+                BOLD * text_width(_number(index)),
+                bounds,
+                dots[:index] + dots[index + 1 :] + numbers,
+                centres[:index] + centres[index + 1 :],
+                leaders=leaders,
+                labels=numbers,
+            )
+            places[index] = place
+            numbers.append(place.box)
+            if place.leader:
+                leaders.append(place.leader)
+        stuck = next((index for index in order if not places[index].clear), None)
+        if stuck is None or order[0] == stuck:
+            break
+        order.remove(stuck)
+        order.insert(0, stuck)
+    return [places[index] for index in range(len(centres))]
 
 
 def _log_scatter(chart: LogScatterChart) -> tuple[float, list[str]]:
@@ -473,6 +491,7 @@ Box = tuple[float, float, float, float]  # left, top, right, bottom
 class LabelPlace:
     box: Box  # where the label's text goes
     leader: tuple[float, float, float, float] | None = None  # a line to its point, when set away from it
+    clear: bool = True  # False: no place met every rule, this is the first one inside the bounds
 
 
 def text_width(text: str, font_size: float = TEXT_SIZE) -> float:
@@ -510,14 +529,18 @@ def label_place(
     others: Iterable[tuple[float, float]] = (),
     clearance: float = POINT_RADIUS + 1.5,
     leaders: Iterable[tuple[float, float, float, float]] = (),
+    labels: Iterable[Box] = (),
 ) -> LabelPlace:
     """Beside the point at (x, y), right, left, above, below or at a corner, then the same a line further
     and joined to it by a leader: the first place inside ``bounds`` whose label, and leader, touch nothing
     ``taken`` (each grown by ``GAP / 2``) and, without a leader, is nearer its point than any of ``others``,
-    so that no reader gives it to another, and whose label no leader already drawn crosses; else the first
+    so that no reader gives it to another; whose label is clear of the span of every leader already drawn, and
+    whose leader's span clear of the ``labels`` already placed (a span is the rectangle a line's ends make, the
+    box a browser gives the line: a label is kept out of the corner of a slanted leader too); else the first
     place inside ``bounds``."""
     height = (ASCENT + DESCENT) * TEXT_SIZE
     near = [_grown(box, GAP / 2) for box in taken]
+    texts = [_grown(box, GAP / 2) for box in labels]
     drawn = list(leaders)
     others = list(others)
     candidates = []
@@ -539,11 +562,12 @@ def label_place(
             not any(
                 _overlaps(candidate.box, box) or (candidate.leader and _crosses(candidate.leader, box)) for box in near
             )
-            and not any(_crosses(line, _grown(candidate.box, GAP / 2)) for line in drawn)
+            and not any(_overlaps(line_span(line), _grown(candidate.box, GAP / 2)) for line in drawn)
+            and not (candidate.leader and any(_overlaps(line_span(candidate.leader), box) for box in texts))
             and (candidate.leader or all(_distance(candidate.box, *point) > own + GAP for point in others))
         ):
             return candidate
-    return (inside or candidates)[0]
+    return replace((inside or candidates)[0], clear=False)
 
 
 def _leader(x: float, y: float, box: Box) -> tuple[float, float, float, float]:
@@ -557,6 +581,12 @@ def _leader(x: float, y: float, box: Box) -> tuple[float, float, float, float]:
 def _distance(box: Box, x: float, y: float) -> float:
     """From the point (x, y) to the nearest point of ``box``."""
     return math.hypot(x - min(max(x, box[0]), box[2]), y - min(max(y, box[1]), box[3]))
+
+
+def line_span(line: tuple[float, float, float, float]) -> Box:
+    """The rectangle a line's two ends make."""
+    x1, y1, x2, y2 = line
+    return min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)
 
 
 def _crosses(line: tuple[float, float, float, float], box: Box) -> bool:

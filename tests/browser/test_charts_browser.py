@@ -15,8 +15,6 @@ import pytest
 from site_pages import chart_pages
 from sitebuild import LANGUAGES
 
-from macros.output.svg import _crosses
-
 pytestmark = pytest.mark.browser
 
 SMALLEST_TEXT_PX = 11
@@ -24,7 +22,7 @@ SMALLEST_TEXT_PX = 11
 CHART_PAGES = chart_pages()
 
 # Per chart: its drawing's scale, the size of each text in CSS px, and the boxes (user units) of its texts
-# and its marks (every circle, rect and line, a line with its two ends), and of the chart itself.
+# and its marks (every circle, rect and line), and of the chart itself.
 MEASURE = """() => [...document.querySelectorAll('svg.chart')].map(svg => {
   const box = e => { const b = e.getBBox(); return [b.x, b.y, b.x + b.width, b.y + b.height]; };
   const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
@@ -33,8 +31,7 @@ MEASURE = """() => [...document.querySelectorAll('svg.chart')].map(svg => {
     title: svg.querySelector('title').textContent,
     sizes: texts.map(t => parseFloat(getComputedStyle(t).fontSize) * scale),
     texts: texts.map(t => [t.textContent, box(t)]),
-    marks: [...svg.querySelectorAll('circle, rect, line')].map(m => [m.outerHTML.slice(0, 60), box(m),
-      m.tagName === 'line' ? ['x1', 'y1', 'x2', 'y2'].map(a => m[a].baseVal.value) : null]),
+    marks: [...svg.querySelectorAll('circle, rect, line')].map(m => [m.outerHTML.slice(0, 60), box(m)]),
     view: [0, 0, svg.viewBox.baseVal.width, svg.viewBox.baseVal.height],
     right: svg.getBoundingClientRect().right,
     scale: scale,
@@ -45,15 +42,6 @@ MEASURE = """() => [...document.querySelectorAll('svg.chart')].map(svg => {
 def overlaps(a: list[float], b: list[float], slack: float) -> bool:
     """Whether two boxes overlap by more than ``slack`` (a CSS pixel, in the chart's units) both ways."""
     return a[0] < b[2] - slack and b[0] < a[2] - slack and a[1] < b[3] - slack and b[1] < a[3] - slack
-
-
-def on_mark(text: list[float], mark: list[float], ends: list[float] | None, slack: float) -> bool:
-    """Whether a text's box overlaps a circle's or a rect's, or a line passes through it, by more than ``slack``: a
-    slanted leader's bounding rectangle is mostly empty, the line is what a reader sees."""
-    if ends is None:
-        return overlaps(text, mark, slack)
-    inner = (text[0] + slack, text[1] + slack, text[2] - slack, text[3] - slack)
-    return inner[0] < inner[2] and inner[1] < inner[3] and _crosses((ends[0], ends[1], ends[2], ends[3]), inner)
 
 
 def inside(a: list[float], b: list[float], slack: float) -> bool:
@@ -72,11 +60,7 @@ def problems(chart: dict) -> list[str]:
         found += [
             f"{text!r} overlaps {other!r}" for other, other_box in texts[i + 1 :] if overlaps(box, other_box, pixel)
         ]
-        found += [
-            f"{text!r} overlaps {mark}"
-            for mark, mark_box, ends in chart["marks"]
-            if on_mark(box, mark_box, ends, pixel)
-        ]
+        found += [f"{text!r} overlaps {mark}" for mark, mark_box in chart["marks"] if overlaps(box, mark_box, pixel)]
         if not inside(box, chart["view"], pixel):
             found.append(f"{text!r} runs off the chart: {box} outside {chart['view']}")
     return [f"{chart['title']}: {problem}" for problem in found]

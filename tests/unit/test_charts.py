@@ -17,6 +17,7 @@ from macros.output.svg import (
     DRAWING,
     GAP,
     LINE,
+    POINT_RADIUS,
     TEXT_SIZE,
     WIDTH,
     BarChart,
@@ -29,6 +30,7 @@ from macros.output.svg import (
     _overlaps,
     draw,
     label_place,
+    line_span,
     nice_ticks,
     text_box,
     text_width,
@@ -175,7 +177,7 @@ def test_a_label_has_room_for_the_tallest_font_readers_have_and_two_lines_do_not
     assert bottom - top <= LINE
 
 
-def test_in_a_crowd_no_number_sits_on_a_leader_line():
+def test_in_a_crowd_no_number_sits_on_a_leader_line_or_in_its_span():
     svg = draw(CROWD, "t", "d")
     leaders = [
         (float(x1), float(y1), float(x2), float(y2))
@@ -186,6 +188,29 @@ def test_in_a_crowd_no_number_sits_on_a_leader_line():
     numbers = [box for text, box in _text_boxes(svg) if text.isdigit()]
     assert leaders and numbers
     assert not [(line, box) for line in leaders for box in numbers if _crosses(line, box)]
+    assert not [(line, box) for line in leaders for box in numbers if _overlaps(line_span(line), box)]
+
+
+def test_a_number_keeps_out_of_the_span_of_a_slanted_leader_already_drawn():
+    """The Chinese price chart of Qwen3 235B put number 2 below its point, 14 units from the leader of number 3
+    but inside the rectangle its ends make, which is the box a browser gives the line: it now goes elsewhere."""
+    leader = (43.01, 118.66, 61.38, 137.03)
+    place = label_place(48.93, 130.41, BOLD * text_width("2"), (0, 0, WIDTH, 300), [], [], leaders=[leader])
+    assert not _overlaps(line_span(leader), place.box)
+
+
+def test_a_leader_keeps_its_span_off_the_numbers_already_placed():
+    """Number 3 of the same chart, boxed in by points 2, 4 and 5 and number 2 below: its one free leader ran down to
+    the right with number 2 inside its span. Told the numbers placed, no place is clear, and the chart places
+    that number before the others on its next try."""
+    number_2 = (44.63, 152.9, 53.2, 170.7)
+    neighbours = [(43.62, 126.61), (56.52, 136.61), (40.13, 161.79)]
+    taken = [_box_around(x, y, POINT_RADIUS + 1) for x, y in neighbours] + [number_2]
+    width, bounds = BOLD * text_width("3"), (24.36, 40, WIDTH, 300)
+    alone = label_place(40.18, 133.84, width, bounds, taken, neighbours)
+    assert alone.leader and _overlaps(line_span(alone.leader), number_2)
+    told = label_place(40.18, 133.84, width, bounds, taken, neighbours, labels=[number_2])
+    assert not told.clear
 
 
 # --- ticks ----------------------------------------------------------------------------------------------------
