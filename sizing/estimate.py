@@ -5,8 +5,7 @@
 SCENARIOS.yml is a YAML list; each scenario (sizing/catalog/schema.py ``DecodeScenario``):
 
     - id: llama-70b-4xa100            # echoed back
-      gpu: a100-sxm4-80gb             # gpus.yml id, or {memory_gb, memory_bandwidth_gbps, bf16_dense_tflops,
-                                      #   boost_clock_mhz (optional: the reference clock's fixed costs without it)}
+      gpu: a100-sxm4-80gb             # gpus.yml id, or {memory_gb, memory_bandwidth_gbps, bf16_dense_tflops}
       cards: 4                        # default 1
       link: nvlink                    # none (default) | pcie | nvlink | nvlink-bridge | an interconnects.yml id
       parallelism: tensor             # tensor (default) | layers

@@ -85,12 +85,6 @@ def total_memory(ctx: MacroContext, node: str) -> str:
 
 
 @macro
-def boost_clock(ctx: MacroContext, gpu: str) -> str:
-    """A card's boost clock, as its vendor states it (a GPU id, or a node id for its GPU)."""
-    return ctx.f.unit("megahertz", ctx.f.number(ctx.gpu(gpu).boost_clock_mhz))
-
-
-@macro
 def memory_bandwidth(ctx: MacroContext, gpu: str) -> str:
     """Memory bandwidth of one card (a GPU id, or a node id for its GPU)."""
     return ctx.f.gbps(ctx.gpu(gpu).memory_bandwidth_gbps)

@@ -18,11 +18,9 @@ from macros.output.html import block, code, id_code, table
 from macros.output.svg import LogScatterChart, draw
 from sizing.catalog.schema import DecodeMeasurement, FigureOrigin, LlamaCppEngine, MemoryMeasurement, ServerEngine
 from sizing.catalog.units import GIB
-from sizing.engine.decode import DecodeConstants, clock_factor
 from sizing.engine.fit import visible_memory
 from sizing.engine.reserve import is_large_card, release_of, version_key
 from sizing.engine.scenarios import measured_setup
-from sizing.engine.specs import gpu_spec
 from sizing.views.accuracy import (
     FLOOR_STEP,
     MAX_MEDIAN_ABS_ERROR,
@@ -255,7 +253,6 @@ SPEED_CONSTANTS = (
     "decode_floor_factor",
     "decode_bandwidth_fraction_host",
     "decode_host_crossing_seconds",
-    "decode_clock_reference_mhz",
     "layout_tie_share",
 )
 
@@ -263,32 +260,17 @@ SPEED_CONSTANTS = (
 @macro
 def speed_constant(ctx: MacroContext, name: str) -> str:
     """A constant of the speed model (data/assumptions.yml), in its unit: a share as a percentage, a time in
-    microseconds or milliseconds, a clock in MHz."""
+    microseconds or milliseconds."""
     if name not in SPEED_CONSTANTS:
         raise MacroError(f"unknown speed constant '{name}'; one of {', '.join(SPEED_CONSTANTS)}")
     value = getattr(ctx.catalog.assumptions, name).value
     if name.endswith(("_fraction", "_fraction_server", "_fraction_llama_cpp", "_fraction_host", "_factor", "_share")):
         return _percent(ctx, value)
     if name.endswith("_seconds") or "_seconds_" in name:
-        return _seconds(ctx, value)
-    if name.endswith("_mhz"):
-        return ctx.f.unit("megahertz", ctx.f.number(value))
+        if value >= 1e-3:
+            return ctx.f.unit("milliseconds", ctx.f.significant(value * 1e3))
+        return ctx.f.unit("microseconds", ctx.f.number(value * 1e6))
     return ctx.f.number(value, 0 if float(value).is_integer() else 1)
-
-
-def _seconds(ctx: MacroContext, value: float) -> str:
-    """A short time: in milliseconds from one, in whole microseconds below."""
-    if value >= 1e-3:
-        return ctx.f.unit("milliseconds", ctx.f.significant(value * 1e3))
-    return ctx.f.unit("microseconds", ctx.f.number(value * 1e6))
-
-
-@macro
-def sublayer_seconds_on(ctx: MacroContext, gpu: str) -> str:
-    """What a server engine's fixed cost per half-layer comes to on a card, at its clock (a GPU id, or a node id for
-    its GPU)."""
-    constants = DecodeConstants.from_assumptions(ctx.catalog.assumptions)
-    return _seconds(ctx, constants.sublayer_seconds * clock_factor(gpu_spec(ctx.gpu(gpu)), constants))
 
 
 @macro

@@ -82,7 +82,6 @@ RecentDate = Annotated[datetime.date, AfterValidator(_recent)]
 GigaBytes = Annotated[Positive, within(4, 1024, "GB of card memory")]
 MemoryBandwidth = Annotated[Positive, within(100, 20_000, "GB/s of memory bandwidth")]
 Teraflops = Annotated[Positive, within(10, 40_000, "dense TFLOPS")]
-ClockMhz = Annotated[Positive, within(300, 4_000, "MHz of GPU boost clock")]
 MebiBytes = Annotated[PositiveInt, within(4 * 1024, 1024 * 1024, "MiB of card memory")]
 LinkGbps = Annotated[Positive, within(1, 2_000, "GB/s each way (PCIe 3 x4 to NVLink 5 and beyond)")]
 LatencyUs = Annotated[Positive, within(1, 10_000, "microseconds")]
@@ -112,7 +111,6 @@ class Gpu(Record):
     pcie_generation: Literal[4, 5]
     bf16_dense_tflops: Teraflops
     fp8_dense_tflops: Teraflops | None
-    boost_clock_mhz: ClockMhz
     peer_to_peer: bool
     nvidia_smi_memory_mib: MebiBytes
     runtime_visible_memory_mib: MebiBytes
@@ -557,7 +555,6 @@ class Assumptions(Record):
     decode_mla_sublayer_extra_seconds: FittedAssumption[StepSeconds]
     decode_step_host_seconds_server: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
     decode_step_host_seconds_llama_cpp: FittedAssumption[Annotated[NonNegative, within(0, 1, "seconds")]]
-    decode_clock_reference_mhz: Assumption[ClockMhz]
     decode_floor_factor: FittedAssumption[FloorShare]
     decode_bandwidth_fraction_host: FittedAssumption[BandwidthShare]
     decode_host_crossing_seconds: FittedAssumption[StepSeconds]
@@ -721,15 +718,13 @@ CardTflops = Annotated[float, Field(ge=0.1, le=100_000)]  # dense tensor through
 
 
 class InlineGpu(Record):
-    """A card given by its figures instead of a gpus.yml id. Without ``boost_clock_mhz`` its decode steps pay the
-    fixed costs of a card at the speed model's reference clock (assumptions.yml ``decode_clock_reference_mhz``)."""
+    """A card given by its figures instead of a gpus.yml id."""
 
     id: Id | None = None
     memory_gb: CardMemoryGb
     memory_bandwidth_gbps: CardBandwidthGbps
     bf16_dense_tflops: CardTflops
     fp8_dense_tflops: CardTflops | None = None
-    boost_clock_mhz: ClockMhz | None = None
     peer_to_peer: bool = True
     architecture: Text | None = None
     source: Text | None = None
@@ -882,8 +877,7 @@ class CapacityPlan(Record):
     """A published capacity-planning answer (data/capacity_plans.yml): the planner, the catalog model, format and
     node configuration closest to its question, the GPUs of one of its copies (its worker's tensor-parallel size),
     the requirement it was given (``users`` or ``requests_per_minute``), and the GPUs it answered, prefill and
-    decode on the same GPUs. ``disagrees``: why the site's plan rents under two thirds of them, with the public runs
-    that say so (bench/planners.py and the tests hold that it does, so the reason goes once it no longer holds)."""
+    decode on the same GPUs."""
 
     id: Id
     planner: Text
@@ -901,7 +895,6 @@ class CapacityPlan(Record):
     source: Text
     quote: Text
     notes: Text
-    disagrees: Text | None = None
 
     @model_validator(mode="after")
     def _users_or_a_rate(self) -> CapacityPlan:
@@ -957,23 +950,6 @@ DUPLICATE = "duplicate of "
 SourceTable = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*$", max_length=120)]
 
 
-def inline_figures_sourced(record: Record, fields: tuple[str, ...]) -> None:
-    """A measurement's figures given inline (not by a catalog id) each name their source."""
-    for field in fields:
-        value = getattr(record, field)
-        if not isinstance(value, (str, type(None))) and value.source is None:
-            raise ValueError(f"inline {field} needs a source")
-
-
-def inline_card_clocked(gpu: GpuRef) -> None:
-    """A timed measurement's card given inline states its clock: a step's fixed costs scale with it."""
-    if not isinstance(gpu, str) and gpu.boost_clock_mhz is None:
-        raise ValueError(
-            "inline gpu needs boost_clock_mhz (the vendor's boost clock, with its source): the fixed costs of a "
-            "step scale with it"
-        )
-
-
 class DecodeMeasurement(DecodeScenario):
     """A published decode speed, with the scenario it was measured in. ``unreliable`` (the reason) keeps a
     record out of the accuracy statistics and the fit."""
@@ -1025,8 +1001,10 @@ class DecodeMeasurement(DecodeScenario):
 
     @model_validator(mode="after")
     def _inline_figures_have_a_source(self) -> DecodeMeasurement:
-        inline_figures_sourced(self, ("gpu", "link", "model", "precision"))
-        inline_card_clocked(self.gpu)
+        for field in ("gpu", "link", "model", "precision"):
+            value = getattr(self, field)
+            if not isinstance(value, (str, type(None))) and value.source is None:
+                raise ValueError(f"inline {field} needs a source")
         return self
 
 
@@ -1071,8 +1049,10 @@ class PrefillMeasurement(DecodeScenario):
 
     @model_validator(mode="after")
     def _inline_figures_have_a_source(self) -> PrefillMeasurement:
-        inline_figures_sourced(self, ("gpu", "link", "model", "precision"))
-        inline_card_clocked(self.gpu)
+        for field in ("gpu", "link", "model", "precision"):
+            value = getattr(self, field)
+            if not isinstance(value, (str, type(None))) and value.source is None:
+                raise ValueError(f"inline {field} needs a source")
         return self
 
     @model_validator(mode="after")
@@ -1126,7 +1106,10 @@ class MemoryMeasurement(Record):
 
     @model_validator(mode="after")
     def _inline_figures_have_a_source(self) -> MemoryMeasurement:
-        inline_figures_sourced(self, ("gpu", "model", "precision"))
+        for field in ("gpu", "model", "precision"):
+            value = getattr(self, field)
+            if not isinstance(value, (str, type(None))) and value.source is None:
+                raise ValueError(f"inline {field} needs a source")
         if self.engine_kind == "vllm" and self.gpu_memory_utilization is None:
             raise ValueError("a vLLM record gives its gpu_memory_utilization (0.9 when the run kept the default)")
         if self.engine_kind == "sglang" and self.mem_fraction_static is None:

@@ -13,9 +13,7 @@ One decode step moves each of the ``c`` concurrent streams forward by one token:
 * communication: a tensor split all-reduces after every sub-layer (latency + ring volume over the measured bus
   bandwidth);
 * overhead: a fixed cost per sub-layer (kernel launches and tails; llama.cpp's own), more for mixture-of-experts
-  and latent attention, plus a per-step host cost (llama.cpp's own as well). The sub-layer costs are the GPU's
-  time, stated for a card at the reference clock: a card of another boost clock pays them times reference ÷ its
-  clock (an RTX 4090 at 2,520 MHz less than an A100 at 1,410 MHz); the host's cost does not scale.
+  and latent attention, plus a per-step host cost (llama.cpp's own as well).
 
 With layers in host memory (llama.cpp's ``--n-gpu-layers``), the memory term reads their share, with the
 output head, at the host's memory bandwidth times a fraction of its own, after the cards' share (the CPU's
@@ -61,7 +59,6 @@ class DecodeConstants:
     mla_sublayer_extra_seconds: float
     step_host_seconds_server: float
     step_host_seconds_llama_cpp: float
-    clock_reference_mhz: float
     floor_factor: float
     kv_cache_bytes_per_element: float
     allreduces_per_layer: int
@@ -81,7 +78,6 @@ class DecodeConstants:
             mla_sublayer_extra_seconds=a.decode_mla_sublayer_extra_seconds.value,
             step_host_seconds_server=a.decode_step_host_seconds_server.value,
             step_host_seconds_llama_cpp=a.decode_step_host_seconds_llama_cpp.value,
-            clock_reference_mhz=a.decode_clock_reference_mhz.value,
             floor_factor=a.decode_floor_factor.value,
             kv_cache_bytes_per_element=a.kv_cache_bytes_per_element.value,
             allreduces_per_layer=a.allreduces_per_layer.value,
@@ -196,25 +192,18 @@ def seconds_handing_over(model: LlmShape, link: LinkSpec, streams: int) -> float
     )
 
 
-def clock_factor(gpu: GpuSpec, constants: DecodeConstants) -> float:
-    """How much longer the card takes than one at the reference clock for the same kernels' fixed costs (1 for a
-    card whose clock is not given)."""
-    return 1.0 if gpu.boost_clock_mhz is None else constants.clock_reference_mhz / gpu.boost_clock_mhz
-
-
-def seconds_overhead(model: LlmShape, constants: DecodeConstants, engine_class: EngineClass, gpu: GpuSpec) -> float:
-    """Per-step host cost + the GPU's fixed costs: one per sub-layer (each engine its own: llama.cpp replays one
-    CUDA graph of fused kernels per token) and extras per MoE and per MLA sub-layer, at the card's clock
-    (``clock_factor``). Every card of a tensor split pays all of it."""
+def seconds_overhead(model: LlmShape, constants: DecodeConstants, engine_class: EngineClass) -> float:
+    """Per-step host cost + a fixed cost per sub-layer (each engine its own: llama.cpp replays one CUDA graph of
+    fused kernels per token) + extras per MoE and per MLA sub-layer. Every card of a tensor split pays all of it."""
     llama_cpp = engine_class == "llama.cpp"
     host = constants.step_host_seconds_llama_cpp if llama_cpp else constants.step_host_seconds_server
     per_sublayer = constants.sublayer_seconds_llama_cpp if llama_cpp else constants.sublayer_seconds
-    on_gpu = (
-        sublayers(model, constants.allreduces_per_layer) * per_sublayer
+    return (
+        host
+        + sublayers(model, constants.allreduces_per_layer) * per_sublayer
         + moe_sublayers(model) * constants.moe_sublayer_extra_seconds
         + mla_sublayers(model) * constants.mla_sublayer_extra_seconds
     )
-    return host + on_gpu * clock_factor(gpu, constants)
 
 
 def layer_split_seconds(single_card_step_seconds: float, cards: int, handover_seconds: float) -> float:
@@ -247,7 +236,7 @@ def steps_seconds(setup: DecodeSetup, counts: Sequence[int]) -> list[StepSeconds
     per_token = flops_per_token(model, setup.context_tokens)
     per_prompt_token = flops_per_token(model, setup.context_tokens // 2)
     kv_per_stream = kv_cache_bytes(model, setup.context_tokens, 1, constants.kv_cache_bytes_per_element, cards)
-    overhead = seconds_overhead(model, constants, setup.engine_class, setup.gpu)
+    overhead = seconds_overhead(model, constants, setup.engine_class)
     host_layers = setup.host_layers
     if host_layers is not None:
         overhead += crossings_per_step(model.layers, host_layers) * constants.host_crossing_seconds

@@ -132,7 +132,7 @@ def tokens_work_seconds(
 
 def step_fixed_seconds(setup: DecodeSetup) -> float:
     """The fixed cost of one step of the copy (kernel launches and tails, the host's share)."""
-    return seconds_overhead(setup.model, setup.constants, setup.engine_class, setup.gpu)
+    return seconds_overhead(setup.model, setup.constants, setup.engine_class)
 
 
 # --- among other streams ---------------------------------------------------------------------------

@@ -18,7 +18,6 @@ class GpuSpec:
     memory_bandwidth_gbps: float
     bf16_dense_tflops: float
     fp8_dense_tflops: float | None = None
-    boost_clock_mhz: float | None = None  # None: the speed model's reference clock
 
 
 @dataclass(frozen=True)
@@ -97,9 +96,7 @@ class HostLayers:
 
 
 def gpu_spec(gpu: Gpu | InlineGpu) -> GpuSpec:
-    return GpuSpec(
-        gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.bf16_dense_tflops, gpu.fp8_dense_tflops, gpu.boost_clock_mhz
-    )
+    return GpuSpec(gpu.memory_gb, gpu.memory_bandwidth_gbps, gpu.bf16_dense_tflops, gpu.fp8_dense_tflops)
 
 
 def llm_shape(model: Llm) -> LlmShape:

@@ -16,7 +16,6 @@ from sizing.views.plan_tabulate import model_figures, plan_figures, planned_mode
 
 PLANS_FILE = DATA_DIR / "capacity_plans.yml"
 MOST_PLANS = 100
-MIN_RATIO = 2 / 3  # the fewest GPUs a plan alike rents, as a share of the planner's, unless the answer disagrees
 ANY_SPEED = 0.1  # tokens/s per user where a planner set no speed: any copy that answers at all
 
 

@@ -200,7 +200,7 @@ SIZING_GUIDE_WORDING = {
     ("fr", "guides/image-and-video"): ["est l’A40", "2,0 fois plus de calcul par dollar"],
     ("zh", "guides/image-and-video"): ["计算条件", "主要受限于算力而非显存带宽", "2.0 倍"],
     ("fr", "guides/quantization"): ["une échelle et un point zéro", "au moins"],
-    ("en", "guides/quantization"): ["Speed on 8 × H100 SXM5", "about 34 tok/s, at least"],
+    ("en", "guides/quantization"): ["Speed on 8 × H100 SXM5", "about 33 tok/s, at least"],
     ("en", "guides/mixture-of-experts"): ["671 billion parameters", "626.7 GiB", "each head is duplicated"],
 }
 

@@ -161,22 +161,6 @@ CASES = {
             "did you mean 'h100-sxm5-80gb'",
         ],
     ),
-    "timed measurement of an inline card without its clock": (
-        "measurements.yml",
-        "      bf16_dense_tflops: 70\n      boost_clock_mhz: 1710\n",
-        "      bf16_dense_tflops: 70\n",
-        [
-            "measurements.yml:",
-            "record 'llama2-70b-a10g-8x-mlc'",
-            "inline gpu needs boost_clock_mhz (the vendor's boost clock, with its source)",
-        ],
-    ),
-    "catalog card without its clock": (
-        "gpus.yml",
-        "    fp8_dense_tflops: null\n    boost_clock_mhz: 1410\n",
-        "    fp8_dense_tflops: null\n",
-        ["gpus.yml:", "record 'a100-pcie-80gb'", "field 'gpus.boost_clock_mhz'", "required field is missing"],
-    ),
     "measurement naming an unknown precision": (
         "measurements.yml",
         "    precision: fp8\n",

@@ -192,7 +192,7 @@ def test_in_a_crowd_no_number_sits_on_a_leader_line_or_in_its_span():
 
 
 def test_a_number_keeps_out_of_the_span_of_a_slanted_leader_already_drawn():
-    """The Chinese price chart of Qwen3 235B put number 2 below its point, 14 units from the leader of number 3
+    """A Chinese price chart of Qwen3 235B once put number 2 below its point, 14 units from the leader of number 3
     but inside the rectangle its ends make, which is the box a browser gives the line: it now goes elsewhere."""
     leader = (43.01, 118.66, 61.38, 137.03)
     place = label_place(48.93, 130.41, BOLD * text_width("2"), (0, 0, WIDTH, 300), [], [], leaders=[leader])
@@ -200,7 +200,7 @@ def test_a_number_keeps_out_of_the_span_of_a_slanted_leader_already_drawn():
 
 
 def test_a_leader_keeps_its_span_off_the_numbers_already_placed():
-    """Number 3 of the same chart, boxed in by points 2, 4 and 5 and number 2 below: its one free leader ran down to
+    """Number 3 of such a chart, boxed in by points 2, 4 and 5 and number 2 below: its one free leader runs down to
     the right with number 2 inside its span. Told the numbers placed, no place is clear, and the chart places
     that number before the others on its next try."""
     number_2 = (44.63, 152.9, 53.2, 170.7)

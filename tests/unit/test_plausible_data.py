@@ -36,8 +36,8 @@ CASES = {
     ),
     "floor factor 1e-300": (
         "assumptions.yml",
-        "decode_floor_factor:\n    value: 0.65\n",
-        "decode_floor_factor:\n    value: 1.0e-300\n",
+        "decode_floor_factor:\n    value: 0.6",
+        "decode_floor_factor:\n    value: 1.0e-300",
         "field 'assumptions.decode_floor_factor.value': expected: a share of the typical "
         "speed from 0.2 to 1; found: 1e-300",
         "value: 1.0e-300",

@@ -37,7 +37,6 @@ DECODE = DecodeConstants(
     mla_sublayer_extra_seconds=0,
     step_host_seconds_server=0,
     step_host_seconds_llama_cpp=0,
-    clock_reference_mhz=1980,
     floor_factor=0.5,
     kv_cache_bytes_per_element=2,
     allreduces_per_layer=2,
