@@ -26,6 +26,9 @@ GUIDES = [
     "guides/mixture-of-experts/",
     "guides/what-we-dont-offer/",
 ]
+# the site's name in a phone's header (mkdocs.yml): the Chinese pages once showed the French one, carried over from
+# the French build
+PHONE_SITE_NAME = {"en": "GPU Guides", "fr": "Guides GPU", "zh": "GPU 节点指南"}
 PERMALINK = {"en": "Permanent link", "fr": "Lien permanent", "zh": "永久链接"}
 HOMES = {lang: BASE_PATH + prefix for lang, prefix in LANGUAGES.items()}
 TOGGLE = {
@@ -252,6 +255,9 @@ def test_the_site_name_fits_the_header_of_a_phone(tab, server, lang):
     phone = tab(viewport={"width": 390, "height": 844})
     phone.goto(f"{server}{LANGUAGES[lang]}")
     assert phone.eval_on_selector(name, "e => e.scrollWidth - e.clientWidth") <= 0, phone.inner_text(name)
+    assert (
+        phone.inner_text(name).replace("\u2060", "").replace("\xa0", " ") == PHONE_SITE_NAME[lang]
+    )  # each language its own
     desktop = tab(viewport={"width": 1280, "height": 800})
     desktop.goto(f"{server}{LANGUAGES[lang]}")
     full = desktop.inner_text(name)
