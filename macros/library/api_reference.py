@@ -25,11 +25,11 @@ from sizing.views.api import api_schemas
 from sizing.views.plan_api import plan_schemas
 
 DESCRIPTIONS_FILE = Path(__file__).resolve().parent / "api_reference.yml"
-DOCUMENTS = {
-    "catalog": "api/catalog.schema.json",
-    "fit": "api/fit.schema.json",
-    "plan": "api/plan.schema.json",
-    "plan-model": "api/plan-model.schema.json",
+DOCUMENTS = {  # each document's schema, and the file (or files) the schema describes
+    "catalog": ("api/catalog.schema.json", "api/catalog.json"),
+    "fit": ("api/fit.schema.json", "api/fit.json"),
+    "plan": ("api/plan.schema.json", "api/plan.json"),
+    "plan-model": ("api/plan-model.schema.json", "api/plan/<model>.json"),
 }
 
 
@@ -97,7 +97,7 @@ def unit_of(path: str, lang: str) -> str:
 
 def field_problems(document: str) -> list[str]:
     """Fields of a document's schema without a description in every language, and descriptions of no field."""
-    fields = [path for path, _ in schema_fields(all_schemas()[DOCUMENTS[document]])]
+    fields = [path for path, _ in schema_fields(all_schemas()[DOCUMENTS[document][0]])]
     described = api_reference_text()["fields"][document]
     missing = [p for p in fields if not all(described.get(p, {}).get(lang) for lang in LANGUAGES)]
     return [f"'{p}' has no description in every language" for p in missing] + [
@@ -124,8 +124,8 @@ def api_fields(ctx: MacroContext, document: str) -> str:
     settings = {f"{how}_setting": text for how, text in tight_settings_offered(ctx.catalog).items()}
     rows = [
         [id_code(path), _type_of(node), unit_of(path, ctx.lang) or "—", described[path][ctx.lang].format_map(settings)]
-        for path, node in schema_fields(all_schemas()[DOCUMENTS[document]])
+        for path, node in schema_fields(all_schemas()[DOCUMENTS[document][0]])
     ]
     headers = [words[key][ctx.lang] for key in ("field", "type", "unit", "meaning")]
-    caption = words["caption"][ctx.lang].format(file=DOCUMENTS[document].replace(".schema", ""))
+    caption = words["caption"][ctx.lang].format(file=DOCUMENTS[document][1])
     return table(caption, headers, rows, stacked=True)

@@ -8,7 +8,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from mkdocs.utils.meta import get_data
 
-from macros.library.api_reference import all_schemas, field_problems, schema_fields, unit_of
+from macros.library.api_reference import DOCUMENTS, all_schemas, field_problems, schema_fields, unit_of
 from macros.output.html import id_code
 from macros.page.pipeline import render_page
 from macros.page.source import PageSource
@@ -41,6 +41,13 @@ def test_the_build_writes_each_schema_beside_the_documents(api_documents):
     assert {"api/plan.schema.json", "api/plan-model.schema.json"} <= api_documents.keys()
     for schema in all_schemas().values():
         Draft202012Validator.check_schema(schema)
+
+
+def test_the_reference_names_each_schema_and_the_files_the_build_writes_for_it(api_documents, catalog):
+    """The field tables' captions once named api/plan-model.json, a file the build never wrote."""
+    model = next(m.id for m in catalog.models.values() if isinstance(m, Llm))
+    for schema, described in DOCUMENTS.values():
+        assert schema in api_documents and described.replace("<model>", model) in api_documents, (schema, described)
 
 
 def test_every_api_file_validates_against_its_schema(api_documents):
