@@ -75,9 +75,9 @@ def _holds(ctx: MacroContext, fit: Fit) -> str:
 
 @macro
 def card_table(ctx: MacroContext, model: str, precision: str) -> str:
-    """Every catalog card that holds the model, cheapest first: memory as sold, how it holds it, price per
-    GPU-hour, the TFLOPS it computes the format at (FP8 only where the card has FP8 tensor cores) and the
-    TFLOPS per dollar of one job, every card the job occupies paid for (a speed-per-price proxy)."""
+    """Every catalog card that holds the model, by how it holds it, then cheapest first: memory as sold, how it
+    holds it, price per GPU-hour, the TFLOPS it computes the format at (FP8 only where the card has FP8 tensor
+    cores) and the TFLOPS per dollar of one job, every card the job occupies paid for (a speed-per-price proxy)."""
     chosen, prec = ctx.model(model), ctx.precision(precision)
     ctx.check_pair(model, precision)
     rows = [
@@ -180,9 +180,11 @@ def roomier_card_headroom(ctx: MacroContext, model: str, precision: str) -> str:
 
 @macro
 def roomier_card_extra_price(ctx: MacroContext, model: str, precision: str) -> str:
-    """How much more the card ``roomier_card`` names costs per GPU-hour than the cheapest card."""
-    extra = _roomier(ctx, model, precision).price_per_gpu_hour - _one_card(ctx, model, precision)[0].price_per_gpu_hour
-    return ctx.f.money(extra, "USD", digits=2)
+    """How much more the card ``roomier_card`` names costs per GPU-hour than the cheapest card: the difference of the
+    two prices as the page shows them, to the cent, so that a reader's subtraction gives it."""
+    roomier = round(_roomier(ctx, model, precision).price_per_gpu_hour, 2)
+    cheapest = round(_one_card(ctx, model, precision)[0].price_per_gpu_hour, 2)
+    return ctx.f.money(roomier - cheapest, "USD", digits=2)
 
 
 @macro

@@ -16,6 +16,7 @@ from macros.library.context import MacroContext
 from macros.library.registry import macro
 from macros.output.html import block, code, id_code, table
 from macros.output.svg import LogScatterChart, draw
+from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import DecodeMeasurement, FigureOrigin, LlamaCppEngine, MemoryMeasurement, ServerEngine
 from sizing.catalog.units import GIB
 from sizing.engine.fit import visible_memory
@@ -74,14 +75,17 @@ def _percent(ctx: MacroContext, share: float) -> str:
     return ctx.text("guides", "percent", value=ctx.f.number(100 * share))
 
 
-def _named(ref: object) -> str:
+def record_name(ref: object) -> str:
     """A catalog id, or the id an inline record gives itself."""
     return ref if isinstance(ref, str) else (getattr(ref, "id", None) or "?")
 
 
-def _shown_name(ref: object) -> str:
-    """The name a reader knows a card by, from the id an inline record gives it: "rtx-3090" is the RTX 3090."""
-    return _named(ref).upper().replace("-", " ")
+def card_name(catalog: Catalog, ref: object) -> str:
+    """The name a reader knows a record's card by: a catalog card's short name, else the id the record gives it
+    as a name ("rtx-3090" is the RTX 3090, "a800-80gb-pcie" the A800 80GB PCIe)."""
+    if isinstance(ref, str) and ref in catalog.gpus:
+        return catalog.gpus[ref].short_name
+    return " ".join("PCIe" if word == "PCIE" else word for word in record_name(ref).upper().split("-"))
 
 
 def engine_note(ctx: MacroContext, engine: str) -> str:
@@ -100,21 +104,17 @@ def engine_note(ctx: MacroContext, engine: str) -> str:
 
 def _setup(ctx: MacroContext, record: DecodeMeasurement) -> str:
     c = ctx.catalog
-    gpu = (
-        c.gpus[record.gpu].short_name
-        if isinstance(record.gpu, str) and record.gpu in c.gpus
-        else _shown_name(record.gpu)
-    )
+    gpu = card_name(c, record.gpu)
     model = (
         c.models[record.model].name
         if isinstance(record.model, str) and record.model in c.models
-        else _named(record.model)
+        else record_name(record.model)
     )
     precision = record.precision
     precision_name = (
         c.precisions[precision].name
         if isinstance(precision, str) and precision in c.precisions
-        else _named(precision)
+        else record_name(precision)
         if precision is not None
         else ""
     )
@@ -554,8 +554,8 @@ def _signed(ctx: MacroContext, value: float) -> str:
 def _memory_setup(ctx: MacroContext, record: MemoryMeasurement) -> str:
     """The card, the model and the engine's setting a record started with."""
     c = ctx.catalog
-    gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) else _named(record.gpu)
-    model = c.models[record.model].name if isinstance(record.model, str) else _named(record.model)
+    gpu = card_name(c, record.gpu)
+    model = c.models[record.model].name if isinstance(record.model, str) else record_name(record.model)
     if record.engine_kind == "sglang":
         assert record.mem_fraction_static is not None
         setting = f"--mem-fraction-static {ctx.f.code_number(record.mem_fraction_static, 2)}"

@@ -11,6 +11,7 @@ from markupsafe import Markup
 from macros.base.errors import MacroError
 from macros.library.context import MacroContext
 from macros.library.registry import macro
+from macros.library.speed_accuracy import card_name, record_name
 from macros.output.html import id_code, table
 from sizing.catalog.schema import PrefillMeasurement
 from sizing.engine.load import TAIL_PERCENTILE, Arrival
@@ -64,14 +65,10 @@ def _seconds(ctx: MacroContext, seconds: float) -> str:
     return ctx.f.unit("milliseconds", ctx.f.significant(seconds * 1e3))
 
 
-def _named(ref: object) -> str:
-    return ref if isinstance(ref, str) else (getattr(ref, "id", None) or "?")
-
-
 def _setup(ctx: MacroContext, record: PrefillMeasurement) -> str:
     c = ctx.catalog
-    gpu = c.gpus[record.gpu].short_name if isinstance(record.gpu, str) and record.gpu in c.gpus else _named(record.gpu)
-    model = c.models[record.model].name if isinstance(record.model, str) else _named(record.model)
+    gpu = card_name(c, record.gpu)
+    model = c.models[record.model].name if isinstance(record.model, str) else record_name(record.model)
     if record.arrival == "poisson":
         assert record.requests_per_s is not None
         arrival = ctx.text("ttft", "arrival_poisson", rate=ctx.f.number(record.requests_per_s, 1))

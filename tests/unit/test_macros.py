@@ -455,14 +455,15 @@ def test_fp8_rows_rank_by_fp8_throughput_where_the_card_has_fp8_tensor_cores(dat
 def test_the_headroom_comparison_picks_the_cheapest_card_with_more_memory(data):
     # FLUX.1 [dev] in BF16: the A40 (48 GB, $2,060 / (4 × 730) = $0.7055) leaves 6.1 GiB; the next cheapest with
     # more memory is the A100 80GB PCIe (80 GB, $8,260 / (8 × 730) = $1.4144): 0.9 × 81,152 MiB = 71.3 GiB
-    # − 33.8 GiB = 37.5 GiB, for $0.709 more per GPU-hour
+    # − 33.8 GiB = 37.5 GiB, for $1.41 − $0.71 = $0.70 more per GPU-hour, as the page shows the two prices (the
+    # unrounded prices differ by $0.709, which a reader could not check)
     calls = (
         '{{ cheapest_card("flux.1-dev", "bf16") }} {{ cheapest_card_memory("flux.1-dev", "bf16") }} '
         '{{ cheapest_card_headroom("flux.1-dev", "bf16") }} | {{ roomier_card("flux.1-dev", "bf16") }} '
         '{{ roomier_card_memory("flux.1-dev", "bf16") }} {{ roomier_card_headroom("flux.1-dev", "bf16") }} '
         '{{ roomier_card_extra_price("flux.1-dev", "bf16") }}'
     )
-    assert render(data, calls) == "A40 48 GB 6.1 GiB | A100 80GB PCIe 80 GB 37.5 GiB $0.71"
+    assert render(data, calls) == "A40 48 GB 6.1 GiB | A100 80GB PCIe 80 GB 37.5 GiB $0.70"
 
 
 def test_the_quantization_table_shows_each_format_as_the_node_runs_it(data):
@@ -648,3 +649,12 @@ def test_the_floor_factor_must_sit_one_step_below_its_largest_share(data):
     fresh = replace(data, catalog=replace(data.catalog, assumptions=moved))
     with pytest.raises(PageError, match=r"floor factor sits one step below 0\.65.*it is 0\.65"):
         render(fresh, "{{ speed_floor_largest_step() }}")
+
+
+def test_a_records_card_is_named_as_a_reader_knows_it(catalog):
+    """The start-up tables once showed "1 × rtx-3090" where the decode tables said "RTX 3090"."""
+    from macros.library.speed_accuracy import card_name
+
+    assert card_name(catalog, "h100-sxm5-80gb") == catalog.gpus["h100-sxm5-80gb"].short_name
+    assert card_name(catalog, "rtx-3090") == "RTX 3090"
+    assert card_name(catalog, "a800-80gb-pcie") == "A800 80GB PCIe"
