@@ -179,7 +179,7 @@ def _reason(ctx: MacroContext, row: Offer) -> Reason:
         return Reason("why_one", figures, (NEED,), {})
     if fit.verdict is Verdict.SPLIT:
         return Reason("why_split", figures, (NEED,), {"cards": ctx.f.number(fit.cards)})
-    key = "why_tight" if fit.verdict is Verdict.TIGHT else "why_nofit"
+    key = "why_tight" if fit.verdict is Verdict.TIGHT else "why_nofit" if fit.cards > 1 else "why_nofit_one"
     return Reason(key, figures, (NEED,), {"cards": ctx.f.cards(fit.cards)})
 
 

@@ -514,6 +514,20 @@ def test_two_cards_of_one_size_say_why_they_serve_more_or_fewer_streams(data):
     assert h100[3].startswith("3 streams (7.16 GiB free per card, 2.00 GiB each), ")
 
 
+def test_a_card_alone_that_cannot_hold_the_model_says_so_without_a_split(data):
+    """The reason once read "would need 135.1 GiB per card across 1 card": a card alone is not split. Llama 3.3 70B in
+    BF16 at 8K on 1 × L4: 131.4 GiB of weights and its reserve, far above the 19.8 GiB the card offers (0.90 × 22,563
+    MiB)."""
+    reasons = {}
+    for lang in ("en", "fr", "zh"):
+        ctx = ctx_for(data, lang)
+        table = rows_of(data, "llama-3.3-70b", "bf16", "8192")
+        row = next(r for r in table if r.node.id == "1x-l4")
+        reasons[lang] = spaced(row_cells(ctx, row, True, column_digits(ctx, table))[1])
+    assert reasons["en"].startswith("would need ") and reasons["en"].endswith("; a card offers 19.8 GiB")
+    assert "across" not in reasons["en"] and " sur 1 " not in reasons["fr"] and "切分" not in reasons["zh"]
+
+
 def test_a_reason_shows_the_decimal_that_decides():
     assert decisive_digits([(19.74, 19.66)]) == 2 and decisive_digits([(19.5, 21.2)]) == 1
     assert decisive_digits([(3.987, 4.0)]) == 2 and decisive_digits([(4.0001, 4.0)]) == 3
