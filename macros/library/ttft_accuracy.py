@@ -163,7 +163,7 @@ def ttft_at_most_share(ctx: MacroContext, records: str = "fitted") -> str:
 @macro
 def ttft_record(ctx: MacroContext, record: str) -> Markup:
     """A published first-token record by its id, with its measured time and the model's: "`id` (measured 377 ms,
-    ours 502 ms)"."""
+    ours 502 ms)", in the brackets of the page's language."""
     found = {m.id: c for records in RECORD_SETS for m, c in _checks(ctx, records)}
     if record not in found:
         raise MacroError(f"unknown first-token record '{record}' (measurements.yml prefill or prefill_held_out)")
@@ -174,7 +174,7 @@ def ttft_record(ctx: MacroContext, record: str) -> Markup:
         measured=_seconds(ctx, check.measured_seconds),
         estimate=_seconds(ctx, check.typical_seconds),
     )
-    return Markup(f"{id_code(record)} ({figures})")
+    return Markup(f"{id_code(record)}{figures}")
 
 
 @macro

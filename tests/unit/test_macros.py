@@ -658,3 +658,11 @@ def test_a_records_card_is_named_as_a_reader_knows_it(catalog):
     assert card_name(catalog, "h100-sxm5-80gb") == catalog.gpus["h100-sxm5-80gb"].short_name
     assert card_name(catalog, "rtx-3090") == "RTX 3090"
     assert card_name(catalog, "a800-80gb-pcie") == "A800 80GB PCIe"
+
+
+def test_a_first_token_record_gives_its_figures_in_the_brackets_of_the_page_language(data):
+    """The Chinese page once wrote "(实测 377 毫秒，我们的估算 444 毫秒)" in half-width brackets."""
+    call = '{{ ttft_record("trtllm05-llama2-70b-fp16-4xa100-bs1-2048") }}'
+    assert render(data, call).replace("\xa0", " ").endswith("</code> (measured 377 ms, ours 444 ms)")
+    zh = render(data, call, "zh", "docs/zh/page.md").replace("\xa0", " ").replace("\u2060", "")
+    assert zh.endswith("</code>（实测 377 毫秒，我们的估算 444 毫秒）"), zh
